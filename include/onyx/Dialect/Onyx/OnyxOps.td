@@ -1,0 +1,93 @@
+//===- OnyxOps.td - The onyx dialect -----------------------*- tablegen -*-===//
+//
+// Runtime-facing ops: graph inputs/outputs bound to the per-call context,
+// temporaries, run-time checks. Ops here are target independent; each
+// backend lowers them to calls into its runtime.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONYX_DIALECT_ONYX_ONYXOPS_TD
+#define ONYX_DIALECT_ONYX_ONYXOPS_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Onyx_Dialect : Dialect {
+  let name = "onyx";
+  let cppNamespace = "::onyx";
+  let summary = "Onyx runtime-facing ops";
+  let useDefaultTypePrinterParser = 1;
+}
+
+class Onyx_Type<string name, string typeMnemonic> : TypeDef<Onyx_Dialect, name> {
+  let mnemonic = typeMnemonic;
+}
+
+def Onyx_ContextType : Onyx_Type<"Context", "context"> {
+  let summary = "the per-call runtime context";
+  let description = [{
+    An opaque handle to the runtime's per-call state: bound inputs, output
+    slots, temporaries and the error record. The entry function receives it
+    as its only argument.
+  }];
+}
+
+class Onyx_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Onyx_Dialect, mnemonic, traits>;
+
+def Onyx_AssertOp : Onyx_Op<"assert"> {
+  let summary = "run-time check that fails the inference call";
+  let description = [{
+    When `condition` is false, the inference call stops and returns an error
+    whose text is `message` with `{0}`..`{3}` replaced by the values of
+    `args`. Unlike `cf.assert`, a failure never aborts the process. This op
+    is target independent and needs no context: the backend binds it to the
+    call's context when it lowers the entry function.
+  }];
+  let arguments = (ins I1:$condition, StrAttr:$message,
+                       Variadic<AnySignlessIntegerOrIndex>:$args);
+  let assemblyFormat = [{
+    $condition `,` $message (`(` $args^ `:` type($args) `)`)? attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Onyx_GetInputOp : Onyx_Op<"get_input", [Pure]> {
+  let summary = "the buffer of graph input `index`";
+  let arguments = (ins Onyx_ContextType:$context, I64Attr:$index);
+  let results = (outs AnyMemRef:$result);
+  let assemblyFormat = "$context `[` $index `]` attr-dict `:` type($result)";
+}
+
+def Onyx_AllocOutputOp : Onyx_Op<"alloc_output",
+    [MemoryEffects<[MemAlloc]>]> {
+  let summary = "allocate graph output `index`, owned by the caller";
+  let description = [{
+    Graph outputs are allocated by the runtime on behalf of the caller and
+    are never part of a memory pool. `dynamicSizes` gives the dynamic
+    extents in order.
+  }];
+  let arguments = (ins Onyx_ContextType:$context, I64Attr:$index,
+                       Variadic<Index>:$dynamicSizes);
+  let results = (outs AnyMemRef:$result);
+  let assemblyFormat = [{
+    $context `[` $index `]` (`(` $dynamicSizes^ `)`)? attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Onyx_AllocTempOp : Onyx_Op<"alloc_temp", [MemoryEffects<[MemAlloc]>]> {
+  let summary = "allocate a temporary owned by the current call";
+  let description = [{
+    A temporary released by the runtime when the call ends at the latest.
+  }];
+  let arguments = (ins Onyx_ContextType:$context, Variadic<Index>:$dynamicSizes);
+  let results = (outs AnyMemRef:$result);
+  let assemblyFormat = [{
+    $context (`(` $dynamicSizes^ `)`)? attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // ONYX_DIALECT_ONYX_ONYXOPS_TD

@@ -1,0 +1,37 @@
+//===- Compiler.h - In-process model compilation ----------------*- C++ -*-===//
+//
+// The entry points shared by onyx-compile and onyx-run: ONNX file in,
+// artifact (shared library) or textual IR out.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ONYX_PIPELINES_COMPILER_H
+#define ONYX_PIPELINES_COMPILER_H
+
+#include <string>
+
+namespace onyx {
+
+struct CompileOptions {
+  /// "cpu" (default) or "cuda".
+  std::string target = "cpu";
+  /// Stop early and print IR: "" (build the artifact), "onnx", "onyx",
+  /// "buffers" or "llvm".
+  std::string emit;
+  /// Replace every graph-input dim by a symbol (testing aid: one artifact
+  /// for all shapes).
+  bool makeInputsDynamic = false;
+  /// Print per-stage timing to stderr.
+  bool timing = false;
+};
+
+/// Compiles the ONNX model at `modelPath`. Without `emit`, writes a shared
+/// library to `outputPath`; with `emit`, writes IR there ("-" is stdout).
+/// On failure returns false and sets `error` to one line (without the
+/// leading "error: ").
+bool compileModelFile(const std::string &modelPath,
+                      const std::string &outputPath,
+                      const CompileOptions &options, std::string &error);
+
+} // namespace onyx
+
+#endif // ONYX_PIPELINES_COMPILER_H

@@ -1,0 +1,26 @@
+//===- Pipelines.h - The Onyx compilation pipeline --------------*- C++ -*-===//
+#ifndef ONYX_PIPELINES_PIPELINES_H
+#define ONYX_PIPELINES_PIPELINES_H
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace onyx {
+
+/// Registers every dialect and interface implementation the pipeline uses.
+void registerOnyxDialects(mlir::DialectRegistry &registry);
+/// Registers Onyx's passes and the named pipelines below for onyx-opt.
+void registerOnyxPassesAndPipelines();
+
+/// Stage 2-3: cleanup and shape refinement on the onnx dialect.
+void buildONNXCleanupPipeline(mlir::OpPassManager &pm);
+/// Stage 4: onnx -> tensor-level destination-passing ops.
+void buildONNXToTensorPipeline(mlir::OpPassManager &pm);
+/// Stages 6-8: One-Shot Bufferize, output allocation, entry binding.
+void buildBufferizationPipeline(mlir::OpPassManager &pm);
+/// Stage 9-10 for the CPU: loops, LLVM dialect, exported interface.
+void buildCPUCodegenPipeline(mlir::OpPassManager &pm);
+
+} // namespace onyx
+
+#endif // ONYX_PIPELINES_PIPELINES_H

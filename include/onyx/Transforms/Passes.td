@@ -1,0 +1,102 @@
+//===- Passes.td - Onyx passes -----------------------------*- tablegen -*-===//
+//
+// Every pass of the Onyx pipeline, in pipeline order. Pipelines.cpp strings
+// them together; each has a lit test under test/lit.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONYX_TRANSFORMS_PASSES_TD
+#define ONYX_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// ONNX -> tensor-level destination-passing ops
+//===----------------------------------------------------------------------===//
+
+def ConvertONNXToTensor : Pass<"convert-onnx-to-tensor", "mlir::ModuleOp"> {
+  let summary = "Lower onnx ops to linalg/tensor/arith and onyx ops on tensors";
+  let description = [{
+    Elementwise, broadcast, reduction and data-movement ops become `linalg`
+    ops on tensors whose destinations are built from the shared shape
+    helpers (lib/Shape). Dims that are neither provably equal nor provably 1
+    are resolved at run time and checked with `onyx.assert`, so a broadcast
+    mismatch is a clean error. An op this pass cannot lower is reported with
+    its node name and op type.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
+    "mlir::math::MathDialect", "mlir::tensor::TensorDialect",
+    "mlir::func::FuncDialect", "onyx::OnyxDialect"
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// After bufferization: bind the graph function to the runtime
+//===----------------------------------------------------------------------===//
+
+def BindEntryContext : Pass<"onyx-bind-entry-context", "mlir::ModuleOp"> {
+  let summary = "Turn the bufferized graph function into the runtime entry";
+  let description = [{
+    Rewrites the bufferized graph function `@main_graph(memref...) ->
+    memref...` into `@onyx_main(%ctx: !onyx.context) -> i32`:
+    arguments become `onyx.get_input`, the allocation of every returned
+    buffer becomes `onyx.alloc_output` (a copy is inserted when the returned
+    buffer was not allocated by the function itself), other allocations
+    become `onyx.alloc_temp`, and the function returns 0. The graph's
+    signature (names, element types, dims, symbolic dims) is recorded in the
+    module attribute `onyx.model_metadata` in the runtime's text format.
+  }];
+  let options = [
+    Option<"funcName", "func-name", "std::string", "\"main_graph\"",
+           "Name of the graph function">
+  ];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",
+    "onyx::OnyxDialect"
+  ];
+}
+
+def LowerRuntimeChecks : Pass<"onyx-lower-runtime-checks", "mlir::ModuleOp"> {
+  let summary = "Turn onyx.assert and allocation failures into early returns";
+  let description = [{
+    In the entry function, each `onyx.assert` becomes a conditional branch to
+    a block that reports the formatted message through `onyxrt_fail` and
+    returns 1; each `onyx.alloc_output`/`onyx.alloc_temp` is followed by a
+    null check that returns 1 (the runtime has recorded the message). No
+    dependent op runs after a failure. Checks nested in loops are rejected.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::cf::ControlFlowDialect",
+    "mlir::func::FuncDialect", "mlir::LLVM::LLVMDialect",
+    "mlir::memref::MemRefDialect"
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// CPU codegen
+//===----------------------------------------------------------------------===//
+
+def ConvertOnyxToLLVM : Pass<"onyx-convert-to-llvm", "mlir::ModuleOp"> {
+  let summary = "Lower the host program (func/cf/arith/math/memref/onyx) to LLVM";
+  let description = [{
+    One full conversion to the LLVM dialect with the upstream patterns plus
+    the onyx runtime-call patterns: `get_input`, `alloc_output` and
+    `alloc_temp` become calls to `onyxrt_*` that produce memref descriptors;
+    `!onyx.context` becomes `!llvm.ptr`.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
+def GenerateInterface : Pass<"onyx-generate-interface", "mlir::ModuleOp"> {
+  let summary = "Emit the artifact's exported C entry points and metadata";
+  let description = [{
+    Adds, in the LLVM dialect, the metadata string, the model descriptor and
+    the exported functions `onyx_state_create`, `onyx_state_destroy`,
+    `inference_compute(state, inputs)` and `onyx_model_metadata`, which call
+    into the runtime library with the descriptor of this model.
+  }];
+  let dependentDialects = ["mlir::LLVM::LLVMDialect"];
+}
+
+#endif // ONYX_TRANSFORMS_PASSES_TD

@@ -1,0 +1,375 @@
+//===- ConvertONNXToTensor.cpp - onnx ops to tensor-level DPS ops ---------===//
+//
+// The pass walks the graph in order and lowers each onnx op with the
+// function registered for its name (one file per operator family). Each
+// lowering builds its destination from lib/Shape's helpers and returns the
+// replacement values; the pass reconciles them with the op's declared result
+// types (tensor.cast where they are merely more or less static).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Lowering.h"
+
+#include "onyx/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+
+namespace onyx {
+#define GEN_PASS_DEF_CONVERTONNXTOTENSOR
+#include "onyx/Transforms/Passes.h.inc"
+} // namespace onyx
+
+using namespace mlir;
+
+namespace onyx::conversion {
+
+//===----------------------------------------------------------------------===//
+// Shared utilities
+//===----------------------------------------------------------------------===//
+
+OperandAccess broadcastAccess(Value tensor,
+                              const shape::OperandBroadcast &broadcast,
+                              int64_t rank) {
+  OperandAccess access;
+  access.tensor = tensor;
+  int64_t offset = rank - int64_t(broadcast.kinds.size());
+  for (size_t j = 0; j < broadcast.kinds.size(); ++j) {
+    switch (broadcast.kinds[j]) {
+    case shape::BroadcastKind::Equal:
+      access.loops.push_back(offset + int64_t(j));
+      access.isOne.push_back(Value());
+      break;
+    case shape::BroadcastKind::One:
+      access.loops.push_back(-1);
+      access.isOne.push_back(Value());
+      break;
+    case shape::BroadcastKind::Runtime:
+      access.loops.push_back(offset + int64_t(j));
+      access.isOne.push_back(broadcast.isOne[j]);
+      break;
+    }
+  }
+  return access;
+}
+
+OperandAccess identityAccess(Value tensor) {
+  OperandAccess access;
+  access.tensor = tensor;
+  int64_t rank = cast<RankedTensorType>(tensor.getType()).getRank();
+  for (int64_t i = 0; i < rank; ++i) {
+    access.loops.push_back(i);
+    access.isOne.push_back(Value());
+  }
+  return access;
+}
+
+Value buildGeneric(OpBuilder &b, Location loc, ArrayRef<OperandAccess> inputs,
+                   Value init, ArrayRef<int64_t> outputLoops,
+                   ArrayRef<utils::IteratorType> iterators, BodyFn body) {
+  MLIRContext *ctx = b.getContext();
+  unsigned numLoops = iterators.size();
+  auto mapFor = [&](ArrayRef<int64_t> loops) {
+    SmallVector<AffineExpr> exprs;
+    for (int64_t l : loops)
+      exprs.push_back(l < 0 ? getAffineConstantExpr(0, ctx)
+                            : getAffineDimExpr(unsigned(l), ctx));
+    return AffineMap::get(numLoops, 0, exprs, ctx);
+  };
+
+  SmallVector<Value> mapped;
+  SmallVector<AffineMap> maps;
+  SmallVector<int> slot(inputs.size(), -1); // index into mapped, or -1
+  for (auto [i, access] : llvm::enumerate(inputs)) {
+    if (llvm::any_of(access.isOne, [](Value v) { return bool(v); }))
+      continue;
+    slot[i] = int(mapped.size());
+    mapped.push_back(access.tensor);
+    maps.push_back(mapFor(access.loops));
+  }
+  maps.push_back(mapFor(outputLoops));
+
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, mapped, ValueRange{init}, maps,
+      iterators, [&](OpBuilder &nb, Location nl, ValueRange args) {
+        SmallVector<Value> scalars;
+        Value zero;
+        for (auto [i, access] : llvm::enumerate(inputs)) {
+          if (slot[i] >= 0) {
+            scalars.push_back(args[slot[i]]);
+            continue;
+          }
+          if (!zero)
+            zero = arith::ConstantIndexOp::create(nb, nl, 0);
+          SmallVector<Value> indices;
+          for (auto [l, isOne] : llvm::zip(access.loops, access.isOne)) {
+            if (l < 0) {
+              indices.push_back(zero);
+              continue;
+            }
+            Value idx = linalg::IndexOp::create(nb, nl, uint64_t(l));
+            if (isOne)
+              idx = arith::SelectOp::create(nb, nl, isOne, zero, idx);
+            indices.push_back(idx);
+          }
+          scalars.push_back(
+              tensor::ExtractOp::create(nb, nl, access.tensor, indices));
+        }
+        Value result = body(nb, nl, scalars, args.back());
+        linalg::YieldOp::create(nb, nl, result);
+      });
+  return generic.getResult(0);
+}
+
+Value emptyTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> dims,
+                  Type elementType) {
+  return tensor::EmptyOp::create(b, loc, dims, elementType);
+}
+
+Value filledTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> dims,
+                   Value value) {
+  Value empty = emptyTensor(b, loc, dims, value.getType());
+  return linalg::FillOp::create(b, loc, value, empty).getResult(0);
+}
+
+Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(floatType, value));
+  return arith::ConstantOp::create(b, loc,
+                                   b.getIntegerAttr(type, int64_t(value)));
+}
+
+FailureOr<RankedTensorType> requireRanked(Operation *op, Value value,
+                                          StringRef what) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type)
+    return op->emitError() << what << " has unknown rank (" << value.getType()
+                           << "); shape refinement could not rank it";
+  return type;
+}
+
+LogicalResult requireSupportedElement(Operation *op, Type elementType) {
+  if (isa<FloatType>(elementType) || elementType.isSignlessInteger())
+    return success();
+  return op->emitError() << "element type " << elementType
+                         << " is not supported by the CPU lowering yet";
+}
+
+std::optional<SmallVector<int64_t>> getConstantInts(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  ElementsAttr attr;
+  if (auto c = dyn_cast<onnx::ONNXConstantOp>(def)) {
+    if (auto v = c.getValueAttr())
+      attr = v;
+    else if (auto ints = c.getValueIntsAttr())
+      return SmallVector<int64_t>(llvm::map_range(
+          ints, [](Attribute a) { return cast<IntegerAttr>(a).getInt(); }));
+    else if (auto i = c.getValueIntAttr())
+      return SmallVector<int64_t>{i.getInt()};
+  } else if (auto c = dyn_cast<arith::ConstantOp>(def)) {
+    attr = dyn_cast<ElementsAttr>(c.getValue());
+  }
+  if (!attr)
+    return std::nullopt;
+  auto elementType = dyn_cast<IntegerType>(attr.getElementType());
+  if (!elementType)
+    return std::nullopt;
+  if (auto dense = dyn_cast<DenseIntElementsAttr>(attr))
+    return SmallVector<int64_t>(llvm::map_range(
+        dense.getValues<APInt>(), [](APInt v) { return v.getSExtValue(); }));
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return std::nullopt;
+    ArrayRef<char> data = blob->getData();
+    unsigned width = elementType.getWidth();
+    if (width != 32 && width != 64)
+      return std::nullopt;
+    size_t count = data.size() / (width / 8);
+    SmallVector<int64_t> result;
+    for (size_t i = 0; i < count; ++i) {
+      if (width == 64) {
+        int64_t v;
+        memcpy(&v, data.data() + i * 8, 8);
+        result.push_back(v);
+      } else {
+        int32_t v;
+        memcpy(&v, data.data() + i * 4, 4);
+        result.push_back(v);
+      }
+    }
+    return result;
+  }
+  return std::nullopt;
+}
+
+FailureOr<int64_t> normalizeAxis(Operation *op, int64_t axis, int64_t rank) {
+  if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
+    return op->emitError() << "axis " << axis << " is out of range for rank "
+                           << rank;
+  return axis < 0 ? axis + rank : axis;
+}
+
+namespace {
+
+//===----------------------------------------------------------------------===//
+// Constants and trivial ops
+//===----------------------------------------------------------------------===//
+
+FailureOr<SmallVector<Value>> lowerConstant(Operation *op, OpBuilder &b) {
+  auto c = cast<onnx::ONNXConstantOp>(op);
+  Location loc = op->getLoc();
+  auto resultType = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  TypedAttr value;
+  if (auto v = c.getValueAttr()) {
+    value = cast<TypedAttr>(v);
+  } else if (auto f = c.getValueFloatAttr()) {
+    value = DenseElementsAttr::get(RankedTensorType::get({}, b.getF32Type()),
+                                   f.getValue());
+  } else if (auto fs = c.getValueFloatsAttr()) {
+    SmallVector<float> values;
+    for (Attribute a : fs)
+      values.push_back(float(cast<FloatAttr>(a).getValueAsDouble()));
+    value = DenseElementsAttr::get(
+        RankedTensorType::get({int64_t(values.size())}, b.getF32Type()),
+        ArrayRef<float>(values));
+  } else if (auto i = c.getValueIntAttr()) {
+    value = DenseElementsAttr::get(RankedTensorType::get({}, b.getI64Type()),
+                                   i.getInt());
+  } else if (auto is = c.getValueIntsAttr()) {
+    SmallVector<int64_t> values;
+    for (Attribute a : is)
+      values.push_back(cast<IntegerAttr>(a).getInt());
+    value = DenseElementsAttr::get(
+        RankedTensorType::get({int64_t(values.size())}, b.getI64Type()),
+        ArrayRef<int64_t>(values));
+  } else {
+    return op->emitError("only numeric tensor constants are supported");
+  }
+  if (failed(requireSupportedElement(
+          op, cast<ShapedType>(value.getType()).getElementType())))
+    return failure();
+  Value result = arith::ConstantOp::create(b, loc, value);
+  (void)resultType;
+  return SmallVector<Value>{result};
+}
+
+FailureOr<SmallVector<Value>> lowerIdentity(Operation *op, OpBuilder &) {
+  return SmallVector<Value>{op->getOperand(0)};
+}
+
+const LoweringTable &loweringTable() {
+  static const LoweringTable table = [] {
+    LoweringTable t;
+    t["onnx.Constant"] = lowerConstant;
+    t["onnx.Identity"] = lowerIdentity;
+    addElementwiseLowerings(t);
+    addLinearAlgebraLowerings(t);
+    addDataMovementLowerings(t);
+    addNormalizationLowerings(t);
+    return t;
+  }();
+  return table;
+}
+
+/// Makes `value` usable where `expected` was declared.
+FailureOr<Value> reconcile(OpBuilder &b, Operation *op, Value value,
+                           Type expected) {
+  if (value.getType() == expected)
+    return value;
+  auto actual = dyn_cast<RankedTensorType>(value.getType());
+  auto want = dyn_cast<TensorType>(expected);
+  if (!actual || !want)
+    return op->emitError() << "lowering produced " << value.getType()
+                           << " where " << expected << " was declared";
+  if (!want.hasRank())
+    return value; // Users will see the more precise type.
+  if (want.getElementType() != actual.getElementType() ||
+      want.getRank() != actual.getRank())
+    return op->emitError() << "lowering produced " << value.getType()
+                           << " where " << expected << " was declared";
+  for (int64_t i = 0; i < actual.getRank(); ++i)
+    if (!actual.isDynamicDim(i) && !want.isDynamicDim(i) &&
+        actual.getDimSize(i) != want.getDimSize(i))
+      return op->emitError() << "computed result shape " << value.getType()
+                             << " contradicts the declared " << expected;
+  return tensor::CastOp::create(b, op->getLoc(), want, value).getResult();
+}
+
+struct ConvertONNXToTensorPass
+    : public onyx::impl::ConvertONNXToTensorBase<ConvertONNXToTensorPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    const LoweringTable &table = loweringTable();
+    bool failedAny = false;
+    module.walk([&](func::FuncOp func) {
+      if (failedAny)
+        return;
+      SmallVector<Operation *> ops;
+      func.walk([&](Operation *op) {
+        if (op->getDialect() && op->getDialect()->getNamespace() == "onnx")
+          ops.push_back(op);
+      });
+      for (Operation *op : ops) {
+        if (isa<onnx::ONNXNoValueOp>(op))
+          continue;
+        auto it = table.find(op->getName().getStringRef());
+        if (it == table.end()) {
+          op->emitError() << "operator " << op->getName().getStringRef().drop_front(5)
+                          << " is not supported by the CPU lowering yet";
+          failedAny = true;
+          return;
+        }
+        OpBuilder b(op);
+        FailureOr<SmallVector<Value>> results = it->second(op, b);
+        if (failed(results)) {
+          failedAny = true;
+          return;
+        }
+        for (auto [oldValue, newValue] :
+             llvm::zip(op->getResults(), *results)) {
+          if (!newValue)
+            continue;
+          // Graph-visible types stay as declared where they are used by
+          // the return; elsewhere the refined type flows on.
+          bool usedByReturn = llvm::any_of(oldValue.getUsers(), [](Operation *u) {
+            return isa<func::ReturnOp>(u);
+          });
+          Value replacement = newValue;
+          if (usedByReturn || !isa<RankedTensorType>(newValue.getType())) {
+            FailureOr<Value> r = reconcile(b, op, newValue, oldValue.getType());
+            if (failed(r)) {
+              failedAny = true;
+              return;
+            }
+            replacement = *r;
+          } else if (auto declared =
+                         dyn_cast<RankedTensorType>(oldValue.getType())) {
+            FailureOr<Value> r = reconcile(b, op, newValue, declared);
+            if (failed(r)) {
+              failedAny = true;
+              return;
+            }
+            // Keep the more static of the two.
+            replacement = newValue;
+          }
+          oldValue.replaceAllUsesWith(replacement);
+        }
+        op->erase();
+      }
+      // NoValue placeholders are dead now.
+      func.walk([](onnx::ONNXNoValueOp op) {
+        if (op->use_empty())
+          op->erase();
+      });
+    });
+    if (failedAny)
+      signalPassFailure();
+  }
+};
+
+} // namespace
+} // namespace onyx::conversion

@@ -1,0 +1,93 @@
+//===- Lowering.h - Shared pieces of the ONNX -> tensor conversion -*- C++ -*-//
+#ifndef ONYX_LIB_CONVERSION_ONNXTOTENSOR_LOWERING_H
+#define ONYX_LIB_CONVERSION_ONNXTOTENSOR_LOWERING_H
+
+#include "onyx/Dialect/ONNX/ONNXDialect.h"
+#include "onyx/Dialect/Onyx/OnyxDialect.h"
+#include "onyx/Shape/ShapeHelpers.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/StringMap.h"
+
+namespace onyx::conversion {
+
+/// Lowers one onnx op; returns the replacement values (one per result), or
+/// failure after emitting an error on the op.
+using LowerFn = llvm::function_ref<mlir::FailureOr<llvm::SmallVector<mlir::Value>>(
+    mlir::Operation *, mlir::OpBuilder &)>;
+using LowerFnPtr = mlir::FailureOr<llvm::SmallVector<mlir::Value>> (*)(
+    mlir::Operation *, mlir::OpBuilder &);
+using LoweringTable = llvm::StringMap<LowerFnPtr>;
+
+void addElementwiseLowerings(LoweringTable &table);
+void addLinearAlgebraLowerings(LoweringTable &table);
+void addDataMovementLowerings(LoweringTable &table);
+void addNormalizationLowerings(LoweringTable &table);
+
+/// How the generic body reads one operand.
+struct OperandAccess {
+  mlir::Value tensor;
+  /// Per operand dim: the loop it follows, or -1 for index 0.
+  llvm::SmallVector<int64_t> loops;
+  /// Per operand dim: "this extent is 1 at run time" (index 0 then), or null.
+  llvm::SmallVector<mlir::Value> isOne;
+};
+
+/// Access of an operand broadcast to `rank` loops (right-aligned).
+OperandAccess broadcastAccess(mlir::Value tensor,
+                              const shape::OperandBroadcast &broadcast,
+                              int64_t rank);
+/// Identity access (operand dims follow loops 0..rank-1).
+OperandAccess identityAccess(mlir::Value tensor);
+
+using BodyFn = llvm::function_ref<mlir::Value(
+    mlir::OpBuilder &, mlir::Location, mlir::ValueRange inputs,
+    mlir::Value output)>;
+
+/// Builds a linalg.generic over `numLoops` loops. Inputs whose extents are
+/// all known to match use affine indexing maps; inputs with run-time
+/// broadcast flags are read with tensor.extract at clamped indices.
+/// `outputLoops` maps output dims to loops.
+mlir::Value buildGeneric(mlir::OpBuilder &b, mlir::Location loc,
+                         llvm::ArrayRef<OperandAccess> inputs,
+                         mlir::Value init,
+                         llvm::ArrayRef<int64_t> outputLoops,
+                         llvm::ArrayRef<mlir::utils::IteratorType> iterators,
+                         BodyFn body);
+
+/// tensor.empty of `dims` and `elementType`.
+mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc,
+                        llvm::ArrayRef<mlir::OpFoldResult> dims,
+                        mlir::Type elementType);
+/// A tensor of `dims` filled with `value`.
+mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc,
+                         llvm::ArrayRef<mlir::OpFoldResult> dims,
+                         mlir::Value value);
+
+/// A scalar constant of `type` (float or integer).
+mlir::Value scalarConstant(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Type type, double value);
+
+/// The ranked tensor type of `value`, or an error on `op`.
+mlir::FailureOr<mlir::RankedTensorType> requireRanked(mlir::Operation *op,
+                                                      mlir::Value value,
+                                                      llvm::StringRef what);
+/// Checks that the element type is one the lowering handles (float or
+/// signless integer).
+mlir::LogicalResult requireSupportedElement(mlir::Operation *op,
+                                            mlir::Type elementType);
+
+/// Reads the integer contents of a constant tensor (onnx.Constant with a
+/// dense or dense_resource value), if `value` is one.
+std::optional<llvm::SmallVector<int64_t>> getConstantInts(mlir::Value value);
+
+/// Normalizes a possibly negative axis; error on `op` when out of range.
+mlir::FailureOr<int64_t> normalizeAxis(mlir::Operation *op, int64_t axis,
+                                       int64_t rank);
+
+} // namespace onyx::conversion
+
+#endif // ONYX_LIB_CONVERSION_ONNXTOTENSOR_LOWERING_H

@@ -1,0 +1,983 @@
+//===- ONNXImporter.cpp - ONNX ModelProto to the onnx dialect -------------===//
+//
+// Reads a ModelProto with the onnx C++ library and builds one func.func of
+// `onnx.*` ops. Ops are created generically from the registered `onnx`
+// dialect (which is generated from the same operator schemas), so this file
+// knows about individual operators only where an older opset spelled an
+// operator differently (see normalizeNode).
+//
+// Tensors (initializers, Constant values) become dense resource blobs, never
+// per-element attributes. Result types come from the model's value_info
+// after ONNX type/shape inference; when it has nothing, the element type is
+// taken from the schema's type constraints.
+//
+// This translation unit is compiled with exceptions and RTTI because the onnx
+// library throws; no exception escapes it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "onyx/Import/ONNXImporter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/ScopedHashTable.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <onnx/defs/schema.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+
+#include <exception>
+#include <map>
+#include <optional>
+#include <stdexcept>
+
+using namespace mlir;
+
+namespace onyx {
+namespace {
+
+/// An import failure; the message is already one complete line.
+struct ImportFailure : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] void fail(const std::string &message) {
+  throw ImportFailure(message);
+}
+
+std::string describeNode(const onnx::NodeProto &node, int64_t opset) {
+  std::string domain = node.domain().empty() ? "ai.onnx" : node.domain();
+  return "node '" + node.name() + "' (" + node.op_type() + ", domain " +
+         domain + ", opset " + std::to_string(opset) + ")";
+}
+
+/// Element type for an ONNX TensorProto.DataType code.
+std::optional<Type> getElementType(MLIRContext *ctx, int32_t code) {
+  switch (code) {
+  case onnx::TensorProto::FLOAT:
+    return Float32Type::get(ctx);
+  case onnx::TensorProto::DOUBLE:
+    return Float64Type::get(ctx);
+  case onnx::TensorProto::FLOAT16:
+    return Float16Type::get(ctx);
+  case onnx::TensorProto::BFLOAT16:
+    return BFloat16Type::get(ctx);
+  case onnx::TensorProto::BOOL:
+    return IntegerType::get(ctx, 1);
+  case onnx::TensorProto::INT8:
+    return IntegerType::get(ctx, 8);
+  case onnx::TensorProto::INT16:
+    return IntegerType::get(ctx, 16);
+  case onnx::TensorProto::INT32:
+    return IntegerType::get(ctx, 32);
+  case onnx::TensorProto::INT64:
+    return IntegerType::get(ctx, 64);
+  case onnx::TensorProto::UINT8:
+    return IntegerType::get(ctx, 8, IntegerType::Unsigned);
+  case onnx::TensorProto::UINT16:
+    return IntegerType::get(ctx, 16, IntegerType::Unsigned);
+  case onnx::TensorProto::UINT32:
+    return IntegerType::get(ctx, 32, IntegerType::Unsigned);
+  case onnx::TensorProto::UINT64:
+    return IntegerType::get(ctx, 64, IntegerType::Unsigned);
+  default:
+    return std::nullopt;
+  }
+}
+
+std::string dataTypeName(int32_t code) {
+  if (onnx::TensorProto_DataType_IsValid(code))
+    return onnx::TensorProto_DataType_Name(
+        static_cast<onnx::TensorProto_DataType>(code));
+  return "type code " + std::to_string(code);
+}
+
+/// Element type from a schema type string such as "tensor(int64)".
+std::optional<Type> getElementTypeFromTypeStr(MLIRContext *ctx,
+                                              const std::string &str) {
+  static const std::map<std::string, int32_t> kNames = {
+      {"tensor(float)", onnx::TensorProto::FLOAT},
+      {"tensor(double)", onnx::TensorProto::DOUBLE},
+      {"tensor(float16)", onnx::TensorProto::FLOAT16},
+      {"tensor(bfloat16)", onnx::TensorProto::BFLOAT16},
+      {"tensor(bool)", onnx::TensorProto::BOOL},
+      {"tensor(int8)", onnx::TensorProto::INT8},
+      {"tensor(int16)", onnx::TensorProto::INT16},
+      {"tensor(int32)", onnx::TensorProto::INT32},
+      {"tensor(int64)", onnx::TensorProto::INT64},
+      {"tensor(uint8)", onnx::TensorProto::UINT8},
+      {"tensor(uint16)", onnx::TensorProto::UINT16},
+      {"tensor(uint32)", onnx::TensorProto::UINT32},
+      {"tensor(uint64)", onnx::TensorProto::UINT64}};
+  auto it = kNames.find(str);
+  if (it == kNames.end())
+    return std::nullopt;
+  return getElementType(ctx, it->second);
+}
+
+/// Byte size of one element as stored in raw_data.
+size_t rawElementSize(int32_t code) {
+  switch (code) {
+  case onnx::TensorProto::DOUBLE:
+  case onnx::TensorProto::INT64:
+  case onnx::TensorProto::UINT64:
+    return 8;
+  case onnx::TensorProto::FLOAT:
+  case onnx::TensorProto::INT32:
+  case onnx::TensorProto::UINT32:
+    return 4;
+  case onnx::TensorProto::FLOAT16:
+  case onnx::TensorProto::BFLOAT16:
+  case onnx::TensorProto::INT16:
+  case onnx::TensorProto::UINT16:
+    return 2;
+  case onnx::TensorProto::BOOL:
+  case onnx::TensorProto::INT8:
+  case onnx::TensorProto::UINT8:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+class Importer {
+public:
+  Importer(MLIRContext &context, std::string baseDir,
+           const ImportOptions &options)
+      : ctx(&context), builder(&context), baseDir(std::move(baseDir)),
+        options(options) {}
+
+  OwningOpRef<ModuleOp> importModel(onnx::ModelProto &model);
+
+private:
+  using ScopeTy = llvm::ScopedHashTableScope<llvm::StringRef, Value>;
+
+  void makeInputsDynamic(onnx::GraphProto &graph);
+  void collectValueInfo(const onnx::GraphProto &graph);
+  void importGraphBody(const onnx::GraphProto &graph);
+  void importNode(const onnx::NodeProto &node);
+  Type typeFromProto(const onnx::TypeProto &type, const std::string &what);
+  Type tensorTypeFromTensor(const onnx::TensorProto &tensor);
+  ElementsAttr tensorAttr(const onnx::TensorProto &tensor,
+                          const std::string &what);
+  std::string readTensorBytes(const onnx::TensorProto &tensor,
+                              const std::string &what);
+  Value createConstant(const onnx::TensorProto &tensor, Location loc);
+  Value createI64Constant(ArrayRef<int64_t> values, Location loc);
+  Value createF32Constant(float value, Location loc);
+  Value noValue(Location loc);
+  Value lookup(const std::string &name, const onnx::NodeProto &node);
+  Attribute convertAttribute(const onnx::AttributeProto &attr,
+                             const onnx::NodeProto &node);
+  std::optional<Type> inferResultType(const onnx::NodeProto &node,
+                                      const onnx::OpSchema &schema,
+                                      unsigned resultIndex,
+                                      ArrayRef<Value> operands);
+  StringAttr dimParamsAttr(const onnx::TypeProto &type);
+
+  MLIRContext *ctx;
+  OpBuilder builder;
+  std::string baseDir;
+  const ImportOptions &options;
+  int64_t opset = 0;
+  llvm::ScopedHashTable<llvm::StringRef, Value> values;
+  /// Storage for the keys of `values` (stable addresses).
+  std::vector<std::unique_ptr<std::string>> keyStorage;
+  std::map<std::string, onnx::TypeProto> valueInfo;
+  std::string currentNode;
+  unsigned blobCounter = 0;
+
+  void define(const std::string &name, Value value) {
+    keyStorage.push_back(std::make_unique<std::string>(name));
+    values.insert(*keyStorage.back(), value);
+  }
+
+  friend struct NodeNormalizer;
+};
+
+//===----------------------------------------------------------------------===//
+// Types and tensors
+//===----------------------------------------------------------------------===//
+
+Type Importer::typeFromProto(const onnx::TypeProto &type,
+                             const std::string &what) {
+  if (!type.has_tensor_type())
+    fail(what + ": only tensor types are supported (sequence, map and "
+                "optional types are not)");
+  const auto &tensorType = type.tensor_type();
+  auto elementType = getElementType(ctx, tensorType.elem_type());
+  if (!elementType)
+    fail(what + ": unsupported element type " +
+         dataTypeName(tensorType.elem_type()));
+  if (!tensorType.has_shape())
+    return UnrankedTensorType::get(*elementType);
+  SmallVector<int64_t> shape;
+  for (const auto &dim : tensorType.shape().dim()) {
+    if (dim.has_dim_value() && dim.dim_value() >= 0)
+      shape.push_back(dim.dim_value());
+    else
+      shape.push_back(ShapedType::kDynamic);
+  }
+  return RankedTensorType::get(shape, *elementType);
+}
+
+StringAttr Importer::dimParamsAttr(const onnx::TypeProto &type) {
+  if (!type.has_tensor_type() || !type.tensor_type().has_shape())
+    return {};
+  std::string text;
+  int index = 0;
+  for (const auto &dim : type.tensor_type().shape().dim()) {
+    if (dim.has_dim_param() && !dim.dim_param().empty()) {
+      if (!text.empty())
+        text += ",";
+      text += std::to_string(index) + ":" + dim.dim_param();
+    }
+    ++index;
+  }
+  if (text.empty())
+    return {};
+  return builder.getStringAttr(text);
+}
+
+Type Importer::tensorTypeFromTensor(const onnx::TensorProto &tensor) {
+  auto elementType = getElementType(ctx, tensor.data_type());
+  if (!elementType)
+    fail("tensor '" + tensor.name() + "': unsupported element type " +
+         dataTypeName(tensor.data_type()));
+  SmallVector<int64_t> shape(tensor.dims().begin(), tensor.dims().end());
+  for (int64_t d : shape)
+    if (d < 0)
+      fail("tensor '" + tensor.name() + "': negative dimension");
+  return RankedTensorType::get(shape, *elementType);
+}
+
+/// Returns the tensor's bytes in little-endian raw layout (1 byte per bool).
+std::string Importer::readTensorBytes(const onnx::TensorProto &tensor,
+                                      const std::string &what) {
+  int32_t code = tensor.data_type();
+  size_t elementSize = rawElementSize(code);
+  if (elementSize == 0)
+    fail(what + ": unsupported element type " + dataTypeName(code));
+  uint64_t count = 1;
+  for (int64_t d : tensor.dims()) {
+    if (d < 0 || (d != 0 && count > (uint64_t(1) << 40) / uint64_t(d)))
+      fail(what + ": invalid dimensions");
+    count *= uint64_t(d);
+  }
+  uint64_t expectedBytes = count * elementSize;
+
+  if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
+    std::string location;
+    uint64_t offset = 0;
+    std::optional<uint64_t> length;
+    for (const auto &entry : tensor.external_data()) {
+      if (entry.key() == "location")
+        location = entry.value();
+      else if (entry.key() == "offset")
+        offset = std::stoull(entry.value());
+      else if (entry.key() == "length")
+        length = std::stoull(entry.value());
+    }
+    if (location.empty())
+      fail(what + ": external data without a location");
+    llvm::SmallString<256> path(baseDir);
+    llvm::sys::path::append(path, location);
+    auto buffer = llvm::MemoryBuffer::getFileSlice(
+        path, length.value_or(expectedBytes), offset,
+        /*IsVolatile=*/false);
+    if (!buffer)
+      fail(what + ": cannot read external data '" + std::string(path) +
+           "': " + buffer.getError().message());
+    if ((*buffer)->getBufferSize() != expectedBytes)
+      fail(what + ": external data '" + std::string(path) + "' holds " +
+           std::to_string((*buffer)->getBufferSize()) + " bytes, expected " +
+           std::to_string(expectedBytes));
+    return (*buffer)->getBuffer().str();
+  }
+
+  if (tensor.has_raw_data()) {
+    if (tensor.raw_data().size() != expectedBytes)
+      fail(what + ": raw_data holds " +
+           std::to_string(tensor.raw_data().size()) + " bytes, expected " +
+           std::to_string(expectedBytes));
+    return tensor.raw_data();
+  }
+
+  std::string bytes(expectedBytes, '\0');
+  auto checkCount = [&](int64_t have) {
+    if (uint64_t(have) != count)
+      fail(what + ": holds " + std::to_string(have) + " values, expected " +
+           std::to_string(count));
+  };
+  char *out = bytes.data();
+  switch (code) {
+  case onnx::TensorProto::FLOAT:
+    checkCount(tensor.float_data_size());
+    memcpy(out, tensor.float_data().data(), expectedBytes);
+    break;
+  case onnx::TensorProto::DOUBLE:
+    checkCount(tensor.double_data_size());
+    memcpy(out, tensor.double_data().data(), expectedBytes);
+    break;
+  case onnx::TensorProto::INT64:
+    checkCount(tensor.int64_data_size());
+    memcpy(out, tensor.int64_data().data(), expectedBytes);
+    break;
+  case onnx::TensorProto::UINT64:
+  case onnx::TensorProto::UINT32:
+    checkCount(tensor.uint64_data_size());
+    for (uint64_t i = 0; i < count; ++i) {
+      uint64_t v = tensor.uint64_data(i);
+      memcpy(out + i * elementSize, &v, elementSize);
+    }
+    break;
+  default:
+    // INT32, INT16, INT8, UINT16, UINT8, BOOL, FLOAT16, BFLOAT16 are stored
+    // in int32_data, one value (or bit pattern) per entry.
+    checkCount(tensor.int32_data_size());
+    for (uint64_t i = 0; i < count; ++i) {
+      int32_t v = tensor.int32_data(i);
+      memcpy(out + i * elementSize, &v, elementSize);
+    }
+    break;
+  }
+  return bytes;
+}
+
+ElementsAttr Importer::tensorAttr(const onnx::TensorProto &tensor,
+                                  const std::string &what) {
+  auto type = cast<RankedTensorType>(tensorTypeFromTensor(tensor));
+  std::string bytes = readTensorBytes(tensor, what);
+  if (type.getElementType().isInteger(1)) {
+    // i1 has no byte-per-element resource layout; booleans are rare and small.
+    SmallVector<bool> bits;
+    bits.reserve(bytes.size());
+    for (char c : bytes)
+      bits.push_back(c != 0);
+    return DenseElementsAttr::get(type, bits);
+  }
+  std::string name = "onnx_tensor_" + std::to_string(blobCounter++);
+  auto blob = HeapAsmResourceBlob::allocateAndCopyWithAlign(
+      ArrayRef<char>(bytes.data(), bytes.size()), alignof(uint64_t));
+  return DenseResourceElementsAttr::get(type, name, std::move(blob));
+}
+
+Value Importer::createConstant(const onnx::TensorProto &tensor,
+                               Location loc) {
+  ElementsAttr value =
+      tensorAttr(tensor, "initializer '" + tensor.name() + "'");
+  OperationState state(loc, "onnx.Constant");
+  state.addAttribute("value", value);
+  state.addTypes(value.getType());
+  return builder.create(state)->getResult(0);
+}
+
+Value Importer::createI64Constant(ArrayRef<int64_t> values, Location loc) {
+  onnx::TensorProto tensor;
+  tensor.set_data_type(onnx::TensorProto::INT64);
+  tensor.add_dims(static_cast<int64_t>(values.size()));
+  for (int64_t v : values)
+    tensor.add_int64_data(v);
+  return createConstant(tensor, loc);
+}
+
+Value Importer::createF32Constant(float value, Location loc) {
+  onnx::TensorProto tensor;
+  tensor.set_data_type(onnx::TensorProto::FLOAT);
+  tensor.add_float_data(value);
+  return createConstant(tensor, loc);
+}
+
+Value Importer::noValue(Location loc) {
+  OperationState state(loc, "onnx.NoValue");
+  state.addTypes(builder.getNoneType());
+  return builder.create(state)->getResult(0);
+}
+
+Value Importer::lookup(const std::string &name, const onnx::NodeProto &node) {
+  Value v = values.lookup(name);
+  if (!v)
+    fail(describeNode(node, opset) + ": input '" + name +
+         "' is not defined before its use");
+  return v;
+}
+
+//===----------------------------------------------------------------------===//
+// Attributes
+//===----------------------------------------------------------------------===//
+
+Attribute Importer::convertAttribute(const onnx::AttributeProto &attr,
+                                     const onnx::NodeProto &node) {
+  std::string what = describeNode(node, opset) + ": attribute '" +
+                     attr.name() + "'";
+  switch (attr.type()) {
+  case onnx::AttributeProto::INT:
+    return builder.getI64IntegerAttr(attr.i());
+  case onnx::AttributeProto::FLOAT:
+    return builder.getF32FloatAttr(attr.f());
+  case onnx::AttributeProto::STRING:
+    return builder.getStringAttr(attr.s());
+  case onnx::AttributeProto::INTS:
+    return builder.getI64ArrayAttr(
+        SmallVector<int64_t>(attr.ints().begin(), attr.ints().end()));
+  case onnx::AttributeProto::FLOATS:
+    return builder.getF32ArrayAttr(
+        SmallVector<float>(attr.floats().begin(), attr.floats().end()));
+  case onnx::AttributeProto::STRINGS: {
+    SmallVector<Attribute> strs;
+    for (const auto &s : attr.strings())
+      strs.push_back(builder.getStringAttr(s));
+    return builder.getArrayAttr(strs);
+  }
+  case onnx::AttributeProto::TENSOR:
+    return tensorAttr(attr.t(), what);
+  case onnx::AttributeProto::TYPE_PROTO:
+    return TypeAttr::get(typeFromProto(attr.tp(), what));
+  default:
+    fail(what + ": attribute kind " +
+         onnx::AttributeProto_AttributeType_Name(attr.type()) +
+         " is not supported");
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Opset normalization
+//===----------------------------------------------------------------------===//
+
+/// The operands and attributes of one node, in the form of the newest
+/// schema (the form the `onnx` dialect declares).
+struct NormalizedNode {
+  std::vector<std::string> inputs;
+  std::vector<const onnx::AttributeProto *> attributes;
+  std::vector<onnx::AttributeProto> ownedAttributes;
+  /// Constants to create for inputs that older opsets gave as attributes:
+  /// input index -> integer values (or a float).
+  std::map<unsigned, std::vector<int64_t>> intInputs;
+  std::map<unsigned, float> floatInputs;
+};
+
+/// Moves attribute `attrName` (INTS/INT/FLOAT) to input position `index`.
+struct AttrToInput {
+  const char *attrName;
+  unsigned index;
+};
+
+struct Normalization {
+  const char *opType;
+  /// Applies to schemas whose since_version is below this.
+  int beforeVersion;
+  std::vector<AttrToInput> moves;
+};
+
+const std::vector<Normalization> &normalizations() {
+  static const std::vector<Normalization> kTable = {
+      {"ReduceSum", 13, {{"axes", 1}}},
+      {"Split", 13, {{"split", 1}}},
+      {"Squeeze", 13, {{"axes", 1}}},
+      {"Unsqueeze", 13, {{"axes", 1}}},
+      {"Clip", 11, {{"min", 1}, {"max", 2}}},
+      {"Pad", 11, {{"pads", 1}, {"value", 2}}},
+      {"Slice", 10, {{"starts", 1}, {"ends", 2}, {"axes", 3}}},
+      {"TopK", 10, {{"k", 1}}},
+      {"Dropout", 12, {{"ratio", 1}}},
+  };
+  return kTable;
+}
+
+bool sameSignature(const onnx::OpSchema &a, const onnx::OpSchema &b) {
+  if (a.inputs().size() != b.inputs().size() ||
+      a.outputs().size() != b.outputs().size())
+    return false;
+  for (size_t i = 0; i < a.inputs().size(); ++i)
+    if (a.inputs()[i].GetOption() != b.inputs()[i].GetOption())
+      return false;
+  for (size_t i = 0; i < a.outputs().size(); ++i)
+    if (a.outputs()[i].GetOption() != b.outputs()[i].GetOption())
+      return false;
+  for (const auto &it : a.attributes())
+    if (!b.attributes().count(it.first))
+      return false;
+  return true;
+}
+
+/// Operators whose meaning changed between versions while their signature
+/// did not; importing an old node as the new op would be silently wrong.
+bool changedMeaning(const std::string &opType, int sinceVersion) {
+  if ((opType == "Softmax" || opType == "LogSoftmax" || opType == "Hardmax") &&
+      sinceVersion < 13)
+    return true;
+  return false;
+}
+
+//===----------------------------------------------------------------------===//
+// Nodes and graphs
+//===----------------------------------------------------------------------===//
+
+std::optional<Type> Importer::inferResultType(const onnx::NodeProto &node,
+                                              const onnx::OpSchema &schema,
+                                              unsigned resultIndex,
+                                              ArrayRef<Value> operands) {
+  // Element type from the schema: a fixed type, or the type parameter shared
+  // with an input.
+  const auto &outputs = schema.outputs();
+  if (outputs.empty())
+    return std::nullopt;
+  const auto &formal = outputs[std::min<size_t>(resultIndex, outputs.size() - 1)];
+  const std::string &typeStr = formal.GetTypeStr();
+  if (auto fixed = getElementTypeFromTypeStr(ctx, typeStr))
+    return UnrankedTensorType::get(*fixed);
+  for (size_t i = 0; i < schema.inputs().size() && i < operands.size(); ++i) {
+    if (schema.inputs()[i].GetTypeStr() != typeStr)
+      continue;
+    if (auto shaped = dyn_cast<ShapedType>(operands[i].getType()))
+      return UnrankedTensorType::get(shaped.getElementType());
+  }
+  // A type parameter allowing a single type.
+  for (const auto &param : schema.typeConstraintParams()) {
+    if (param.type_param_str == typeStr &&
+        param.allowed_type_strs.size() == 1)
+      if (auto t = getElementTypeFromTypeStr(ctx, param.allowed_type_strs[0]))
+        return UnrankedTensorType::get(*t);
+  }
+  (void)node;
+  return std::nullopt;
+}
+
+void Importer::importNode(const onnx::NodeProto &node) {
+  std::string nodeDesc = describeNode(node, opset);
+  std::string domain = node.domain();
+  if (!domain.empty() && domain != "ai.onnx")
+    fail(nodeDesc + ": unsupported operator domain '" + domain + "'");
+
+  const onnx::OpSchema *schema =
+      onnx::OpSchemaRegistry::Schema(node.op_type(), int(opset), "");
+  if (!schema)
+    fail(nodeDesc + ": unknown operator");
+  const onnx::OpSchema *latest =
+      onnx::OpSchemaRegistry::Schema(node.op_type(), "");
+
+  std::string opName = "onnx." + node.op_type();
+  auto registered = RegisteredOperationName::lookup(opName, ctx);
+  if (!registered)
+    fail(nodeDesc + ": operator is not supported by the onnx dialect");
+
+  std::string nodeName =
+      node.name().empty() ? node.op_type() + "_" + node.output(0) : node.name();
+  Location loc = NameLoc::get(builder.getStringAttr(nodeName));
+
+  // Bring the node into the newest schema's form.
+  NormalizedNode norm;
+  norm.inputs.assign(node.input().begin(), node.input().end());
+  for (const auto &attr : node.attribute())
+    norm.attributes.push_back(&attr);
+  if (schema != latest && schema->SinceVersion() != latest->SinceVersion()) {
+    if (changedMeaning(node.op_type(), schema->SinceVersion()))
+      fail(nodeDesc + ": version " + std::to_string(schema->SinceVersion()) +
+           " of this operator has different semantics from version " +
+           std::to_string(latest->SinceVersion()) +
+           " and is not supported yet");
+    const Normalization *rule = nullptr;
+    for (const auto &n : normalizations())
+      if (node.op_type() == n.opType && schema->SinceVersion() < n.beforeVersion)
+        rule = &n;
+    if (rule) {
+      for (const auto &move : rule->moves) {
+        const onnx::AttributeProto *found = nullptr;
+        for (auto it = norm.attributes.begin(); it != norm.attributes.end();
+             ++it) {
+          if ((*it)->name() == move.attrName) {
+            found = *it;
+            norm.attributes.erase(it);
+            break;
+          }
+        }
+        if (norm.inputs.size() < move.index)
+          norm.inputs.resize(move.index);
+        if (!found)
+          continue;
+        if (norm.inputs.size() <= move.index)
+          norm.inputs.resize(move.index + 1);
+        norm.inputs[move.index] = "\x01attr:" + std::to_string(move.index);
+        if (found->type() == onnx::AttributeProto::INTS)
+          norm.intInputs[move.index].assign(found->ints().begin(),
+                                            found->ints().end());
+        else if (found->type() == onnx::AttributeProto::INT)
+          norm.intInputs[move.index] = {found->i()};
+        else if (found->type() == onnx::AttributeProto::FLOAT)
+          norm.floatInputs[move.index] = found->f();
+        else
+          fail(nodeDesc + ": attribute '" + found->name() +
+               "' has an unexpected kind");
+      }
+      // Any other attribute the newest schema does not know is dropped only
+      // if it is one of the legacy no-op markers.
+      for (auto it = norm.attributes.begin(); it != norm.attributes.end();) {
+        if (!latest->attributes().count((*it)->name())) {
+          if ((*it)->name() == "is_test") {
+            it = norm.attributes.erase(it);
+            continue;
+          }
+          fail(nodeDesc + ": attribute '" + (*it)->name() +
+               "' of opset version " + std::to_string(schema->SinceVersion()) +
+               " is not supported");
+        }
+        ++it;
+      }
+    } else if (!sameSignature(*schema, *latest)) {
+      fail(nodeDesc + ": version " + std::to_string(schema->SinceVersion()) +
+           " of this operator differs from version " +
+           std::to_string(latest->SinceVersion()) +
+           " and has no normalization yet");
+    }
+  }
+
+  // Operands: every formal input present (absent optional ones as NoValue),
+  // the variadic tail as given.
+  SmallVector<Value> operands;
+  const auto &formals = latest->inputs();
+  size_t numFormal = formals.size();
+  bool variadicTail =
+      numFormal > 0 &&
+      formals.back().GetOption() == onnx::OpSchema::Variadic;
+  for (size_t i = 0; i < norm.inputs.size(); ++i) {
+    const std::string &name = norm.inputs[i];
+    if (i >= numFormal && !variadicTail)
+      fail(nodeDesc + ": has " + std::to_string(norm.inputs.size()) +
+           " inputs, the operator takes at most " + std::to_string(numFormal));
+    if (name.empty()) {
+      if (i + 1 >= numFormal && variadicTail)
+        fail(nodeDesc + ": empty name in variadic input list");
+      operands.push_back(noValue(loc));
+    } else if (name.rfind("\x01attr:", 0) == 0) {
+      if (norm.intInputs.count(i))
+        operands.push_back(createI64Constant(norm.intInputs[i], loc));
+      else
+        operands.push_back(createF32Constant(norm.floatInputs[i], loc));
+    } else {
+      operands.push_back(lookup(name, node));
+    }
+  }
+  size_t numFixed = variadicTail ? numFormal - 1 : numFormal;
+  for (size_t i = operands.size(); i < numFixed; ++i) {
+    if (formals[i].GetOption() != onnx::OpSchema::Optional)
+      fail(nodeDesc + ": required input " + std::to_string(i) + " ('" +
+           formals[i].GetName() + "') is missing");
+    operands.push_back(noValue(loc));
+  }
+  if (variadicTail && operands.size() < numFormal &&
+      formals.back().GetMinArity() > 0)
+    fail(nodeDesc + ": variadic input '" + formals.back().GetName() +
+         "' needs at least one value");
+
+  // Results: every formal output present (NoneType when not produced).
+  const auto &formalOuts = latest->outputs();
+  bool variadicOut =
+      !formalOuts.empty() &&
+      formalOuts.back().GetOption() == onnx::OpSchema::Variadic;
+  size_t numResults = std::max<size_t>(
+      node.output_size(), variadicOut ? formalOuts.size() - 1
+                                      : formalOuts.size());
+  if (!variadicOut && size_t(node.output_size()) > formalOuts.size())
+    fail(nodeDesc + ": has " + std::to_string(node.output_size()) +
+         " outputs, the operator has " + std::to_string(formalOuts.size()));
+  SmallVector<Type> resultTypes;
+  for (size_t i = 0; i < numResults; ++i) {
+    const std::string name =
+        i < size_t(node.output_size()) ? node.output(int(i)) : "";
+    if (name.empty()) {
+      resultTypes.push_back(builder.getNoneType());
+      continue;
+    }
+    auto it = valueInfo.find(name);
+    if (it != valueInfo.end() && it->second.has_tensor_type() &&
+        it->second.tensor_type().elem_type() != 0) {
+      resultTypes.push_back(
+          typeFromProto(it->second, nodeDesc + ": output '" + name + "'"));
+      continue;
+    }
+    if (auto t = inferResultType(node, *latest, unsigned(i), operands)) {
+      resultTypes.push_back(*t);
+      continue;
+    }
+    fail(nodeDesc + ": cannot determine the type of output '" + name + "'");
+  }
+
+  OperationState state(loc, opName);
+  state.addOperands(operands);
+  state.addTypes(resultTypes);
+  for (const auto *attr : norm.attributes) {
+    if (attr->type() == onnx::AttributeProto::GRAPH)
+      continue;
+    if (!attr->ref_attr_name().empty())
+      fail(nodeDesc + ": attribute references are only valid in functions");
+    state.addAttribute(attr->name(), convertAttribute(*attr, node));
+  }
+
+  // Graph attributes become regions, in the order of the schema's attribute
+  // map (sorted by name), which is the order the dialect declares them in.
+  std::vector<std::string> graphAttrNames;
+  for (const auto &it : latest->attributes())
+    if (it.second.type == onnx::AttributeProto::GRAPH)
+      graphAttrNames.push_back(it.first);
+  for (const auto &graphName : graphAttrNames) {
+    Region *region = state.addRegion();
+    const onnx::AttributeProto *graphAttr = nullptr;
+    for (const auto *attr : norm.attributes)
+      if (attr->name() == graphName)
+        graphAttr = attr;
+    if (!graphAttr)
+      continue;
+    if (graphAttr->type() != onnx::AttributeProto::GRAPH)
+      fail(nodeDesc + ": attribute '" + graphName + "' must be a graph");
+    const onnx::GraphProto &sub = graphAttr->g();
+    Block *block = new Block();
+    region->push_back(block);
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(block);
+    ScopeTy scope(values);
+    for (const auto &input : sub.input()) {
+      Type t = typeFromProto(input.type(), nodeDesc + ": subgraph '" +
+                                               graphName + "' input '" +
+                                               input.name() + "'");
+      define(input.name(), block->addArgument(t, loc));
+    }
+    importGraphBody(sub);
+    SmallVector<Value> yielded;
+    for (const auto &output : sub.output())
+      yielded.push_back(lookup(output.name(), node));
+    OperationState yield(loc, "onnx.Yield");
+    yield.addOperands(yielded);
+    builder.create(yield);
+  }
+
+  Operation *op = builder.create(state);
+  for (size_t i = 0; i < size_t(node.output_size()); ++i)
+    if (!node.output(int(i)).empty())
+      define(node.output(int(i)), op->getResult(unsigned(i)));
+}
+
+void Importer::importGraphBody(const onnx::GraphProto &graph) {
+  for (const auto &init : graph.initializer()) {
+    Location loc = NameLoc::get(builder.getStringAttr(init.name()));
+    define(init.name(), createConstant(init, loc));
+  }
+  if (graph.sparse_initializer_size() > 0)
+    fail("graph '" + graph.name() + "': sparse initializers are not supported");
+  for (const auto &node : graph.node()) {
+    currentNode = describeNode(node, opset);
+    importNode(node);
+  }
+}
+
+void Importer::collectValueInfo(const onnx::GraphProto &graph) {
+  auto add = [&](const onnx::ValueInfoProto &vi) {
+    if (vi.has_type())
+      valueInfo[vi.name()] = vi.type();
+  };
+  for (const auto &vi : graph.value_info())
+    add(vi);
+  for (const auto &vi : graph.output())
+    add(vi);
+  for (const auto &node : graph.node())
+    for (const auto &attr : node.attribute()) {
+      if (attr.type() == onnx::AttributeProto::GRAPH)
+        collectValueInfo(attr.g());
+      for (const auto &g : attr.graphs())
+        collectValueInfo(g);
+    }
+}
+
+void Importer::makeInputsDynamic(onnx::GraphProto &graph) {
+  std::set<std::string> initializers;
+  for (const auto &init : graph.initializer())
+    initializers.insert(init.name());
+  for (auto &input : *graph.mutable_input()) {
+    if (initializers.count(input.name()) || !input.type().has_tensor_type() ||
+        !input.type().tensor_type().has_shape())
+      continue;
+    auto *shape = input.mutable_type()->mutable_tensor_type()->mutable_shape();
+    int index = 0;
+    for (auto &dim : *shape->mutable_dim()) {
+      if (!dim.has_dim_param() || dim.dim_param().empty())
+        dim.set_dim_param(input.name() + "_d" + std::to_string(index));
+      ++index;
+    }
+  }
+  // Shapes inferred from the static dims are stale now.
+  graph.clear_value_info();
+  for (auto &output : *graph.mutable_output())
+    if (output.type().has_tensor_type())
+      output.mutable_type()->mutable_tensor_type()->clear_shape();
+}
+
+OwningOpRef<ModuleOp> Importer::importModel(onnx::ModelProto &model) {
+  for (const auto &entry : model.opset_import())
+    if (entry.domain().empty() || entry.domain() == "ai.onnx")
+      opset = entry.version();
+  if (opset == 0)
+    fail("the model imports no ai.onnx opset");
+  if (!model.has_graph())
+    fail("the model has no graph");
+
+  onnx::GraphProto &graph = *model.mutable_graph();
+  if (options.makeInputsDynamic)
+    makeInputsDynamic(graph);
+
+  // ONNX's own type inference supplies the element types and ranks of
+  // intermediate values; Onyx refines shapes itself later.
+  try {
+    onnx::ShapeInferenceOptions inferOptions(/*check_type=*/false,
+                                             /*strict_mode=*/0,
+                                             /*data_prop=*/false);
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
+                                       inferOptions);
+  } catch (const std::exception &) {
+    // Inference is best effort; missing types fall back to the schemas.
+  }
+  collectValueInfo(graph);
+
+  auto module = ModuleOp::create(UnknownLoc::get(ctx));
+  builder.setInsertionPointToEnd(module.getBody());
+
+  std::set<std::string> initializers;
+  for (const auto &init : graph.initializer())
+    initializers.insert(init.name());
+
+  SmallVector<Type> argTypes;
+  SmallVector<const onnx::ValueInfoProto *> graphInputs;
+  for (const auto &input : graph.input()) {
+    if (initializers.count(input.name()))
+      continue; // Pre-IR-4 models list initializers as inputs.
+    argTypes.push_back(
+        typeFromProto(input.type(), "graph input '" + input.name() + "'"));
+    graphInputs.push_back(&input);
+  }
+  SmallVector<Type> resultTypes;
+  for (const auto &output : graph.output())
+    resultTypes.push_back(
+        typeFromProto(output.type(), "graph output '" + output.name() + "'"));
+
+  auto funcType = builder.getFunctionType(argTypes, resultTypes);
+  auto func = func::FuncOp::create(builder, UnknownLoc::get(ctx),
+                                   options.funcName, funcType);
+  for (size_t i = 0; i < graphInputs.size(); ++i) {
+    func.setArgAttr(unsigned(i), "onnx.name",
+                    builder.getStringAttr(graphInputs[i]->name()));
+    if (auto dims = dimParamsAttr(graphInputs[i]->type()))
+      func.setArgAttr(unsigned(i), "onnx.dim_params", dims);
+  }
+  for (int i = 0; i < graph.output_size(); ++i) {
+    func.setResultAttr(unsigned(i), "onnx.name",
+                       builder.getStringAttr(graph.output(i).name()));
+    if (auto dims = dimParamsAttr(graph.output(i).type()))
+      func.setResultAttr(unsigned(i), "onnx.dim_params", dims);
+  }
+
+  Block *entry = func.addEntryBlock();
+  builder.setInsertionPointToStart(entry);
+  ScopeTy scope(values);
+  for (size_t i = 0; i < graphInputs.size(); ++i)
+    define(graphInputs[i]->name(), entry->getArgument(unsigned(i)));
+  importGraphBody(graph);
+
+  SmallVector<Value> results;
+  for (const auto &output : graph.output()) {
+    Value v = values.lookup(output.name());
+    if (!v)
+      fail("graph output '" + output.name() + "' is never produced");
+    results.push_back(v);
+  }
+  // Graph outputs may be more precisely typed than the producer (or less);
+  // keep the function type in sync with what is returned.
+  SmallVector<Type> returnedTypes;
+  for (auto [v, declared] : llvm::zip(results, resultTypes)) {
+    if (v.getType() != declared && isa<RankedTensorType>(declared) &&
+        !isa<RankedTensorType>(v.getType()))
+      returnedTypes.push_back(v.getType());
+    else
+      returnedTypes.push_back(v.getType());
+  }
+  func.setFunctionType(builder.getFunctionType(argTypes, returnedTypes));
+  func::ReturnOp::create(builder, UnknownLoc::get(ctx), results);
+  return module;
+}
+
+OwningOpRef<ModuleOp> runImport(MLIRContext &context, onnx::ModelProto &model,
+                                const std::string &baseDir,
+                                const ImportOptions &options,
+                                std::string &error) {
+  context.loadDialect<func::FuncDialect>();
+  if (!context.getLoadedDialect("onnx")) {
+    error = "the onnx dialect is not registered";
+    return nullptr;
+  }
+  std::string firstDiagnostic;
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    if (firstDiagnostic.empty() && diag.getSeverity() == DiagnosticSeverity::Error) {
+      std::string where;
+      if (auto nameLoc = dyn_cast<NameLoc>(diag.getLocation()))
+        where = "node '" + nameLoc.getName().str() + "': ";
+      firstDiagnostic = where + diag.str();
+    }
+    return success();
+  });
+  try {
+    Importer importer(context, baseDir, options);
+    OwningOpRef<ModuleOp> module = importer.importModel(model);
+    if (failed(verify(*module))) {
+      error = firstDiagnostic.empty() ? "the imported graph does not verify"
+                                      : firstDiagnostic;
+      return nullptr;
+    }
+    return module;
+  } catch (const ImportFailure &e) {
+    error = e.what();
+  } catch (const std::exception &e) {
+    error = std::string("import failed: ") + e.what();
+  }
+  return nullptr;
+}
+
+} // namespace
+
+OwningOpRef<ModuleOp> importONNXBytes(MLIRContext &context,
+                                      const std::string &bytes,
+                                      const std::string &baseDir,
+                                      const ImportOptions &options,
+                                      std::string &error) {
+  onnx::ModelProto model;
+  if (!model.ParseFromString(bytes)) {
+    error = "the file is not a valid ONNX model (protobuf parse failed)";
+    return nullptr;
+  }
+  return runImport(context, model, baseDir, options, error);
+}
+
+OwningOpRef<ModuleOp> importONNXFile(MLIRContext &context,
+                                     const std::string &path,
+                                     const ImportOptions &options,
+                                     std::string &error) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                            /*RequiresNullTerminator=*/false);
+  if (!buffer) {
+    error = "cannot read '" + path + "': " + buffer.getError().message();
+    return nullptr;
+  }
+  llvm::SmallString<256> dir(path);
+  llvm::sys::path::remove_filename(dir);
+  if (dir.empty())
+    dir = ".";
+  return importONNXBytes(context, (*buffer)->getBuffer().str(),
+                         std::string(dir), options, error);
+}
+
+} // namespace onyx

@@ -1,0 +1,99 @@
+//===- Pipelines.cpp - The Onyx compilation pipeline ----------------------===//
+//
+// The one place where the stages of docs/architecture.md are strung
+// together. Each builder adds one stage; onyx-compile's --emit= stops after
+// a stage and prints the IR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "onyx/Pipelines/Pipelines.h"
+
+#include "onyx/Dialect/ONNX/ONNXDialect.h"
+#include "onyx/Dialect/Onyx/OnyxDialect.h"
+#include "onyx/Transforms/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Index/IR/IndexDialect.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+namespace onyx {
+
+void registerOnyxDialects(DialectRegistry &registry) {
+  registry.insert<onnx::ONNXDialect, OnyxDialect, func::FuncDialect,
+                  arith::ArithDialect, math::MathDialect, tensor::TensorDialect,
+                  linalg::LinalgDialect, memref::MemRefDialect,
+                  bufferization::BufferizationDialect, scf::SCFDialect,
+                  cf::ControlFlowDialect, affine::AffineDialect,
+                  index::IndexDialect, ub::UBDialect, LLVM::LLVMDialect>();
+  arith::registerBufferizableOpInterfaceExternalModels(registry);
+  linalg::registerBufferizableOpInterfaceExternalModels(registry);
+  tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  scf::registerBufferizableOpInterfaceExternalModels(registry);
+  bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
+      registry);
+}
+
+void buildONNXCleanupPipeline(OpPassManager &pm) {
+  pm.addPass(createCanonicalizerPass());
+}
+
+void buildONNXToTensorPipeline(OpPassManager &pm) {
+  pm.addPass(createConvertONNXToTensor());
+  pm.addPass(createCanonicalizerPass());
+  // Equal extents become one SSA value before bufferization.
+  pm.addPass(createCSEPass());
+}
+
+void buildBufferizationPipeline(OpPassManager &pm) {
+  bufferization::OneShotBufferizePassOptions options;
+  options.bufferizeFunctionBoundaries = true;
+  options.functionBoundaryTypeConversion =
+      bufferization::LayoutMapOption::IdentityLayoutMap;
+  pm.addPass(bufferization::createOneShotBufferizePass(options));
+  pm.addPass(createCanonicalizerPass());
+  // Graph outputs become onyx.alloc_output, inputs onyx.get_input.
+  pm.addPass(createBindEntryContext());
+}
+
+void buildCPUCodegenPipeline(OpPassManager &pm) {
+  pm.addPass(createLowerRuntimeChecks());
+  pm.addPass(createConvertLinalgToLoopsPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createConvertOnyxToLLVM());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createGenerateInterface());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void registerOnyxPassesAndPipelines() {
+  registerOnyxPasses();
+  PassPipelineRegistration<>("onyx-cpu-pipeline",
+                             "The whole ONNX -> LLVM dialect pipeline (CPU)",
+                             [](OpPassManager &pm) {
+                               buildONNXCleanupPipeline(pm);
+                               buildONNXToTensorPipeline(pm);
+                               buildBufferizationPipeline(pm);
+                               buildCPUCodegenPipeline(pm);
+                             });
+}
+
+} // namespace onyx

@@ -1,0 +1,158 @@
+//===- ConvertOnyxToLLVM.cpp - Host program to the LLVM dialect -----------===//
+//
+// One full conversion of the host program: upstream patterns for
+// func/cf/arith/math/index/memref/ub, plus the onyx runtime ops, which become
+// calls into the runtime library that yield memref descriptors.
+//
+//===----------------------------------------------------------------------===//
+
+#include "onyx/Transforms/Passes.h"
+
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
+#include "mlir/Conversion/LLVMCommon/Pattern.h"
+#include "mlir/Conversion/LLVMCommon/TypeConverter.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
+#include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace onyx {
+#define GEN_PASS_DEF_CONVERTONYXTOLLVM
+#include "onyx/Transforms/Passes.h.inc"
+} // namespace onyx
+
+using namespace mlir;
+using namespace onyx;
+
+namespace {
+
+/// Declares (once) and calls a runtime function.
+Value callRuntime(ConversionPatternRewriter &rewriter, Operation *op,
+                  StringRef name, Type resultType, ValueRange args) {
+  auto module = op->getParentOfType<ModuleOp>();
+  SmallVector<Type> argTypes;
+  for (Value a : args)
+    argTypes.push_back(a.getType());
+  auto fn = LLVM::lookupOrCreateFn(rewriter, module, name, argTypes,
+                                   resultType ? resultType
+                                              : LLVM::LLVMVoidType::get(
+                                                    op->getContext()));
+  assert(succeeded(fn) && "runtime function redeclared with another type");
+  auto call = LLVM::CallOp::create(rewriter, op->getLoc(), *fn, args);
+  return resultType ? call.getResult() : Value();
+}
+
+struct GetInputLowering : public ConvertOpToLLVMPattern<GetInputOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(GetInputOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<MemRefType>(op.getType());
+    Location loc = op.getLoc();
+    auto i64 = rewriter.getI64Type();
+    auto ptr = LLVM::LLVMPointerType::get(op->getContext());
+    Value ctx = adaptor.getContext();
+    Value index = LLVM::ConstantOp::create(rewriter, loc, i64, op.getIndex());
+    Value data =
+        callRuntime(rewriter, op, "onyxrt_input_data", ptr, {ctx, index});
+    SmallVector<Value> dynSizes;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      if (!type.isDynamicDim(d))
+        continue;
+      Value dim = LLVM::ConstantOp::create(rewriter, loc, i64, d);
+      dynSizes.push_back(callRuntime(rewriter, op, "onyxrt_input_dim", i64,
+                                     {ctx, index, dim}));
+    }
+    SmallVector<Value> sizes, strides;
+    Value bytes;
+    getMemRefDescriptorSizes(loc, type, dynSizes, rewriter, sizes, strides,
+                             bytes);
+    auto desc =
+        createMemRefDescriptor(loc, type, data, data, sizes, strides, rewriter);
+    rewriter.replaceOp(op, {desc});
+    return success();
+  }
+};
+
+/// Shared lowering of the two allocation ops.
+template <typename OpTy>
+struct AllocLowering : public ConvertOpToLLVMPattern<OpTy> {
+  using ConvertOpToLLVMPattern<OpTy>::ConvertOpToLLVMPattern;
+  using OpAdaptor = typename OpTy::Adaptor;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<MemRefType>(op.getType());
+    Location loc = op.getLoc();
+    auto i64 = rewriter.getI64Type();
+    auto ptr = LLVM::LLVMPointerType::get(op->getContext());
+    SmallVector<Value> sizes, strides;
+    Value bytes;
+    this->getMemRefDescriptorSizes(loc, type, adaptor.getDynamicSizes(),
+                                   rewriter, sizes, strides, bytes);
+    Value data;
+    if constexpr (std::is_same_v<OpTy, AllocOutputOp>) {
+      // The runtime takes the shape as an array of i64.
+      Value rank = LLVM::ConstantOp::create(rewriter, loc, i64, type.getRank());
+      Value one = LLVM::ConstantOp::create(rewriter, loc, i64, 1);
+      Value shape = LLVM::AllocaOp::create(
+          rewriter, loc, ptr, i64,
+          type.getRank() > 0
+              ? rank
+              : Value(one));
+      for (auto [i, size] : llvm::enumerate(sizes)) {
+        Value slot = LLVM::GEPOp::create(rewriter, loc, ptr, i64, shape,
+                                         ArrayRef<LLVM::GEPArg>{int32_t(i)});
+        LLVM::StoreOp::create(rewriter, loc, size, slot);
+      }
+      Value index = LLVM::ConstantOp::create(rewriter, loc, i64, op.getIndex());
+      data = callRuntime(rewriter, op, "onyxrt_alloc_output", ptr,
+                         {adaptor.getContext(), index, rank, shape});
+    } else {
+      data = callRuntime(rewriter, op, "onyxrt_alloc_temp", ptr,
+                         {adaptor.getContext(), bytes});
+    }
+    auto desc = this->createMemRefDescriptor(loc, type, data, data, sizes,
+                                             strides, rewriter);
+    rewriter.replaceOp(op, {desc});
+    return success();
+  }
+};
+
+struct ConvertOnyxToLLVMPass
+    : public onyx::impl::ConvertOnyxToLLVMBase<ConvertOnyxToLLVMPass> {
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    ModuleOp module = getOperation();
+    LowerToLLVMOptions options(ctx);
+    LLVMTypeConverter converter(ctx, options);
+    converter.addConversion([ctx](ContextType) {
+      return LLVM::LLVMPointerType::get(ctx);
+    });
+
+    RewritePatternSet patterns(ctx);
+    populateFuncToLLVMConversionPatterns(converter, patterns);
+    cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
+    arith::populateArithToLLVMConversionPatterns(converter, patterns);
+    populateMathToLLVMConversionPatterns(converter, patterns);
+    index::populateIndexToLLVMConversionPatterns(converter, patterns);
+    populateFinalizeMemRefToLLVMConversionPatterns(converter, patterns);
+    ub::populateUBToLLVMConversionPatterns(converter, patterns);
+    patterns.add<GetInputLowering, AllocLowering<AllocOutputOp>,
+                 AllocLowering<AllocTempOp>>(converter);
+
+    LLVMConversionTarget target(*ctx);
+    target.addLegalOp<ModuleOp>();
+    if (failed(applyFullConversion(module, target, std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace

@@ -1,0 +1,256 @@
+//===- BindEntryContext.cpp - Bind the graph function to the runtime ------===//
+//
+// After bufferization the graph is `@main_graph(memref...) -> memref...`.
+// This pass makes it the runtime entry `@onyx_main(!onyx.context) -> i32`:
+// inputs are read from the context, returned buffers are allocated as graph
+// outputs (owned by the caller, never pooled), and every other allocation is
+// a call temporary.
+//
+//===----------------------------------------------------------------------===//
+
+#include "onyx/Transforms/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/StringExtras.h"
+
+namespace onyx {
+#define GEN_PASS_DEF_BINDENTRYCONTEXT
+#include "onyx/Transforms/Passes.h.inc"
+} // namespace onyx
+
+using namespace mlir;
+using namespace onyx;
+
+namespace {
+
+/// ONNX TensorProto.DataType code of an element type (0 if none).
+int onnxTypeCode(Type type) {
+  if (type.isF32())
+    return 1;
+  if (type.isF64())
+    return 11;
+  if (type.isF16())
+    return 10;
+  if (type.isBF16())
+    return 16;
+  if (auto intType = dyn_cast<IntegerType>(type)) {
+    bool isUnsigned = intType.isUnsigned();
+    switch (intType.getWidth()) {
+    case 1:
+      return 9;
+    case 8:
+      return isUnsigned ? 2 : 3;
+    case 16:
+      return isUnsigned ? 4 : 5;
+    case 32:
+      return isUnsigned ? 12 : 6;
+    case 64:
+      return isUnsigned ? 13 : 7;
+    default:
+      return 0;
+    }
+  }
+  return 0;
+}
+
+/// Escapes bytes outside [A-Za-z0-9_.:/-] as %XX.
+std::string escapeName(StringRef name) {
+  std::string out;
+  for (unsigned char c : name) {
+    if (llvm::isAlnum(c) || c == '_' || c == '.' || c == ':' || c == '/' ||
+        c == '-') {
+      out.push_back(char(c));
+    } else {
+      out.push_back('%');
+      out.push_back(llvm::hexdigit(c >> 4, /*LowerCase=*/false));
+      out.push_back(llvm::hexdigit(c & 15, /*LowerCase=*/false));
+    }
+  }
+  return out;
+}
+
+/// Parses "0:batch,1:seq" into index -> name.
+DenseMap<int64_t, std::string> parseDimParams(DictionaryAttr attrs) {
+  DenseMap<int64_t, std::string> result;
+  if (!attrs)
+    return result;
+  auto text = attrs.getAs<StringAttr>("onnx.dim_params");
+  if (!text)
+    return result;
+  SmallVector<StringRef> entries;
+  text.getValue().split(entries, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef entry : entries) {
+    auto [index, name] = entry.split(':');
+    int64_t i;
+    if (!index.getAsInteger(10, i))
+      result[i] = name.str();
+  }
+  return result;
+}
+
+LogicalResult appendSignatureLine(std::string &out, StringRef kind,
+                                  StringRef name, Type type,
+                                  DictionaryAttr attrs, Location loc) {
+  auto memrefType = dyn_cast<MemRefType>(type);
+  if (!memrefType)
+    return emitError(loc) << kind << " '" << name
+                          << "' is not a ranked buffer: " << type;
+  int code = onnxTypeCode(memrefType.getElementType());
+  if (code == 0)
+    return emitError(loc) << kind << " '" << name
+                          << "' has an unsupported element type "
+                          << memrefType.getElementType();
+  auto params = parseDimParams(attrs);
+  out += (kind + " " + escapeName(name) + " " + std::to_string(code) + " " +
+          std::to_string(memrefType.getRank()))
+             .str();
+  for (int64_t i = 0; i < memrefType.getRank(); ++i) {
+    out += " ";
+    if (!memrefType.isDynamicDim(i)) {
+      out += std::to_string(memrefType.getDimSize(i));
+      continue;
+    }
+    out += "?";
+    auto it = params.find(i);
+    if (it != params.end())
+      out += escapeName(it->second);
+  }
+  out += "\n";
+  return success();
+}
+
+struct BindEntryContextPass
+    : public onyx::impl::BindEntryContextBase<BindEntryContextPass> {
+  using BindEntryContextBase::BindEntryContextBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto func = module.lookupSymbol<func::FuncOp>(funcName);
+    if (!func) {
+      module.emitError() << "no graph function named '" << funcName << "'";
+      return signalPassFailure();
+    }
+    if (!func.getBody().hasOneBlock()) {
+      func.emitError("the graph function must have a single block here");
+      return signalPassFailure();
+    }
+    if (failed(recordMetadata(module, func)) || failed(rewrite(func)))
+      return signalPassFailure();
+  }
+
+  LogicalResult recordMetadata(ModuleOp module, func::FuncOp func) {
+    std::string text = "onyx-model v1\n";
+    auto nameOf = [](DictionaryAttr attrs, StringRef fallback) {
+      if (attrs)
+        if (auto name = attrs.getAs<StringAttr>("onnx.name"))
+          return name.getValue().str();
+      return fallback.str();
+    };
+    for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+      DictionaryAttr attrs = func.getArgAttrDict(i);
+      if (failed(appendSignatureLine(
+              text, "input", nameOf(attrs, "input_" + std::to_string(i)),
+              func.getArgument(i).getType(), attrs, func.getLoc())))
+        return failure();
+    }
+    for (unsigned i = 0; i < func.getNumResults(); ++i) {
+      DictionaryAttr attrs = func.getResultAttrDict(i);
+      if (failed(appendSignatureLine(
+              text, "output", nameOf(attrs, "output_" + std::to_string(i)),
+              func.getResultTypes()[i], attrs, func.getLoc())))
+        return failure();
+    }
+    module->setAttr(kModelMetadataAttrName,
+                    StringAttr::get(module.getContext(), text));
+    return success();
+  }
+
+  LogicalResult rewrite(func::FuncOp func) {
+    MLIRContext *ctx = func.getContext();
+    Block &body = func.getBody().front();
+    OpBuilder builder(ctx);
+    Location loc = func.getLoc();
+    auto contextType = ContextType::get(ctx);
+
+    Value context = body.insertArgument(0u, contextType, loc);
+    builder.setInsertionPointToStart(&body);
+    for (unsigned i = 1; i < body.getNumArguments(); ++i) {
+      BlockArgument arg = body.getArgument(i);
+      auto input = GetInputOp::create(builder, arg.getLoc(), arg.getType(),
+                                      context, int64_t(i - 1));
+      arg.replaceAllUsesWith(input.getResult());
+    }
+    body.eraseArguments(1, body.getNumArguments() - 1);
+
+    auto returnOp = cast<func::ReturnOp>(body.getTerminator());
+    DenseSet<Value> bound;
+    for (auto [index, value] : llvm::enumerate(returnOp.getOperands())) {
+      auto memrefType = dyn_cast<MemRefType>(value.getType());
+      if (!memrefType)
+        return returnOp.emitError("graph output ")
+               << index << " is not a buffer: " << value.getType();
+      auto alloc = value.getDefiningOp<memref::AllocOp>();
+      if (alloc && !bound.contains(value) &&
+          alloc->getBlock() == &body && memrefType.getLayout().isIdentity()) {
+        builder.setInsertionPoint(alloc);
+        auto output = AllocOutputOp::create(
+            builder, alloc.getLoc(), memrefType, context, int64_t(index),
+            alloc.getDynamicSizes());
+        alloc.getResult().replaceAllUsesWith(output.getResult());
+        alloc.erase();
+        bound.insert(output.getResult());
+        continue;
+      }
+      // The returned buffer is an input, a constant, a view or returned
+      // twice: copy it into a fresh output.
+      builder.setInsertionPoint(returnOp);
+      auto outType = MemRefType::get(memrefType.getShape(),
+                                     memrefType.getElementType());
+      SmallVector<Value> dynSizes;
+      for (int64_t d = 0; d < memrefType.getRank(); ++d)
+        if (memrefType.isDynamicDim(d))
+          dynSizes.push_back(
+              memref::DimOp::create(builder, returnOp.getLoc(), value, d));
+      auto output = AllocOutputOp::create(builder, returnOp.getLoc(), outType,
+                                          context, int64_t(index), dynSizes);
+      memref::CopyOp::create(builder, returnOp.getLoc(), value, output);
+    }
+
+    // Remaining allocations are temporaries of this call; the runtime frees
+    // them when the call ends, so explicit deallocations go away.
+    SmallVector<Operation *> toErase;
+    func.walk([&](Operation *op) {
+      if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+        builder.setInsertionPoint(alloc);
+        auto temp = AllocTempOp::create(builder, alloc.getLoc(),
+                                        alloc.getType(), context,
+                                        alloc.getDynamicSizes());
+        alloc.getResult().replaceAllUsesWith(temp.getResult());
+        toErase.push_back(alloc);
+      } else if (isa<memref::DeallocOp>(op)) {
+        toErase.push_back(op);
+      }
+    });
+    for (Operation *op : toErase)
+      op->erase();
+    if (func.walk([](memref::AllocOp) { return WalkResult::interrupt(); })
+            .wasInterrupted())
+      return func.emitError("unexpected allocation left");
+
+    builder.setInsertionPoint(returnOp);
+    Value zero = arith::ConstantIntOp::create(builder, loc, 0, 32);
+    func::ReturnOp::create(builder, returnOp.getLoc(), ValueRange{zero});
+    returnOp.erase();
+
+    func.setFunctionType(
+        FunctionType::get(ctx, {contextType}, {builder.getI32Type()}));
+    func.setAllArgAttrs(ArrayRef<DictionaryAttr>{DictionaryAttr::get(ctx)});
+    func.setAllResultAttrs(
+        ArrayRef<DictionaryAttr>{DictionaryAttr::get(ctx)});
+    func.setSymName(kEntryFuncName);
+    return success();
+  }
+};
+
+} // namespace

@@ -1,0 +1,83 @@
+//===- Internal.h - Onyx runtime internals ----------------------*- C++ -*-===//
+//
+// Definitions shared by the runtime's translation units. Nothing here is
+// exported: the library's only interface is onyx/onyx_runtime.h.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ONYX_RUNTIME_INTERNAL_H
+#define ONYX_RUNTIME_INTERNAL_H
+
+#include "onyx/onyx_runtime.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+/// A dense row-major tensor owning a 64-byte aligned buffer.
+struct OnyxTensor {
+  int32_t elemType = ONYX_UNDEFINED;
+  int32_t rank = 0;
+  /// max(rank, 1) entries, so that the pointer is never NULL.
+  int64_t *shape = nullptr;
+  int64_t numElements = 0;
+  size_t byteSize = 0;
+  /// Never NULL for a live tensor, even when byteSize is 0.
+  void *data = nullptr;
+};
+
+struct OnyxTensorList {
+  std::vector<OnyxTensor *> tensors;
+};
+
+namespace onyx {
+namespace rt {
+
+/// Alignment of every buffer the runtime hands out.
+constexpr size_t kAlignment = 64;
+
+/// Rounds `bytes` up to kAlignment (at least kAlignment); false on overflow.
+bool alignedSize(size_t bytes, size_t &result);
+/// Allocates a kAlignment-aligned block of at least `bytes` (at least
+/// kAlignment) bytes; NULL on failure. Free with freeAligned.
+void *allocAligned(size_t bytes);
+void freeAligned(void *ptr);
+
+/// Creates a tensor; on failure returns NULL and sets `error` (without
+/// throwing). `zero` selects zero-filling of the data.
+OnyxTensor *createTensor(int32_t elemType, int64_t rank, const int64_t *shape,
+                         bool zero, std::string &error);
+void destroyTensor(OnyxTensor *tensor);
+
+/// One dim of a metadata value: a static extent, or a dynamic one that may
+/// carry a symbol shared with other inputs.
+struct DimSpec {
+  int64_t extent = -1; ///< >= 0 static, -1 dynamic.
+  std::string symbol;  ///< Non-empty only for "?NAME".
+  bool isStatic() const { return extent >= 0; }
+};
+
+struct ValueSpec {
+  std::string name; ///< Unescaped.
+  int32_t elemType = ONYX_UNDEFINED;
+  std::vector<DimSpec> dims;
+};
+
+struct ModelMetadata {
+  std::vector<ValueSpec> inputs;
+  std::vector<ValueSpec> outputs;
+};
+
+/// Parses the metadata text of docs/runtime-abi.md. On failure returns false
+/// and sets `error` to a one-line message naming the offending line.
+bool parseMetadata(const char *text, ModelMetadata &result,
+                   std::string &error);
+
+/// Thread-local buffer for messages handed out as `const char *` by
+/// functions without a state (onyx_metadata_parse, onyxrt_state_create).
+std::string &threadCreateError();
+
+} // namespace rt
+} // namespace onyx
+
+#endif // ONYX_RUNTIME_INTERNAL_H

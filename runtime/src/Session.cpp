@@ -1,0 +1,453 @@
+//===- Session.cpp - Sessions, onyxrt_run and the generated-code services -===//
+//
+// A session (OnyxState) holds the parsed metadata of one model, the message
+// of its last call and that call's memory statistics. onyxrt_run validates
+// the inputs against the metadata, then runs the generated entry with a
+// per-call context (CallContext) through which the generated code reaches
+// its inputs, allocates its outputs and temporaries, and reports failures.
+//
+// Nothing in this file lets an exception escape into C code or aborts.
+//
+//===----------------------------------------------------------------------===//
+#include "Internal.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <new>
+#include <unordered_map>
+
+using namespace onyx::rt;
+
+struct OnyxState {
+  std::string metadataText;
+  ModelMetadata metadata;
+  int32_t (*entry)(void *) = nullptr;
+  std::string lastError;
+  OnyxMemoryStats stats = {};
+  /// Bytes the session keeps between calls (memory pools, once the planner
+  /// exists). Zero for now.
+  uint64_t retainedBytes = 0;
+};
+
+namespace {
+
+/// Everything one onyxrt_run call owns. The generated code sees it as the
+/// opaque `ctx` pointer. Its destructor frees whatever is still owned.
+struct CallContext {
+  /// Distinguishes a real context from garbage in debug checks.
+  static constexpr uint64_t kMagic = 0x4f4e59585f435458ull; // "ONYX_CTX"
+  uint64_t magic = kMagic;
+  OnyxState *state;
+  const OnyxTensorList *inputs;
+  std::vector<OnyxTensor *> outputs;
+  /// Live temporaries and their accounted (aligned) sizes.
+  std::unordered_map<void *, uint64_t> temps;
+  uint64_t liveTempBytes = 0;
+  OnyxMemoryStats stats = {};
+  bool failed = false;
+  std::string error;
+
+  CallContext(OnyxState *state, const OnyxTensorList *inputs)
+      : state(state), inputs(inputs),
+        outputs(state->metadata.outputs.size(), nullptr) {}
+
+  ~CallContext() {
+    for (auto &entry : temps)
+      freeAligned(entry.first);
+    for (OnyxTensor *tensor : outputs)
+      destroyTensor(tensor);
+  }
+
+  /// Records the first failure of the call; later ones are consequences.
+  void fail(const std::string &message) {
+    if (failed)
+      return;
+    failed = true;
+    try {
+      error = message;
+    } catch (...) {
+      error.clear(); // Out of memory: an empty message is reported as such.
+    }
+  }
+};
+
+CallContext *asContext(void *ctx) {
+  auto *context = static_cast<CallContext *>(ctx);
+  if (!context || context->magic != CallContext::kMagic)
+    return nullptr;
+  return context;
+}
+
+std::string quoted(const std::string &name) { return "'" + name + "'"; }
+
+std::string inputLabel(const ModelMetadata &md, size_t index) {
+  return "input " + quoted(md.inputs[index].name) + " (index " +
+         std::to_string(index) + ")";
+}
+
+/// Checks `inputs` against the metadata; false with `error` set otherwise.
+bool validateInputs(const ModelMetadata &md, const OnyxTensorList *inputs,
+                    std::string &error) {
+  if (!inputs) {
+    error = "the inputs list is NULL";
+    return false;
+  }
+  if (inputs->tensors.size() != md.inputs.size()) {
+    error = "expected " + std::to_string(md.inputs.size()) + " input" +
+            (md.inputs.size() == 1 ? "" : "s") + ", got " +
+            std::to_string(inputs->tensors.size());
+    return false;
+  }
+  struct Binding {
+    int64_t value;
+    size_t input;
+    size_t dim;
+  };
+  std::map<std::string, Binding> symbols;
+  for (size_t i = 0; i < md.inputs.size(); ++i) {
+    const ValueSpec &spec = md.inputs[i];
+    const OnyxTensor *tensor = inputs->tensors[i];
+    if (!tensor) {
+      error = inputLabel(md, i) + " is NULL";
+      return false;
+    }
+    if (tensor->elemType != spec.elemType) {
+      error = inputLabel(md, i) + ": element type " +
+              onyx_element_name(tensor->elemType) +
+              ", but the model requires " + onyx_element_name(spec.elemType);
+      return false;
+    }
+    if (static_cast<size_t>(tensor->rank) != spec.dims.size()) {
+      error = inputLabel(md, i) + ": rank " + std::to_string(tensor->rank) +
+              ", but the model requires rank " +
+              std::to_string(spec.dims.size());
+      return false;
+    }
+    for (size_t d = 0; d < spec.dims.size(); ++d) {
+      const DimSpec &dim = spec.dims[d];
+      int64_t actual = tensor->shape[d];
+      if (dim.isStatic()) {
+        if (actual != dim.extent) {
+          error = inputLabel(md, i) + ": dim " + std::to_string(d) + " is " +
+                  std::to_string(actual) + ", but the model requires " +
+                  std::to_string(dim.extent);
+          return false;
+        }
+        continue;
+      }
+      if (dim.symbol.empty())
+        continue;
+      auto inserted = symbols.emplace(dim.symbol, Binding{actual, i, d});
+      const Binding &bound = inserted.first->second;
+      if (!inserted.second && bound.value != actual) {
+        error = inputLabel(md, i) + ": dim " + std::to_string(d) + " is " +
+                std::to_string(actual) + ", but symbol " + quoted(dim.symbol) +
+                " was bound to " + std::to_string(bound.value) +
+                " by input " + quoted(md.inputs[bound.input].name) +
+                " dim " + std::to_string(bound.dim);
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+/// Records "<what> <value> out of range" without letting bad_alloc escape.
+void failOutOfRange(CallContext *c, const char *what, int64_t value) {
+  try {
+    c->fail(std::string(what) + " " + std::to_string(value) + " out of range");
+  } catch (...) {
+    c->fail(std::string());
+  }
+}
+
+std::string formatMessage(const char *format, int64_t numArgs,
+                          const int64_t args[4]) {
+  if (!format)
+    return "model failed (no message)";
+  std::string out;
+  for (const char *p = format; *p; ++p) {
+    if (p[0] == '{' && p[1] >= '0' && p[1] <= '3' && p[2] == '}' &&
+        p[1] - '0' < numArgs) {
+      out += std::to_string(args[p[1] - '0']);
+      p += 2;
+      continue;
+    }
+    out.push_back(*p);
+  }
+  return out;
+}
+
+} // namespace
+
+extern "C" {
+
+//===----------------------------------------------------------------------===//
+// Sessions
+//===----------------------------------------------------------------------===//
+
+ONYX_API OnyxState *onyxrt_state_create(const OnyxModelDesc *desc,
+                                        const char **errorOut) {
+  std::string &error = threadCreateError();
+  try {
+    error.clear();
+    if (!desc) {
+      error = "model descriptor is NULL";
+    } else if (desc->abiVersion != ONYX_ABI_VERSION) {
+      error = "artifact ABI version " + std::to_string(desc->abiVersion) +
+              ", but this runtime supports version " +
+              std::to_string(ONYX_ABI_VERSION);
+    } else if (!desc->entry) {
+      error = "model descriptor has no entry function";
+    } else {
+      auto *state = new OnyxState();
+      std::string message;
+      if (parseMetadata(desc->metadata, state->metadata, message)) {
+        state->metadataText = desc->metadata;
+        state->entry = desc->entry;
+        return state;
+      }
+      delete state;
+      error = "invalid model metadata: " + message;
+    }
+  } catch (const std::bad_alloc &) {
+    error = "out of memory creating the session";
+  } catch (...) {
+    error = "unexpected failure creating the session";
+  }
+  if (errorOut)
+    *errorOut = error.c_str();
+  return nullptr;
+}
+
+ONYX_API const char *onyxrt_state_create_error(void) {
+  return threadCreateError().c_str();
+}
+
+ONYX_API void onyxrt_state_destroy(OnyxState *state) { delete state; }
+
+ONYX_API OnyxTensorList *onyxrt_run(OnyxState *state,
+                                    const OnyxTensorList *inputs) {
+  if (!state)
+    return nullptr;
+  try {
+    state->lastError.clear();
+    state->stats = OnyxMemoryStats();
+    state->stats.retainedBytes = state->retainedBytes;
+
+    std::string error;
+    if (!validateInputs(state->metadata, inputs, error)) {
+      state->lastError = error;
+      return nullptr;
+    }
+
+    CallContext ctx(state, inputs);
+    int32_t status = state->entry(&ctx);
+    ctx.stats.retainedBytes = state->retainedBytes;
+    state->stats = ctx.stats;
+    if (status != 0 || ctx.failed) {
+      if (!ctx.error.empty())
+        state->lastError = ctx.error;
+      else if (ctx.failed)
+        state->lastError = "out of memory";
+      else
+        state->lastError = "model failed with status " +
+                           std::to_string(status) + " (no message recorded)";
+      return nullptr;
+    }
+    for (size_t k = 0; k < ctx.outputs.size(); ++k) {
+      if (!ctx.outputs[k]) {
+        state->lastError = "output " + std::to_string(k) +
+                           " was not produced (" +
+                           quoted(state->metadata.outputs[k].name) + ")";
+        return nullptr;
+      }
+    }
+    OnyxTensorList *result = new OnyxTensorList();
+    result->tensors = std::move(ctx.outputs); // May throw; ctx still owns.
+    ctx.outputs.clear();
+    return result;
+  } catch (const std::bad_alloc &) {
+    state->lastError = "out of memory";
+  } catch (...) {
+    state->lastError = "unexpected failure in onyxrt_run";
+  }
+  return nullptr;
+}
+
+ONYX_API const char *onyx_state_last_error(const OnyxState *state) {
+  return state ? state->lastError.c_str() : "the state is NULL";
+}
+
+ONYX_API int onyx_state_memory_stats(const OnyxState *state,
+                                     OnyxMemoryStats *out) {
+  if (!state || !out)
+    return -1;
+  *out = state->stats;
+  return 0;
+}
+
+ONYX_API const char *onyx_state_metadata(const OnyxState *state) {
+  return state ? state->metadataText.c_str() : nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Services called by generated code
+//===----------------------------------------------------------------------===//
+
+ONYX_API void *onyxrt_input_data(void *ctx, int64_t index) {
+  CallContext *c = asContext(ctx);
+  if (!c)
+    return nullptr;
+  if (index < 0 || static_cast<size_t>(index) >= c->inputs->tensors.size()) {
+    failOutOfRange(c, "onyxrt_input_data: input index", index);
+    return nullptr;
+  }
+  return c->inputs->tensors[index]->data;
+}
+
+ONYX_API int64_t onyxrt_input_dim(void *ctx, int64_t index, int64_t dim) {
+  CallContext *c = asContext(ctx);
+  if (!c)
+    return -1;
+  if (index < 0 || static_cast<size_t>(index) >= c->inputs->tensors.size()) {
+    failOutOfRange(c, "onyxrt_input_dim: input index", index);
+    return -1;
+  }
+  const OnyxTensor *tensor = c->inputs->tensors[index];
+  if (dim < 0 || dim >= tensor->rank) {
+    failOutOfRange(c, "onyxrt_input_dim: dim", dim);
+    return -1;
+  }
+  return tensor->shape[dim];
+}
+
+ONYX_API void *onyxrt_alloc_output(void *ctx, int64_t index, int64_t rank,
+                                   const int64_t *shape) {
+  CallContext *c = asContext(ctx);
+  if (!c)
+    return nullptr;
+  try {
+    const ModelMetadata &md = c->state->metadata;
+    if (index < 0 || static_cast<size_t>(index) >= md.outputs.size()) {
+      c->fail("onyxrt_alloc_output: output index " + std::to_string(index) +
+              " out of range (the model has " +
+              std::to_string(md.outputs.size()) + " outputs)");
+      return nullptr;
+    }
+    const ValueSpec &spec = md.outputs[index];
+    std::string label = "output " + std::to_string(index) + " " +
+                        quoted(spec.name);
+    if (c->outputs[index]) {
+      c->fail(label + " allocated twice");
+      return nullptr;
+    }
+    if (rank != static_cast<int64_t>(spec.dims.size())) {
+      c->fail(label + ": allocated with rank " + std::to_string(rank) +
+              ", but the model declares rank " +
+              std::to_string(spec.dims.size()));
+      return nullptr;
+    }
+    for (int64_t d = 0; d < rank && shape; ++d) {
+      const DimSpec &dim = spec.dims[d];
+      if (dim.isStatic() && shape[d] != dim.extent) {
+        c->fail(label + ": dim " + std::to_string(d) + " is " +
+                std::to_string(shape[d]) + ", but the model declares " +
+                std::to_string(dim.extent));
+        return nullptr;
+      }
+    }
+    std::string error;
+    OnyxTensor *tensor =
+        createTensor(spec.elemType, rank, shape, /*zero=*/true, error);
+    if (!tensor) {
+      c->fail(label + ": " + error);
+      return nullptr;
+    }
+    c->outputs[index] = tensor;
+    c->stats.outputBytes += tensor->byteSize;
+    return tensor->data;
+  } catch (...) {
+    c->fail("out of memory allocating output " + std::to_string(index));
+    return nullptr;
+  }
+}
+
+ONYX_API void *onyxrt_alloc_temp(void *ctx, int64_t bytes) {
+  CallContext *c = asContext(ctx);
+  if (!c)
+    return nullptr;
+  void *ptr = nullptr;
+  try {
+    if (bytes < 0) {
+      c->fail("onyxrt_alloc_temp: negative size " + std::to_string(bytes));
+      return nullptr;
+    }
+    // Accounted at the runtime's alignment (what a pool would need); the
+    // block itself is never smaller than one alignment unit.
+    size_t accounted;
+    if (static_cast<uint64_t>(bytes) > SIZE_MAX ||
+        !alignedSize(static_cast<size_t>(bytes), accounted)) {
+      c->fail("onyxrt_alloc_temp: size " + std::to_string(bytes) +
+              " is too large");
+      return nullptr;
+    }
+    if (bytes == 0)
+      accounted = 0;
+    ptr = allocAligned(static_cast<size_t>(bytes));
+    if (!ptr) {
+      c->fail("out of memory allocating a temporary of " +
+              std::to_string(bytes) + " bytes");
+      return nullptr;
+    }
+    c->temps.emplace(ptr, accounted);
+    c->liveTempBytes += accounted;
+    c->stats.tempBytesRequested += accounted;
+    c->stats.tempAllocations += 1;
+    c->stats.tempPeakBytes =
+        std::max(c->stats.tempPeakBytes, c->liveTempBytes);
+    return ptr;
+  } catch (...) {
+    if (ptr && !c->temps.count(ptr))
+      freeAligned(ptr);
+    c->fail(std::string());
+    return nullptr;
+  }
+}
+
+ONYX_API void onyxrt_free_temp(void *ctx, void *ptr) {
+  CallContext *c = asContext(ctx);
+  if (!c || !ptr)
+    return;
+  auto it = c->temps.find(ptr);
+  if (it == c->temps.end()) {
+    static const char *message = "onyxrt_free_temp: pointer was not allocated "
+                                 "by onyxrt_alloc_temp in this call (or was "
+                                 "freed twice)";
+    try {
+      c->fail(message);
+    } catch (...) {
+      c->fail(std::string());
+    }
+    return;
+  }
+  c->liveTempBytes -= it->second;
+  freeAligned(ptr);
+  c->temps.erase(it);
+}
+
+ONYX_API void onyxrt_fail(void *ctx, const char *format, int64_t numArgs,
+                          int64_t a0, int64_t a1, int64_t a2, int64_t a3) {
+  CallContext *c = asContext(ctx);
+  if (!c)
+    return;
+  const int64_t args[4] = {a0, a1, a2, a3};
+  try {
+    c->fail(formatMessage(format, numArgs, args));
+  } catch (...) {
+    c->fail(std::string());
+  }
+}
+
+} // extern "C"

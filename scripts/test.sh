@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# Runs every Onyx test: build, GoogleTest (CTest), lit, the Python end-to-end
+# tests, and the ONNX node-suite runner (import, static and symbolic modes)
+# against its floors. Prints a summary; exits non-zero if anything failed.
+#
+#   bash scripts/test.sh             build, then everything
+#   bash scripts/test.sh --no-build  use the existing build/
+#   bash scripts/test.sh --quick     skip the node suite (about 1 minute)
+#   bash scripts/test.sh --update    also rewrite docs/supported-ops.md and
+#                                    raise test/e2e/node_suite_floor.json
+#
+# See docs/testing.md.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+PY=/usr/bin/python3
+BUILD_DIR=${ONYX_BUILD_DIR:-build}
+JOBS=${ONYX_TEST_JOBS:-$(nproc)}
+DO_BUILD=1
+DO_NODE=1
+UPDATE=0
+for arg in "$@"; do
+  case "$arg" in
+    --no-build) DO_BUILD=0 ;;
+    --quick) DO_NODE=0 ;;
+    --update) UPDATE=1 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    *) echo "test.sh: unknown argument $arg" >&2; exit 2 ;;
+  esac
+done
+
+LOG_DIR=$BUILD_DIR/test-logs
+mkdir -p "$LOG_DIR"
+NAMES=()
+RESULTS=()
+TIMES=()
+START_ALL=$SECONDS
+
+# step NAME COMMAND... : runs the command, tees its output to a log, records
+# PASS/FAIL and the time taken.
+step() {
+  local name=$1; shift
+  local log="$LOG_DIR/${name//[^A-Za-z0-9_.-]/_}.log"
+  local t0=$SECONDS
+  echo
+  echo "======== $name: $*"
+  if "$@" 2>&1 | tee "$log"; then
+    RESULTS+=(PASS)
+  else
+    RESULTS+=(FAIL)
+  fi
+  NAMES+=("$name")
+  TIMES+=($((SECONDS - t0)))
+}
+
+skip() {
+  NAMES+=("$1"); RESULTS+=("SKIP ($2)"); TIMES+=(0)
+}
+
+summary() {
+  echo
+  echo "======== summary (logs in $LOG_DIR/)"
+  local failed=0 i
+  for i in "${!NAMES[@]}"; do
+    printf '  %-22s %-28s %5ss\n' "${NAMES[$i]}" "${RESULTS[$i]}" "${TIMES[$i]}"
+    [[ ${RESULTS[$i]} == FAIL ]] && failed=1
+  done
+  printf '  %-22s %-28s %5ss\n' total "" $((SECONDS - START_ALL))
+  if [[ $failed -ne 0 ]]; then
+    echo "test.sh: FAILED"
+    exit 1
+  fi
+  echo "test.sh: all passed"
+  exit 0
+}
+
+# ---- build ------------------------------------------------------------------
+if [[ $DO_BUILD -eq 1 ]]; then
+  step build bash scripts/build.sh
+  if [[ ${RESULTS[-1]} == FAIL ]]; then
+    summary
+  fi
+fi
+if [[ ! -f "$BUILD_DIR/build.ninja" ]]; then
+  echo "test.sh: $BUILD_DIR/ is not configured; run scripts/build.sh" >&2
+  exit 1
+fi
+
+# ---- GoogleTest through CTest -------------------------------------------------
+run_ctest() {
+  local dir=$BUILD_DIR
+  # The top-level CMakeLists.txt should call enable_testing(); until it does,
+  # CTest's files exist only below test/.
+  if ! grep -qs "subdirs\|add_test" "$dir/CTestTestfile.cmake"; then
+    dir=$BUILD_DIR/test
+  fi
+  ctest --test-dir "$dir" --output-on-failure --no-tests=error -j "$JOBS"
+}
+step gtest run_ctest
+
+# ---- lit ----------------------------------------------------------------------
+step lit cmake --build "$BUILD_DIR" --target check-onyx-lit
+
+# ---- Python end-to-end tests ----------------------------------------------------
+check_example_up_to_date() {
+  local tmp rc=0
+  tmp=$(mktemp -d)
+  "$PY" examples/make_example.py -o "$tmp/m.onnx" >/dev/null || rc=1
+  if [[ $rc -eq 0 ]] && ! cmp -s "$tmp/m.onnx" examples/mlp_classifier.onnx; then
+    echo "error: examples/mlp_classifier.onnx differs from what examples/make_example.py writes"
+    rc=1
+  fi
+  rm -rf "$tmp"
+  "$PY" examples/reference.py --self-test || rc=1
+  return $rc
+}
+step example-model check_example_up_to_date
+step node-runner-selftest "$PY" test/e2e/test_node_suite_runner.py
+step e2e-example "$PY" test/e2e/test_example.py
+step e2e-bad-inputs "$PY" test/e2e/test_bad_inputs.py
+
+# ---- ONNX node suite --------------------------------------------------------------
+if [[ $DO_NODE -eq 1 ]]; then
+  NODE_ARGS=(--mode import --mode static --mode symbolic -j "$JOBS" --timeout 60
+             --floor test/e2e/node_suite_floor.json
+             --results "$BUILD_DIR/node_suite_results.json")
+  if [[ $UPDATE -eq 1 ]]; then
+    NODE_ARGS+=(--update-floor --write-docs docs/supported-ops.md)
+  else
+    NODE_ARGS+=(--write-docs "$BUILD_DIR/supported-ops.md")
+  fi
+  step node-suite "$PY" test/e2e/node_suite.py "${NODE_ARGS[@]}"
+  if [[ $UPDATE -eq 0 && -f "$BUILD_DIR/supported-ops.md" ]] &&
+     ! cmp -s "$BUILD_DIR/supported-ops.md" docs/supported-ops.md; then
+    echo "note: docs/supported-ops.md differs from this run's $BUILD_DIR/supported-ops.md;"
+    echo "      refresh it (and the floor) with: bash scripts/test.sh --no-build --update"
+  fi
+else
+  skip node-suite "--quick"
+fi
+
+summary

@@ -1,0 +1,710 @@
+#!/usr/bin/python3
+"""End-to-end runner over the ONNX backend node suite.
+
+For every test directory of the suite (model.onnx + test_data_set_0/) it runs
+Onyx's tools in a subprocess and classifies the result:
+
+  pass   all outputs match the reference (shape and dtype exactly; floats with
+         the suite's own tolerance, rtol=1e-3 atol=1e-7 as in
+         onnx.backend.test; integers, bools and strings exactly)
+  wrong  the tool exited 0 but an output is missing or differs
+  error  a clean failure: non-zero exit and a stderr line starting `error:`
+  crash  killed by a signal, timed out, or non-zero exit without `error:`
+
+Modes (repeat --mode; default: static and symbolic):
+
+  import    onyx-compile MODEL --emit=onnx -o /dev/null   (pass = imports)
+  static    onyx-run MODEL --input input_0.pb ... --output-dir TMP
+  symbolic  the same with --make-inputs-dynamic (every graph-input dim becomes a
+            symbol at import)
+
+Run with /usr/bin/python3 (Debian's, with onnx and numpy). See docs/testing.md.
+"""
+
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DEFAULT_SUITE = "/usr/share/libonnx-testdata/data/node"
+DEFAULT_FLOOR = os.path.join(REPO, "test", "e2e", "node_suite_floor.json")
+DEFAULT_DOCS = os.path.join(REPO, "docs", "supported-ops.md")
+ALL_MODES = ("import", "static", "symbolic")
+STATUSES = ("pass", "wrong", "error", "crash")
+
+# The suite's own conventions (onnx/backend/test/case/node/__init__.py: expect()).
+DEFAULT_RTOL = 1e-3
+DEFAULT_ATOL = 1e-7
+
+
+# --------------------------------------------------------------------------
+# The suite
+# --------------------------------------------------------------------------
+
+def _numbered(directory, prefix, suffix):
+    """Files PREFIX<K>SUFFIX in DIRECTORY sorted by K (numerically)."""
+    found = []
+    pat = re.compile(re.escape(prefix) + r"(\d+)" + re.escape(suffix) + r"$")
+    for name in os.listdir(directory):
+        m = pat.match(name)
+        if m:
+            found.append((int(m.group(1)), os.path.join(directory, name)))
+    return [p for _, p in sorted(found)]
+
+
+def _norm(name):
+    return name.replace("_", "").lower()
+
+
+_SCHEMA_NAMES = None
+
+
+def _schema_names():
+    global _SCHEMA_NAMES
+    if _SCHEMA_NAMES is None:
+        _SCHEMA_NAMES = {}
+        for s in onnx.defs.get_all_schemas_with_history():
+            label = s.name if s.domain in ("", "ai.onnx") else s.domain + "." + s.name
+            _SCHEMA_NAMES.setdefault(_norm(s.name), label)
+    return _SCHEMA_NAMES
+
+
+def _longest_prefix_op(test_name, candidates):
+    """The op (from {normalized name: label}) whose name is the longest prefix
+    of the test name, ignoring underscores and case; None if none is."""
+    key = _norm(test_name[len("test_"):] if test_name.startswith("test_") else test_name)
+    best = None
+    for norm, label in candidates.items():
+        if key.startswith(norm) and (best is None or len(norm) > len(best[0])):
+            best = (norm, label)
+    return best[1] if best else None
+
+
+class SuiteTest:
+    def __init__(self, suite_dir, name):
+        self.name = name
+        self.dir = os.path.join(suite_dir, name)
+        self.model = os.path.join(self.dir, "model.onnx")
+        data = os.path.join(self.dir, "test_data_set_0")
+        self.inputs = _numbered(data, "input_", ".pb")
+        self.outputs = _numbered(data, "output_", ".pb")
+        self.ops = []           # distinct op labels of the top-level graph
+        self.output_types = []  # TypeProto per graph output
+        self.output_names = []
+        self.load_error = None
+        try:
+            m = onnx.load(self.model, load_external_data=False)
+            seen = []
+            for n in m.graph.node:
+                label = n.op_type if n.domain in ("", "ai.onnx") else n.domain + "." + n.op_type
+                if label not in seen:
+                    seen.append(label)
+            self.ops = seen
+            self.output_types = [o.type for o in m.graph.output]
+            self.output_names = [o.name for o in m.graph.output]
+        except Exception as e:  # a model the Python onnx cannot read
+            self.load_error = "%s: %s" % (type(e).__name__, e)
+        # Filled in by attribute_ops().
+        self.attributed = []
+        self.expanded = False
+
+
+def load_suite(suite_dir, regex=None):
+    names = sorted(d for d in os.listdir(suite_dir)
+                   if os.path.isfile(os.path.join(suite_dir, d, "model.onnx")))
+    tests = [SuiteTest(suite_dir, n) for n in names]
+    attribute_ops(tests)
+    if regex:
+        r = re.compile(regex)
+        tests = [t for t in tests if r.search(t.name)]
+    return tests
+
+
+def attribute_ops(tests):
+    """Decide which operator(s) each test counts for on the supported-ops page.
+
+    - a test whose graph has one op type (Constant nodes aside) counts for it;
+    - `*_expanded` tests (the op's function body inlined) count, as
+      "expanded", for the op of the same test without `_expanded`, else for
+      the ONNX op whose name is the longest prefix of the test name;
+    - other multi-op tests count for the op in the model named by the test
+      name prefix, else for every op in the model.
+    """
+    by_name = {t.name: t for t in tests}
+
+    def direct_ops(t):
+        ops = [o for o in t.ops if o != "Constant"]
+        return ops or list(t.ops) or ["(none)"]
+
+    for t in tests:
+        ops = direct_ops(t)
+        if t.name.endswith("_expanded"):
+            t.expanded = True
+            base = by_name.get(t.name[: -len("_expanded")])
+            if base is not None and len(direct_ops(base)) == 1:
+                t.attributed = direct_ops(base)
+                continue
+            op = _longest_prefix_op(t.name[: -len("_expanded")], _schema_names())
+            t.attributed = [op] if op else ops
+            continue
+        if len(ops) == 1:
+            t.attributed = ops
+            continue
+        op = _longest_prefix_op(t.name, {_norm(o.split(".")[-1]): o for o in ops})
+        t.attributed = [op] if op else ops
+
+
+# --------------------------------------------------------------------------
+# Running one test
+# --------------------------------------------------------------------------
+
+def limit_memory(limit_bytes):
+    """Caps the address space of this process and so of every tool it starts
+    (children inherit the limit; no preexec_fn, which is unsafe with threads).
+    A runaway compile then fails instead of pushing the machine into swap."""
+    if not limit_bytes:
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit_bytes = min(limit_bytes, hard)
+    if soft == resource.RLIM_INFINITY or soft > limit_bytes:
+        resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, hard))
+
+
+def run_tool(cmd, timeout):
+    """Runs CMD in its own process group. Returns (rc, stdout, stderr,
+    timed_out, seconds)."""
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL, start_new_session=True)
+    except OSError as e:
+        return None, "", "cannot execute %s: %s" % (cmd[0], e), False, 0.0
+    timed_out = False
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        timed_out = True
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        out, err = proc.communicate()
+    return (proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"),
+            timed_out, time.monotonic() - start)
+
+
+def _first_line(text):
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()
+    return ""
+
+
+def classify_failure(rc, stderr, timed_out, timeout):
+    """For a run that did not exit 0: (status, reason)."""
+    if timed_out:
+        return "crash", "timeout after %gs" % timeout
+    if rc is None:
+        return "crash", _first_line(stderr)
+    if rc < 0:
+        try:
+            sig = signal.Signals(-rc).name
+        except ValueError:
+            sig = "signal %d" % -rc
+        last = [l for l in stderr.splitlines() if l.strip()]
+        return "crash", "killed by %s%s" % (sig, (": " + last[-1].strip()) if last else "")
+    errors = [l for l in stderr.splitlines() if l.startswith("error:")]
+    if errors:
+        reason = errors[0].strip()
+        if len(errors) > 1:
+            reason += " (+%d more error: lines)" % (len(errors) - 1)
+        return "error", reason
+    last = [l for l in stderr.splitlines() if l.strip()]
+    return "crash", "exit code %d without an error: line%s" % (
+        rc, (": " + last[-1].strip()) if last else "")
+
+
+def load_reference(path, type_proto):
+    """A reference output as numpy (tensor) or a list (sequence)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if type_proto is not None and type_proto.HasField("sequence_type"):
+        seq = onnx.SequenceProto()
+        seq.ParseFromString(data)
+        return numpy_helper.to_list(seq)
+    if type_proto is not None and type_proto.HasField("optional_type"):
+        opt = onnx.OptionalProto()
+        opt.ParseFromString(data)
+        return ("optional", opt)
+    t = onnx.TensorProto()
+    t.ParseFromString(data)
+    return numpy_helper.to_array(t)
+
+
+def load_output(path):
+    if path.endswith(".pb"):
+        t = onnx.TensorProto()
+        with open(path, "rb") as f:
+            t.ParseFromString(f.read())
+        return numpy_helper.to_array(t)
+    return np.load(path, allow_pickle=False)
+
+
+def _fmt_index(idx):
+    return "[" + ", ".join(str(int(i)) for i in idx) + "]"
+
+
+def compare(k, name, got, ref, rtol, atol):
+    """None if GOT matches REF, else a one-line reason."""
+    label = "output %d '%s'" % (k, name)
+    if not isinstance(ref, np.ndarray):
+        return "%s: reference is not a tensor (%s); cannot compare" % (label, type(ref).__name__)
+    if got.dtype != ref.dtype:
+        return "%s: dtype %s, expected %s" % (label, got.dtype, ref.dtype)
+    if got.shape != ref.shape:
+        return "%s: shape %s, expected %s" % (label, list(got.shape), list(ref.shape))
+    if ref.size == 0:
+        return None
+    if ref.dtype.kind in "fc":
+        ok = np.isclose(got, ref, rtol=rtol, atol=atol, equal_nan=True)
+        if ok.all():
+            return None
+        g = got.astype(np.complex128 if ref.dtype.kind == "c" else np.float64)
+        r = ref.astype(g.dtype)
+        with np.errstate(invalid="ignore", over="ignore"):
+            diff = np.abs(g - r)
+        diff = np.where(ok, 0.0, np.where(np.isnan(diff), np.inf, diff))
+        worst = np.unravel_index(int(np.argmax(diff)), ref.shape)
+        return ("%s: max abs error %.3g at %s (got %r, expected %r); %d of %d elements "
+                "outside rtol=%g atol=%g" % (label, float(diff[worst]), _fmt_index(worst),
+                                             got[worst].item(), ref[worst].item(),
+                                             int((~ok).sum()), ref.size, rtol, atol))
+    eq = got == ref
+    if ref.dtype.kind == "O":
+        eq = np.array([a == b for a, b in zip(got.ravel(), ref.ravel())]).reshape(ref.shape)
+    if np.all(eq):
+        return None
+    bad = np.argwhere(~np.asarray(eq))
+    first = tuple(bad[0])
+    return "%s: %d of %d elements differ; first at %s (got %r, expected %r)" % (
+        label, len(bad), ref.size, _fmt_index(first), got[first].item(), ref[first].item())
+
+
+class Runner:
+    def __init__(self, args):
+        self.args = args
+        self.onyx_run = args.onyx_run or os.path.join(args.bin_dir, "onyx-run")
+        self.onyx_compile = args.onyx_compile or os.path.join(args.bin_dir, "onyx-compile")
+
+    def sanitize(self, text, tmp=None):
+        if tmp:
+            text = text.replace(tmp, "<tmp>")
+        text = text.replace(self.args.suite, "<suite>").replace(REPO + "/", "")
+        return text
+
+    def run(self, test, mode):
+        start = time.monotonic()
+        try:
+            if mode == "import":
+                res = self._run_import(test)
+            else:
+                res = self._run_model(test, mode)
+        except Exception as e:  # a bug in this script, or unreadable data
+            res = {"status": "crash", "reason": "runner exception: %s: %s" % (type(e).__name__, e)}
+        res["seconds"] = round(time.monotonic() - start, 3)
+        return res
+
+    def _run_import(self, test):
+        cmd = [self.onyx_compile, test.model, "--emit=onnx", "-o", os.devnull]
+        rc, _, err, timed_out, _ = run_tool(cmd, self.args.timeout)
+        if rc == 0 and not timed_out:
+            return {"status": "pass", "reason": ""}
+        status, reason = classify_failure(rc, err, timed_out, self.args.timeout)
+        return {"status": status, "reason": self.sanitize(reason)}
+
+    def _run_model(self, test, mode):
+        tmp = tempfile.mkdtemp(prefix="onyx-node-%s-%s-" % (mode, test.name))
+        try:
+            cmd = [self.onyx_run, test.model]
+            for path in test.inputs:
+                cmd += ["--input", path]
+            cmd += ["--output-dir", tmp]
+            if self.args.target:
+                cmd.append("--target=" + self.args.target)
+            if mode == "symbolic":
+                cmd.append("--make-inputs-dynamic")
+            rc, _, err, timed_out, _ = run_tool(cmd, self.args.timeout)
+            if rc != 0 or timed_out:
+                status, reason = classify_failure(rc, err, timed_out, self.args.timeout)
+                return {"status": status, "reason": self.sanitize(reason, tmp)}
+            produced = _numbered(tmp, "output_", ".npy") or _numbered(tmp, "output_", ".pb")
+            for k, ref_path in enumerate(test.outputs):
+                name = test.output_names[k] if k < len(test.output_names) else "?"
+                if k >= len(produced):
+                    return {"status": "wrong",
+                            "reason": "output %d '%s' missing: %d output file(s) written, %d expected"
+                                      % (k, name, len(produced), len(test.outputs))}
+                type_proto = test.output_types[k] if k < len(test.output_types) else None
+                ref = load_reference(ref_path, type_proto)
+                try:
+                    got = load_output(produced[k])
+                except Exception as e:
+                    return {"status": "wrong", "reason": "output %d '%s': unreadable %s: %s"
+                            % (k, name, os.path.basename(produced[k]), e)}
+                why = compare(k, name, got, ref, self.args.rtol, self.args.atol)
+                if why:
+                    return {"status": "wrong", "reason": why}
+            if len(produced) > len(test.outputs):
+                return {"status": "wrong", "reason": "%d output file(s) written, %d expected"
+                        % (len(produced), len(test.outputs))}
+            return {"status": "pass", "reason": ""}
+        finally:
+            if not self.args.keep_temp:
+                shutil.rmtree(tmp, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------
+# Reports
+# --------------------------------------------------------------------------
+
+def counts_of(results):
+    c = {s: 0 for s in STATUSES}
+    for r in results.values():
+        c[r["status"]] += 1
+    c["total"] = len(results)
+    return c
+
+
+def _short(reason, limit=160):
+    reason = reason.replace("|", "\\|").replace("\n", " ")
+    return reason if len(reason) <= limit else reason[: limit - 3] + "..."
+
+
+def _status_reason(status, reason):
+    if status == "pass":
+        return "pass"
+    if status == "error" and reason.startswith("error:"):
+        return _short(reason)
+    return "%s: %s" % (status, _short(reason))
+
+
+def write_docs(path, tests, results, modes, args):
+    by_op = {}
+    for t in tests:
+        for op in t.attributed:
+            by_op.setdefault(op, []).append(t)
+    lines = []
+    w = lines.append
+    w("# Supported ONNX operators")
+    w("")
+    w("<!-- Generated by `/usr/bin/python3 test/e2e/node_suite.py --write-docs`; do not edit. -->")
+    w("")
+    w("Results of Onyx on the ONNX backend node suite (onnx %s, `%s`, %d tests) on the CPU."
+      % (onnx.__version__, DEFAULT_SUITE if args.suite == DEFAULT_SUITE else "<suite>", len(tests)))
+    w("Modes:")
+    w("")
+    if "import" in modes:
+        w("- **import**: `onyx-compile model.onnx --emit=onnx -o /dev/null` succeeds.")
+    if "static" in modes:
+        w("- **static**: `onyx-run model.onnx --input input_0.pb ...` with the model's shapes; "
+          "every output matches `output_K.pb` (shape and dtype exactly, floats within "
+          "rtol=%g atol=%g, other types exactly)." % (args.rtol, args.atol))
+    if "symbolic" in modes:
+        w("- **symbolic**: the same with `--make-inputs-dynamic`: every graph-input dim is a "
+          "symbol at import, so the compiled code cannot rely on static shapes.")
+    w("")
+    w("A test that does not pass is **wrong** (ran, result differs), **error** (clean "
+      "`error:` exit) or **crash** (signal, timeout, or exit without `error:`). Each test "
+      "counts for the operator its graph uses; `*_expanded` tests (the operator's function "
+      "body inlined) are counted separately in the *expanded* columns.")
+    w("")
+    w("## Summary")
+    w("")
+    w("| mode | pass | wrong | error | crash | total |")
+    w("| --- | ---: | ---: | ---: | ---: | ---: |")
+    for m in modes:
+        c = counts_of(results[m])
+        w("| %s | %d | %d | %d | %d | %d |" % (m, c["pass"], c["wrong"], c["error"], c["crash"], c["total"]))
+    w("")
+    w("## Per operator")
+    w("")
+    head = "| operator |" + "".join(" %s |" % m for m in modes) + "".join(" expanded %s |" % m for m in modes)
+    w(head)
+    w("| --- |" + " ---: |" * (2 * len(modes)))
+
+    def frac(ts, m):
+        if not ts:
+            return ""
+        p = sum(1 for t in ts if results[m][t.name]["status"] == "pass")
+        s = "%d/%d" % (p, len(ts))
+        return "**%s**" % s if p == len(ts) else s
+
+    for op in sorted(by_op, key=lambda o: o.lower()):
+        direct = [t for t in by_op[op] if not t.expanded]
+        exp = [t for t in by_op[op] if t.expanded]
+        w("| %s |" % op + "".join(" %s |" % frac(direct, m) for m in modes)
+          + "".join(" %s |" % frac(exp, m) for m in modes))
+    w("")
+    w("## Tests that do not pass")
+    w("")
+    w("Per operator: each test with, per mode, its classification and the first line "
+      "of the reason (`error:` lines are the tool's own message).")
+    for op in sorted(by_op, key=lambda o: o.lower()):
+        failing = [t for t in by_op[op] if any(results[m][t.name]["status"] != "pass" for m in modes)]
+        if not failing:
+            continue
+        w("")
+        w("### %s" % op)
+        w("")
+        for t in failing:
+            # Group the modes by outcome: "import: pass; static, symbolic: error: ...".
+            groups = []
+            for m in modes:
+                r = results[m][t.name]
+                key = (r["status"], _first_line(r["reason"]))
+                for g in groups:
+                    if g[0] == key:
+                        g[1].append(m)
+                        break
+                else:
+                    groups.append((key, [m]))
+            parts = []
+            for (status, reason), ms in groups:
+                who = "all modes" if len(ms) == len(modes) and len(modes) > 1 else ", ".join(ms)
+                parts.append("%s: %s" % (who, _status_reason(status, reason)))
+            w("- `%s` — %s" % (t.name, "; ".join(parts)))
+    w("")
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+
+
+def check_floor(floor, results, modes, filtered):
+    """Returns failures as (kind, message) pairs, kind in crash / must_pass /
+    min_pass (empty: OK), and a list of notes."""
+    failures, notes = [], []
+    for m in modes:
+        spec = floor.get(m, {})
+        c = counts_of(results[m])
+        max_crash = int(spec.get("max_crash", 0))
+        if c["crash"] > max_crash:
+            crashed = sorted(n for n, r in results[m].items() if r["status"] == "crash")
+            failures.append(("crash", "%s: %d crash(es) (max %d): %s" % (
+                m, c["crash"], max_crash, ", ".join(crashed[:20]) + (" ..." if len(crashed) > 20 else ""))))
+        must = spec.get("must_pass", [])
+        if must:
+            rx = re.compile("|".join("(?:%s)" % p for p in must))
+            missing = sorted(n for n, r in results[m].items() if rx.search(n) and r["status"] != "pass")
+            if missing:
+                failures.append(("must_pass", "%s: %d test(s) listed in must_pass do not pass: %s" % (
+                    m, len(missing), ", ".join(missing[:30]) + (" ..." if len(missing) > 30 else ""))))
+        if filtered:
+            continue
+        min_pass = int(spec.get("min_pass", 0))
+        if c["pass"] < min_pass:
+            failures.append(("min_pass", "%s: %d passing, below the floor of %d" % (m, c["pass"], min_pass)))
+        elif c["pass"] > min_pass:
+            notes.append("%s: %d passing, above the floor of %d (raise it with --update-floor)"
+                         % (m, c["pass"], min_pass))
+    if filtered:
+        notes.append("pass-count floors not checked: --filter selects a subset of the suite")
+    return failures, notes
+
+
+def update_floor(path, floor, results, modes):
+    changed = []
+    for m in modes:
+        spec = floor.setdefault(m, {"min_pass": 0, "max_crash": 0})
+        c = counts_of(results[m])
+        old = int(spec.get("min_pass", 0))
+        if c["pass"] > old:
+            spec["min_pass"] = c["pass"]
+            changed.append("%s %d -> %d" % (m, old, c["pass"]))
+        spec.setdefault("max_crash", 0)
+    with open(path, "w") as f:
+        json.dump(floor, f, indent=2, sort_keys=False)
+        f.write("\n")
+    return changed
+
+
+# --------------------------------------------------------------------------
+# Main
+# --------------------------------------------------------------------------
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog="See docs/testing.md.")
+    p.add_argument("--mode", action="append", choices=ALL_MODES,
+                   help="mode to run (repeatable; default: static and symbolic)")
+    p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
+                   help="parallel jobs (default: %(default)s)")
+    p.add_argument("--timeout", type=float, default=60, help="seconds per test (default: 60)")
+    p.add_argument("--max-timeouts", type=int, default=25,
+                   help="after this many timeouts, skip the remaining tests as crashes, so a "
+                        "hanging compiler cannot eat the CI budget (0: no limit; default 25)")
+    p.add_argument("--filter", metavar="REGEX", help="only tests whose name matches (re.search)")
+    p.add_argument("--suite", default=DEFAULT_SUITE, help="node-suite directory")
+    p.add_argument("--bin-dir", default=os.path.join(REPO, "build", "bin"),
+                   help="where onyx-run and onyx-compile are (default: build/bin)")
+    p.add_argument("--onyx-run", help="onyx-run binary (overrides --bin-dir)")
+    p.add_argument("--onyx-compile", help="onyx-compile binary (overrides --bin-dir)")
+    p.add_argument("--target", help="pass --target=TARGET to onyx-run (default: its default, cpu)")
+    p.add_argument("--rtol", type=float, default=DEFAULT_RTOL)
+    p.add_argument("--atol", type=float, default=DEFAULT_ATOL)
+    p.add_argument("--mem-limit-gb", type=float, default=16,
+                   help="address-space limit (this process and each tool) in GiB (0: none; default 16)")
+    p.add_argument("--results", default=os.path.join(REPO, "build", "node_suite_results.json"),
+                   help="JSON results file (default: build/node_suite_results.json)")
+    p.add_argument("--write-docs", nargs="?", const=DEFAULT_DOCS, metavar="PATH",
+                   help="write the supported-operators page (default path: docs/supported-ops.md)")
+    p.add_argument("--floor", metavar="FILE", nargs="?", const=DEFAULT_FLOOR,
+                   help="check pass counts / crashes against FILE "
+                        "(default FILE: test/e2e/node_suite_floor.json)")
+    p.add_argument("--update-floor", action="store_true",
+                   help="raise the floor file's min_pass to the current counts (never lowers)")
+    p.add_argument("--list-failures", action="store_true", help="print every non-passing test")
+    p.add_argument("--keep-temp", action="store_true", help="keep per-test output directories")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress output")
+    args = p.parse_args(argv)
+    args.suite = os.path.abspath(args.suite)
+    modes = args.mode or ["static", "symbolic"]
+    args.modes = [m for m in ALL_MODES if m in modes]
+    if args.update_floor and not args.floor:
+        args.floor = DEFAULT_FLOOR
+    return args
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    tests = load_suite(args.suite, args.filter)
+    if not tests:
+        print("node_suite: no tests selected", file=sys.stderr)
+        return 2
+    for tool, modes in ((args.onyx_compile or os.path.join(args.bin_dir, "onyx-compile"), {"import"}),
+                        (args.onyx_run or os.path.join(args.bin_dir, "onyx-run"), {"static", "symbolic"})):
+        if modes & set(args.modes) and not os.access(tool, os.X_OK):
+            print("node_suite: error: %s is not an executable (build first)" % tool, file=sys.stderr)
+            return 2
+
+    limit_memory(int(args.mem_limit_gb * (1 << 30)))
+    runner = Runner(args)
+    jobs = [(t, m) for m in args.modes for t in tests]
+    results = {m: {} for m in args.modes}
+    lock = threading.Lock()
+    done = [0]
+    start = time.monotonic()
+    tty = sys.stderr.isatty()
+
+    timeouts = [0]
+
+    def work(job):
+        t, m = job
+        if args.max_timeouts and timeouts[0] >= args.max_timeouts:
+            r = {"status": "crash", "seconds": 0.0,
+                 "reason": "not run: %d tests already timed out (--max-timeouts)" % timeouts[0]}
+        else:
+            r = runner.run(t, m)
+        with lock:
+            if r["reason"].startswith("timeout after"):
+                timeouts[0] += 1
+            results[m][t.name] = r
+            done[0] += 1
+            if not args.quiet:
+                if tty:
+                    sys.stderr.write("\r[%d/%d] %-60s" % (done[0], len(jobs), (m + " " + t.name)[:60]))
+                elif done[0] % 200 == 0 or done[0] == len(jobs):
+                    sys.stderr.write("[%d/%d] %.0fs\n" % (done[0], len(jobs), time.monotonic() - start))
+                sys.stderr.flush()
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for f in concurrent.futures.as_completed([pool.submit(work, j) for j in jobs]):
+            f.result()
+    if tty and not args.quiet:
+        sys.stderr.write("\n")
+    elapsed = time.monotonic() - start
+
+    # Results file.
+    out = {
+        "suite": args.suite,
+        "onnx_version": onnx.__version__,
+        "filter": args.filter,
+        "rtol": args.rtol,
+        "atol": args.atol,
+        "seconds": round(elapsed, 1),
+        "modes": {m: {"counts": counts_of(results[m]),
+                      "tests": {n: results[m][n] for n in sorted(results[m])}}
+                  for m in args.modes},
+        "ops": {t.name: {"ops": t.ops, "counts_for": t.attributed, "expanded": t.expanded}
+                for t in tests},
+    }
+    if args.results:
+        os.makedirs(os.path.dirname(os.path.abspath(args.results)), exist_ok=True)
+        with open(args.results, "w") as f:
+            json.dump(out, f, indent=1)
+
+    if args.list_failures:
+        for m in args.modes:
+            for n in sorted(results[m]):
+                r = results[m][n]
+                if r["status"] != "pass":
+                    print("%-8s %-5s %s: %s" % (m, r["status"], n, _first_line(r["reason"])))
+
+    print("node suite (%d tests, %.0fs, -j%d):" % (len(tests), elapsed, args.jobs))
+    for m in args.modes:
+        c = counts_of(results[m])
+        print("  %-8s pass %4d  wrong %4d  error %4d  crash %4d  / %d"
+              % (m, c["pass"], c["wrong"], c["error"], c["crash"], c["total"]))
+
+    if args.write_docs:
+        if args.filter:
+            print("node_suite: not writing %s: --filter selects a subset" % args.write_docs)
+        else:
+            write_docs(args.write_docs, tests, results, args.modes, args)
+            print("wrote %s" % os.path.relpath(args.write_docs))
+
+    rc = 0
+    floor = {}
+    if args.floor and os.path.exists(args.floor):
+        with open(args.floor) as f:
+            floor = json.load(f)
+    elif args.floor and not args.update_floor:
+        print("node_suite: error: floor file %s not found" % args.floor, file=sys.stderr)
+        rc = 1
+    failures, notes = check_floor(floor, results, args.modes, bool(args.filter))
+    if not args.floor:
+        # Without a floor file, only crashes fail the run.
+        failures = [f for f in failures if f[0] == "crash"]
+        notes = []
+    for n in notes:
+        print("note: " + n)
+    for _, f in failures:
+        print("FAIL: " + f)
+    if failures:
+        rc = 1
+    if args.update_floor:
+        if args.filter:
+            print("node_suite: not updating the floor: --filter selects a subset")
+        else:
+            changed = update_floor(args.floor, floor, results, args.modes)
+            print("floor %s: %s" % (os.path.relpath(args.floor), ", ".join(changed) if changed else "unchanged"))
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())

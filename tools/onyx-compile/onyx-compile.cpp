@@ -1,0 +1,69 @@
+//===- onyx-compile.cpp - ONNX model to artifact --------------------------===//
+//
+//   onyx-compile MODEL.onnx -o MODEL.so [--target=cpu|cuda]
+//                [--emit=onnx|onyx|buffers|llvm] [--make-inputs-dynamic]
+//                [--timing]
+//
+// Exit 0 on success; otherwise one "error: ..." line on stderr and exit 1.
+//
+//===----------------------------------------------------------------------===//
+
+#include "onyx/Pipelines/Compiler.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace cl = llvm::cl;
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::OptionCategory category("onyx-compile options");
+  cl::opt<std::string> input(cl::Positional, cl::desc("<model.onnx>"),
+                             cl::Required, cl::cat(category));
+  cl::opt<std::string> output("o", cl::desc("Output file ('-' for stdout)"),
+                              cl::value_desc("file"), cl::init(""),
+                              cl::cat(category));
+  cl::opt<std::string> target("target", cl::desc("cpu (default) or cuda"),
+                              cl::init("cpu"), cl::cat(category));
+  cl::opt<std::string> emit(
+      "emit",
+      cl::desc("Stop early and write IR: onnx (after import), onyx (after "
+               "conversion), buffers (after bufferization), llvm (LLVM IR)"),
+      cl::init(""), cl::cat(category));
+  cl::opt<bool> makeDynamic(
+      "make-inputs-dynamic",
+      cl::desc("Make every graph-input dim symbolic (one artifact for all "
+               "shapes)"),
+      cl::init(false), cl::cat(category));
+  cl::opt<bool> timing("timing", cl::desc("Print per-stage timing"),
+                       cl::init(false), cl::cat(category));
+  cl::HideUnrelatedOptions(category);
+  if (!cl::ParseCommandLineOptions(argc, argv, "Onyx ONNX compiler\n",
+                                   &llvm::errs()))
+    return 1;
+
+  std::string outputPath = output;
+  if (outputPath.empty()) {
+    if (!emit.empty()) {
+      outputPath = "-";
+    } else {
+      outputPath = input;
+      if (llvm::StringRef(outputPath).ends_with(".onnx"))
+        outputPath.resize(outputPath.size() - 5);
+      outputPath += ".so";
+    }
+  }
+
+  onyx::CompileOptions options;
+  options.target = target;
+  options.emit = emit;
+  options.makeInputsDynamic = makeDynamic;
+  options.timing = timing;
+  std::string error;
+  if (!onyx::compileModelFile(input, outputPath, options, error)) {
+    llvm::errs() << "error: " << error << "\n";
+    return 1;
+  }
+  return 0;
+}

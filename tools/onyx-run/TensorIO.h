@@ -1,0 +1,48 @@
+//===- TensorIO.h - .npy and TensorProto files <-> OnyxTensor ---*- C++ -*-===//
+//
+// Reading and writing the tensor files onyx-run accepts and produces:
+//   - NumPy .npy (format versions 1, 2 and 3; C order; little-endian);
+//   - ONNX TensorProto .pb (raw_data or the typed repeated fields).
+// Every function reports failures through `error` (one line, no "error: "
+// prefix) and never throws for bad input.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ONYX_TOOLS_ONYX_RUN_TENSORIO_H
+#define ONYX_TOOLS_ONYX_RUN_TENSORIO_H
+
+#include "onyx/onyx_runtime.h"
+
+#include <memory>
+#include <string>
+
+namespace onyx {
+namespace run {
+
+struct TensorDeleter {
+  void operator()(OnyxTensor *tensor) const { onyx_tensor_destroy(tensor); }
+};
+using TensorPtr = std::unique_ptr<OnyxTensor, TensorDeleter>;
+
+/// Parses .npy file contents. `what` names the file in messages.
+TensorPtr parseNpy(const std::string &bytes, const std::string &what,
+                   std::string &error);
+/// Parses a serialized onnx.TensorProto.
+TensorPtr parseTensorProto(const std::string &bytes, const std::string &what,
+                           std::string &error);
+/// Reads `path`, as .npy when it has the .npy magic, else as a TensorProto.
+TensorPtr readTensorFile(const std::string &path, std::string &error);
+
+/// The .npy descr of an element type ("<f4", "|b1", ...); "" if none.
+std::string npyDescr(int32_t elemType);
+/// Serializes `tensor` in .npy format (version 1, or 2 for huge headers).
+bool formatNpy(OnyxTensor *tensor, std::string &bytes, std::string &error);
+bool writeNpyFile(OnyxTensor *tensor, const std::string &path,
+                  std::string &error);
+
+/// "f32[7,10]".
+std::string describeTensor(OnyxTensor *tensor);
+
+} // namespace run
+} // namespace onyx
+
+#endif // ONYX_TOOLS_ONYX_RUN_TENSORIO_H

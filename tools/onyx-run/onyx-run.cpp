@@ -1,0 +1,495 @@
+//===- onyx-run.cpp - Run an ONNX model or a compiled Onyx artifact -------===//
+//
+//   onyx-run MODEL(.onnx|.so) [--target=cpu|cuda] [--input [NAME=]FILE]...
+//            [--output-dir DIR] [--repeat N] [--memory-report FILE|-]
+//            [--make-inputs-dynamic]
+//
+// A .onnx model is compiled in-process into a private temporary directory;
+// a .so artifact is loaded directly. Inputs are .npy or ONNX TensorProto
+// files; outputs are written as DIR/output_K.npy in graph-output order and
+// summarized on stdout as "output K 'name': f32[7,10]".
+//
+// Exit 0 on success; on any failure exactly one "error: ..." line on stderr
+// and exit 1.
+//
+//===----------------------------------------------------------------------===//
+#include "TensorIO.h"
+
+#include "onyx/Pipelines/Compiler.h"
+#include "onyx/onyx_runtime.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+using namespace onyx::run;
+
+namespace {
+
+const char kUsage[] =
+    "usage: onyx-run MODEL(.onnx|.so) [options]\n"
+    "\n"
+    "Runs an ONNX model (compiled in-process first) or an Onyx artifact.\n"
+    "\n"
+    "options:\n"
+    "  --input [NAME=]FILE      an input as .npy or ONNX TensorProto (.pb);\n"
+    "                           repeat for each input; files without NAME\n"
+    "                           fill the inputs not named, in graph order\n"
+    "  --output-dir DIR         where output_K.npy are written (default .)\n"
+    "  --target=cpu|cuda        compilation target for .onnx (default cpu)\n"
+    "  --make-inputs-dynamic    compile .onnx with every input dim symbolic\n"
+    "  --repeat N               run N times (outputs of the last run); print\n"
+    "                           median and min time per call on stderr\n"
+    "  --memory-report FILE|-   write memory statistics as JSON ('-': "
+    "stdout,\n"
+    "                           the output summary then goes to stderr)\n"
+    "  --help                   print this help\n"
+    "\n"
+    "Prints one line per output on stdout: output K 'name': f32[7,10].\n"
+    "On failure prints one 'error: ...' line on stderr and exits with 1.\n";
+
+/// Any failure; main prints it as the single "error: ..." line.
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] void fail(const std::string &message) { throw Error(message); }
+
+struct Options {
+  std::string model;
+  std::string target = "cpu";
+  bool targetGiven = false;
+  std::vector<std::string> inputs;
+  std::string outputDir = ".";
+  int64_t repeat = 1;
+  bool repeatGiven = false;
+  std::string memoryReport;
+  bool makeInputsDynamic = false;
+};
+
+bool startsWith(const std::string &s, const char *prefix) {
+  return s.compare(0, std::strlen(prefix), prefix) == 0;
+}
+bool endsWith(const std::string &s, const char *suffix) {
+  size_t n = std::strlen(suffix);
+  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+}
+
+/// Parses the command line; returns false when --help was printed.
+bool parseArgs(int argc, char **argv, Options &opts) {
+  bool sawModel = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kUsage;
+      return false;
+    }
+    if (!startsWith(arg, "--") || arg == "--") {
+      if (startsWith(arg, "-") && arg != "-")
+        fail("unknown option '" + arg + "' (see --help)");
+      if (sawModel)
+        fail("unexpected argument '" + arg +
+             "' (one MODEL only; inputs go in --input)");
+      opts.model = arg;
+      sawModel = true;
+      continue;
+    }
+    std::string name = arg.substr(2), value;
+    bool hasValue = false;
+    size_t eq = name.find('=');
+    if (eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+      hasValue = true;
+    }
+    if (name == "make-inputs-dynamic") {
+      if (hasValue)
+        fail("--make-inputs-dynamic takes no value");
+      opts.makeInputsDynamic = true;
+      continue;
+    }
+    if (name != "target" && name != "input" && name != "output-dir" &&
+        name != "repeat" && name != "memory-report")
+      fail("unknown option '--" + name + "' (see --help)");
+    if (!hasValue) {
+      if (i + 1 >= argc)
+        fail("--" + name + " needs a value");
+      value = argv[++i];
+    }
+    if (name == "target") {
+      if (value != "cpu" && value != "cuda")
+        fail("--target must be cpu or cuda, not '" + value + "'");
+      opts.target = value;
+      opts.targetGiven = true;
+    } else if (name == "input") {
+      if (value.empty())
+        fail("--input needs a file");
+      opts.inputs.push_back(value);
+    } else if (name == "output-dir") {
+      if (value.empty())
+        fail("--output-dir needs a directory");
+      opts.outputDir = value;
+    } else if (name == "repeat") {
+      char *end = nullptr;
+      errno = 0;
+      long long n = std::strtoll(value.c_str(), &end, 10);
+      if (value.empty() || *end || errno || n < 1 || n > 1000000000)
+        fail("--repeat needs a positive integer, not '" + value + "'");
+      opts.repeat = n;
+      opts.repeatGiven = true;
+    } else if (name == "memory-report") {
+      if (value.empty())
+        fail("--memory-report needs a file or '-'");
+      opts.memoryReport = value;
+    }
+  }
+  if (!sawModel)
+    fail("no model given (usage: onyx-run MODEL(.onnx|.so) [options]; see "
+         "--help)");
+  return true;
+}
+
+/// A private temporary directory, removed with its contents on destruction.
+struct TempDir {
+  std::string path;
+  TempDir() {
+    const char *base = std::getenv("TMPDIR");
+    std::string pattern =
+        std::string(base && *base ? base : "/tmp") + "/onyx-run-XXXXXX";
+    std::vector<char> buffer(pattern.begin(), pattern.end());
+    buffer.push_back('\0');
+    if (!mkdtemp(buffer.data()))
+      fail("cannot create a temporary directory in '" +
+           pattern.substr(0, pattern.size() - 16) +
+           "': " + std::strerror(errno));
+    path = buffer.data();
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  TempDir(const TempDir &) = delete;
+  TempDir &operator=(const TempDir &) = delete;
+};
+
+/// A loaded artifact and its four exports (docs/runtime-abi.md).
+struct Artifact {
+  void *handle = nullptr;
+  OnyxState *(*stateCreate)() = nullptr;
+  void (*stateDestroy)(OnyxState *) = nullptr;
+  OnyxTensorList *(*compute)(OnyxState *, OnyxTensorList *) = nullptr;
+  const char *(*metadata)() = nullptr;
+
+  void load(const std::string &path) {
+    std::string absolute = fs::absolute(path).string();
+    dlerror();
+    handle = dlopen(absolute.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+      const char *message = dlerror();
+      fail("cannot load '" + path + "': " + (message ? message : "dlopen"));
+    }
+    resolve("onyx_state_create", stateCreate, path);
+    resolve("onyx_state_destroy", stateDestroy, path);
+    resolve("inference_compute", compute, path);
+    resolve("onyx_model_metadata", metadata, path);
+  }
+
+  template <typename Fn>
+  void resolve(const char *symbol, Fn &fn, const std::string &path) {
+    void *address = dlsym(handle, symbol);
+    if (!address)
+      fail("'" + path + "' is not an Onyx artifact: it does not export '" +
+           symbol + "'");
+    fn = reinterpret_cast<Fn>(address);
+  }
+
+  ~Artifact() {
+    if (handle)
+      dlclose(handle);
+  }
+};
+
+struct MetadataDeleter {
+  void operator()(OnyxMetadata *md) const { onyx_metadata_destroy(md); }
+};
+struct ListDeleter {
+  void operator()(OnyxTensorList *list) const {
+    onyx_tensor_list_destroy(list);
+  }
+};
+using ListPtr = std::unique_ptr<OnyxTensorList, ListDeleter>;
+
+bool isElfFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[4] = {};
+  in.read(magic, 4);
+  return in && std::memcmp(magic, "\x7f" "ELF", 4) == 0;
+}
+
+std::string inputNames(const OnyxMetadata *md) {
+  std::string names;
+  size_t n = onyx_metadata_num_inputs(md);
+  for (size_t i = 0; i < n; ++i)
+    names += std::string(i ? ", " : "") + "'" + onyx_metadata_name(md, 0, i) +
+             "'";
+  return n ? names : "none";
+}
+
+/// Reads the --input files into a list in graph-input order. Inputs given
+/// as NAME=FILE go to that input; the others fill the remaining inputs in
+/// graph order (so a list of bare files is positional).
+ListPtr loadInputs(const Options &opts, const OnyxMetadata *md) {
+  size_t numInputs = onyx_metadata_num_inputs(md);
+  std::vector<std::string> files(numInputs);
+  std::vector<std::string> unnamed;
+  for (const std::string &raw : opts.inputs) {
+    size_t eq = raw.find('=');
+    if (eq == std::string::npos) {
+      unnamed.push_back(raw);
+      continue;
+    }
+    std::string name = raw.substr(0, eq);
+    int64_t index = onyx_metadata_find_input(md, name.c_str());
+    if (index < 0) {
+      std::error_code ec;
+      if (fs::exists(raw, ec)) { // A file name that contains '='.
+        unnamed.push_back(raw);
+        continue;
+      }
+      fail("the model has no input named '" + name + "' (its inputs: " +
+           inputNames(md) + ")");
+    }
+    std::string file = raw.substr(eq + 1);
+    if (file.empty())
+      fail("--input " + raw + ": missing file after '='");
+    if (!files[index].empty())
+      fail("input '" + name + "' is given twice");
+    files[index] = file;
+  }
+  size_t next = 0;
+  for (const std::string &file : unnamed) {
+    while (next < numInputs && !files[next].empty())
+      ++next;
+    if (next == numInputs)
+      fail("too many inputs: no model input is left for '" + file +
+           "' (the model has " + std::to_string(numInputs) + " input" +
+           (numInputs == 1 ? "" : "s") + ": " + inputNames(md) + ")");
+    files[next] = file;
+  }
+
+  ListPtr list(onyx_tensor_list_create());
+  if (!list)
+    throw std::bad_alloc();
+  for (size_t i = 0; i < numInputs; ++i) {
+    const char *name = onyx_metadata_name(md, 0, i);
+    if (files[i].empty())
+      fail(std::string("no value for input '") + name + "' (index " +
+           std::to_string(i) + "); pass --input " + name + "=FILE");
+    std::string error;
+    TensorPtr tensor = readTensorFile(files[i], error);
+    if (!tensor)
+      fail(error);
+    if (onyx_tensor_list_append(list.get(), tensor.get()) != 0)
+      throw std::bad_alloc();
+    tensor.release();
+  }
+  return list;
+}
+
+std::string memoryReportJson(const OnyxMemoryStats &stats,
+                             uint64_t retainedHighWater, int64_t runs) {
+  std::ostringstream os;
+  os << "{\n"
+     << "  \"planner\": \"none\",\n"
+     << "  \"unpacked_bytes\": " << stats.tempBytesRequested << ",\n"
+     << "  \"requested_bytes\": " << stats.tempBytesRequested << ",\n"
+     << "  \"retained_high_water_bytes\": " << retainedHighWater << ",\n"
+     << "  \"max_live_bytes\": " << stats.tempPeakBytes << ",\n"
+     << "  \"temp_allocations\": " << stats.tempAllocations << ",\n"
+     << "  \"output_bytes\": " << stats.outputBytes << ",\n"
+     << "  \"runs\": " << runs << ",\n"
+     << "  \"pools\": []\n"
+     << "}\n";
+  return os.str();
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+int runMain(int argc, char **argv) {
+  Options opts;
+  if (!parseArgs(argc, argv, opts))
+    return 0;
+
+  std::error_code ec;
+  if (!fs::is_regular_file(opts.model, ec))
+    fail("cannot open model '" + opts.model + "': " +
+         (fs::exists(opts.model, ec) ? "not a regular file"
+                                     : "no such file"));
+
+  // Declared before the artifact: the directory outlives the mapping.
+  std::unique_ptr<TempDir> tempDir;
+  std::string artifactPath = opts.model;
+  bool isArtifact = endsWith(opts.model, ".so") || isElfFile(opts.model);
+  if (!isArtifact && !endsWith(opts.model, ".onnx"))
+    fail("cannot tell the kind of model '" + opts.model +
+         "': expected a .onnx model or a .so artifact");
+  if (isArtifact && opts.makeInputsDynamic)
+    fail("--make-inputs-dynamic applies when compiling a .onnx model, not "
+         "to the artifact '" + opts.model + "'");
+  if (!isArtifact) {
+    tempDir = std::make_unique<TempDir>();
+    artifactPath = tempDir->path + "/model.so";
+    onyx::CompileOptions options;
+    options.target = opts.target;
+    options.makeInputsDynamic = opts.makeInputsDynamic;
+    std::string error;
+    if (!onyx::compileModelFile(opts.model, artifactPath, options, error))
+      fail(error.empty() ? "compilation of '" + opts.model + "' failed"
+                         : error);
+  }
+
+  Artifact artifact;
+  artifact.load(artifactPath);
+
+  const char *metadataText = artifact.metadata();
+  const char *parseError = nullptr;
+  std::unique_ptr<OnyxMetadata, MetadataDeleter> md(
+      onyx_metadata_parse(metadataText, &parseError));
+  if (!md)
+    fail("invalid model metadata in '" + opts.model + "': " +
+         (parseError ? parseError : "unknown error"));
+
+  ListPtr inputs = loadInputs(opts, md.get());
+
+  OnyxState *state = artifact.stateCreate();
+  if (!state) {
+    std::string why = onyxrt_state_create_error();
+    fail("cannot create a session for '" + opts.model + "': " +
+         (why.empty() ? "onyx_state_create failed" : why));
+  }
+  struct StateGuard {
+    Artifact &artifact;
+    OnyxState *state;
+    ~StateGuard() { artifact.stateDestroy(state); }
+  } stateGuard{artifact, state};
+
+  ListPtr outputs;
+  std::vector<double> millis;
+  OnyxMemoryStats stats = {};
+  uint64_t retainedHighWater = 0;
+  for (int64_t run = 0; run < opts.repeat; ++run) {
+    outputs.reset();
+    auto start = std::chrono::steady_clock::now();
+    OnyxTensorList *result = artifact.compute(state, inputs.get());
+    auto end = std::chrono::steady_clock::now();
+    if (!result) {
+      const char *message = onyx_state_last_error(state);
+      fail(message && *message ? message
+                               : "inference_compute failed without a message");
+    }
+    outputs.reset(result);
+    millis.push_back(
+        std::chrono::duration<double, std::milli>(end - start).count());
+    if (onyx_state_memory_stats(state, &stats) == 0)
+      retainedHighWater = std::max(retainedHighWater, stats.retainedBytes);
+  }
+
+  // Write every output before printing anything, so that a failure leaves
+  // stdout empty.
+  size_t numOutputs = onyx_tensor_list_size(outputs.get());
+  if (numOutputs != onyx_metadata_num_outputs(md.get()))
+    fail("the model returned " + std::to_string(numOutputs) +
+         " outputs, but its metadata declares " +
+         std::to_string(onyx_metadata_num_outputs(md.get())));
+  fs::create_directories(opts.outputDir, ec);
+  if (!fs::is_directory(opts.outputDir))
+    fail("cannot create output directory '" + opts.outputDir + "'" +
+         (ec ? ": " + ec.message() : ""));
+  std::vector<std::string> summary;
+  for (size_t k = 0; k < numOutputs; ++k) {
+    OnyxTensor *tensor = onyx_tensor_list_get(outputs.get(), k);
+    std::string path =
+        (fs::path(opts.outputDir) / ("output_" + std::to_string(k) + ".npy"))
+            .string();
+    std::string error;
+    if (!writeNpyFile(tensor, path, error))
+      fail(error);
+    summary.push_back("output " + std::to_string(k) + " '" +
+                      onyx_metadata_name(md.get(), 1, k) +
+                      "': " + describeTensor(tensor));
+  }
+
+  bool reportToStdout = opts.memoryReport == "-";
+  if (!opts.memoryReport.empty() && !reportToStdout) {
+    std::ofstream out(opts.memoryReport, std::ios::trunc);
+    out << memoryReportJson(stats, retainedHighWater, opts.repeat);
+    out.close();
+    if (!out)
+      fail("cannot write memory report '" + opts.memoryReport +
+           "': " + std::strerror(errno));
+  }
+
+  std::ostream &summaryStream = reportToStdout ? std::cerr : std::cout;
+  for (const std::string &line : summary)
+    summaryStream << line << "\n";
+  if (reportToStdout)
+    std::cout << memoryReportJson(stats, retainedHighWater, opts.repeat);
+  if (opts.repeatGiven) {
+    char line[160];
+    std::snprintf(line, sizeof(line),
+                  "timing: %lld run%s, median %.3f ms, min %.3f ms per call",
+                  static_cast<long long>(millis.size()),
+                  millis.size() == 1 ? "" : "s", median(millis),
+                  *std::min_element(millis.begin(), millis.end()));
+    std::cerr << line << "\n";
+  }
+  std::cout.flush();
+  if (!std::cout)
+    fail("cannot write to stdout");
+  return 0;
+}
+
+/// One line, whatever the message contains.
+std::string oneLine(std::string message) {
+  std::replace(message.begin(), message.end(), '\n', ' ');
+  std::replace(message.begin(), message.end(), '\r', ' ');
+  while (!message.empty() && message.back() == ' ')
+    message.pop_back();
+  return message.empty() ? "unknown failure" : message;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  // A closed stdout must give an error, not kill us with SIGPIPE.
+  std::signal(SIGPIPE, SIG_IGN);
+  try {
+    return runMain(argc, argv);
+  } catch (const Error &e) {
+    std::cerr << "error: " << oneLine(e.what()) << std::endl;
+  } catch (const std::bad_alloc &) {
+    std::cerr << "error: out of memory" << std::endl;
+  } catch (const std::exception &e) {
+    std::cerr << "error: " << oneLine(e.what()) << std::endl;
+  } catch (...) {
+    std::cerr << "error: unexpected failure" << std::endl;
+  }
+  return 1;
+}
