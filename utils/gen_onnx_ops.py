@@ -136,17 +136,33 @@ def cxx_string(text):
 
 
 def doc_paragraphs(doc):
-    lines = [l.rstrip() for l in (doc or "").strip().splitlines()]
+    """Prose paragraphs of a schema doc, each joined into one line. Stops at
+    the first code block or table: they do not survive re-wrapping."""
     paras, cur = [], []
-    for line in lines:
-        if line.strip():
-            cur.append(line.strip())
+    for line in (doc or "").strip().splitlines():
+        text = line.strip()
+        if text.startswith("```") or text.startswith("|"):
+            break
+        if text:
+            cur.append(text)
         elif cur:
             paras.append(" ".join(cur))
             cur = []
     if cur:
         paras.append(" ".join(cur))
     return paras
+
+
+def first_sentences(text, limit):
+    """Whole sentences of `text`, at most `limit` characters if possible."""
+    if len(text) <= limit:
+        return text
+    cut = -1
+    for m in re.finditer(r"[.:;](\s|$)", text):
+        if m.end() > limit:
+            break
+        cut = m.end()
+    return text[:cut].rstrip() if cut > 0 else text
 
 
 def summary_of(schema):
@@ -163,7 +179,7 @@ def summary_of(schema):
 
 def description_of(schema):
     paras = doc_paragraphs(schema.doc)
-    text = paras[0] if paras else ""
+    text = first_sentences(paras[0], 400) if paras else ""
     # Wrap at 76 columns for a readable .td file.
     words, out, line = text.split(), [], ""
     for w in words:

@@ -814,9 +814,18 @@ void Importer::makeInputsDynamic(onnx::GraphProto &graph) {
   }
   // Shapes inferred from the static dims are stale now.
   graph.clear_value_info();
-  for (auto &output : *graph.mutable_output())
-    if (output.type().has_tensor_type())
-      output.mutable_type()->mutable_tensor_type()->clear_shape();
+  // Outputs keep their rank; their extents are unknown now.
+  for (auto &output : *graph.mutable_output()) {
+    if (!output.type().has_tensor_type() ||
+        !output.type().tensor_type().has_shape())
+      continue;
+    for (auto &dim : *output.mutable_type()
+                          ->mutable_tensor_type()
+                          ->mutable_shape()
+                          ->mutable_dim())
+      if (!dim.has_dim_param())
+        dim.clear_dim_value();
+  }
 }
 
 OwningOpRef<ModuleOp> Importer::importModel(onnx::ModelProto &model) {

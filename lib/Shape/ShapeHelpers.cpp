@@ -88,6 +88,31 @@ void assertBroadcastable(OpBuilder &b, Location loc, OpFoldResult dim,
 
 } // namespace
 
+/// Product of `dims`, folded to an attribute when all are static.
+static OpFoldResult productOf(OpBuilder &b, Location loc,
+                              ArrayRef<OpFoldResult> dims) {
+  int64_t staticPart = 1;
+  Value dynamicPart;
+  for (OpFoldResult d : dims) {
+    if (auto s = getStatic(d)) {
+      staticPart *= *s;
+      continue;
+    }
+    Value v = cast<Value>(d);
+    dynamicPart =
+        dynamicPart ? arith::MulIOp::create(b, loc, dynamicPart, v).getResult()
+                    : v;
+  }
+  if (!dynamicPart)
+    return b.getIndexAttr(staticPart);
+  if (staticPart == 1)
+    return dynamicPart;
+  return arith::MulIOp::create(
+             b, loc, dynamicPart,
+             arith::ConstantIndexOp::create(b, loc, staticPart))
+      .getResult();
+}
+
 FailureOr<BroadcastShape>
 broadcastDims(OpBuilder &b, Location loc,
               ArrayRef<SmallVector<OpFoldResult>> operandDims,
@@ -390,29 +415,84 @@ reshapeShape(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> shape,
   return out;
 }
 
-/// Product of `dims`, folded to an attribute when all are static.
-static OpFoldResult productOf(OpBuilder &b, Location loc,
-                              ArrayRef<OpFoldResult> dims) {
-  int64_t staticPart = 1;
-  Value dynamicPart;
-  for (OpFoldResult d : dims) {
-    if (auto s = getStatic(d)) {
-      staticPart *= *s;
-      continue;
-    }
-    Value v = cast<Value>(d);
-    dynamicPart =
-        dynamicPart ? arith::MulIOp::create(b, loc, dynamicPart, v).getResult()
-                    : v;
+FailureOr<SmallVector<OpFoldResult>>
+reshapeShapeFromTensor(OpBuilder &b, Location loc, Value input,
+                       Value shapeTensor, int64_t rank, bool allowZero,
+                       Operation *diagOp) {
+  auto shapeType = cast<RankedTensorType>(shapeTensor.getType());
+  if (shapeType.getRank() != 1)
+    return diagOp->emitError("Reshape: the shape input must be 1-D");
+  SmallVector<OpFoldResult> in = getDims(b, loc, input);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value minusOne = arith::ConstantIndexOp::create(b, loc, -1);
+  if (shapeType.isDynamicDim(0)) {
+    Value length = tensor::DimOp::create(b, loc, shapeTensor, 0);
+    Value expected = arith::ConstantIndexOp::create(b, loc, rank);
+    Value ok = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, length,
+                                     expected);
+    AssertOp::create(b, loc, ok,
+                     b.getStringAttr("Reshape: the shape input has {0} "
+                                     "entries but the result has rank {1}"),
+                     ValueRange{length, expected});
   }
-  if (!dynamicPart)
-    return b.getIndexAttr(staticPart);
-  if (staticPart == 1)
-    return dynamicPart;
-  return arith::MulIOp::create(
-             b, loc, dynamicPart,
-             arith::ConstantIndexOp::create(b, loc, staticPart))
-      .getResult();
+  Value inCount = toValue(b, loc, productOf(b, loc, in));
+  SmallVector<Value> dims, isInfer;
+  Value numInfer = zero, allValid = arith::ConstantIntOp::create(b, loc, 1, 1);
+  Value known = one;
+  for (int64_t i = 0; i < rank; ++i) {
+    Value idx = arith::ConstantIndexOp::create(b, loc, i);
+    Value raw = tensor::ExtractOp::create(b, loc, shapeTensor, idx);
+    Value e = arith::IndexCastOp::create(b, loc, b.getIndexType(), raw);
+    Value d = e;
+    if (!allowZero) {
+      Value isZero =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, e, zero);
+      // 0 copies the input dim; past the input's rank it is invalid.
+      Value copied = i < int64_t(in.size()) ? toValue(b, loc, in[i]) : minusOne;
+      if (i >= int64_t(in.size()))
+        allValid = arith::AndIOp::create(
+            b, loc, allValid,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, e, zero));
+      d = arith::SelectOp::create(b, loc, isZero, copied, e);
+    }
+    Value infer =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, e, minusOne);
+    Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, e,
+                                        minusOne);
+    allValid = arith::AndIOp::create(b, loc, allValid, valid);
+    numInfer = arith::AddIOp::create(
+        b, loc, numInfer, arith::SelectOp::create(b, loc, infer, one, zero));
+    known = arith::MulIOp::create(b, loc, known,
+                                  arith::SelectOp::create(b, loc, infer, one, d));
+    dims.push_back(d);
+    isInfer.push_back(infer);
+  }
+  Value atMostOne =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule, numInfer, one);
+  AssertOp::create(b, loc, arith::AndIOp::create(b, loc, allValid, atMostOne),
+                   b.getStringAttr("Reshape: invalid target shape (entries "
+                                   "below -1, more than one -1, or 0 past "
+                                   "the input rank)"),
+                   ValueRange{});
+  Value knownIsZero =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, known, zero);
+  Value safeKnown = arith::SelectOp::create(b, loc, knownIsZero, one, known);
+  Value inferred = arith::DivUIOp::create(b, loc, inCount, safeKnown);
+  SmallVector<OpFoldResult> result;
+  Value outCount = one;
+  for (int64_t i = 0; i < rank; ++i) {
+    Value d = arith::SelectOp::create(b, loc, isInfer[i], inferred, dims[i]);
+    outCount = arith::MulIOp::create(b, loc, outCount, d);
+    result.push_back(d);
+  }
+  Value eq =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, inCount, outCount);
+  AssertOp::create(b, loc, eq,
+                   b.getStringAttr("Reshape: the input has {0} elements but "
+                                   "the target shape holds {1}"),
+                   ValueRange{inCount, outCount});
+  return result;
 }
 
 SmallVector<OpFoldResult> flattenShape(OpBuilder &b, Location loc, Value input,

@@ -70,8 +70,7 @@ struct ModelMetadata {
 
 /// Parses the metadata text of docs/runtime-abi.md. On failure returns false
 /// and sets `error` to a one-line message naming the offending line.
-bool parseMetadata(const char *text, ModelMetadata &result,
-                   std::string &error);
+bool parseMetadata(const char *text, ModelMetadata &result, std::string &error);
 
 /// Thread-local buffer for messages handed out as `const char *` by
 /// functions without a state (onyx_metadata_parse, onyxrt_state_create).

@@ -97,13 +97,12 @@ bool parseValueLine(const std::vector<std::string> &words, ValueSpec &value,
   }
   int64_t elem;
   if (!parseUnsigned(words[2], std::numeric_limits<int32_t>::max(), elem)) {
-    error = kind + " '" + value.name + "': bad element type '" + words[2] +
-            "'";
+    error = kind + " '" + value.name + "': bad element type '" + words[2] + "'";
     return false;
   }
   if (onyx_element_size(static_cast<int32_t>(elem)) == 0) {
-    error = kind + " '" + value.name + "': unsupported element type " +
-            words[2];
+    error =
+        kind + " '" + value.name + "': unsupported element type " + words[2];
     return false;
   }
   value.elemType = static_cast<int32_t>(elem);
@@ -124,8 +123,8 @@ bool parseValueLine(const std::vector<std::string> &words, ValueSpec &value,
     if (token[0] == '?') {
       dim.extent = -1;
       if (!unescape(token.substr(1), dim.symbol, error)) {
-        error = kind + " '" + value.name + "' dim " + std::to_string(d) +
-                ": " + error;
+        error = kind + " '" + value.name + "' dim " + std::to_string(d) + ": " +
+                error;
         return false;
       }
       continue;
@@ -250,9 +249,7 @@ ONYX_API OnyxMetadata *onyx_metadata_parse(const char *text,
   return nullptr;
 }
 
-ONYX_API void onyx_metadata_destroy(OnyxMetadata *metadata) {
-  delete metadata;
-}
+ONYX_API void onyx_metadata_destroy(OnyxMetadata *metadata) { delete metadata; }
 
 ONYX_API size_t onyx_metadata_num_inputs(const OnyxMetadata *metadata) {
   return metadata ? metadata->md.inputs.size() : 0;
@@ -274,8 +271,8 @@ ONYX_API int32_t onyx_metadata_element_type(const OnyxMetadata *metadata,
   return value ? value->elemType : ONYX_UNDEFINED;
 }
 
-ONYX_API int32_t onyx_metadata_rank(const OnyxMetadata *metadata,
-                                    int isOutput, size_t index) {
+ONYX_API int32_t onyx_metadata_rank(const OnyxMetadata *metadata, int isOutput,
+                                    size_t index) {
   const ValueSpec *value = lookup(metadata, isOutput, index);
   return value ? static_cast<int32_t>(value->dims.size()) : -1;
 }

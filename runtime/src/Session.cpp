@@ -48,9 +48,9 @@ struct CallContext {
   bool failed = false;
   std::string error;
 
-  CallContext(OnyxState *state, const OnyxTensorList *inputs)
-      : state(state), inputs(inputs),
-        outputs(state->metadata.outputs.size(), nullptr) {}
+  CallContext(OnyxState *callState, const OnyxTensorList *callInputs)
+      : state(callState), inputs(callInputs),
+        outputs(callState->metadata.outputs.size(), nullptr) {}
 
   ~CallContext() {
     for (auto &entry : temps)
@@ -143,9 +143,9 @@ bool validateInputs(const ModelMetadata &md, const OnyxTensorList *inputs,
       if (!inserted.second && bound.value != actual) {
         error = inputLabel(md, i) + ": dim " + std::to_string(d) + " is " +
                 std::to_string(actual) + ", but symbol " + quoted(dim.symbol) +
-                " was bound to " + std::to_string(bound.value) +
-                " by input " + quoted(md.inputs[bound.input].name) +
-                " dim " + std::to_string(bound.dim);
+                " was bound to " + std::to_string(bound.value) + " by input " +
+                quoted(md.inputs[bound.input].name) + " dim " +
+                std::to_string(bound.dim);
         return false;
       }
     }
@@ -337,8 +337,8 @@ ONYX_API void *onyxrt_alloc_output(void *ctx, int64_t index, int64_t rank,
       return nullptr;
     }
     const ValueSpec &spec = md.outputs[index];
-    std::string label = "output " + std::to_string(index) + " " +
-                        quoted(spec.name);
+    std::string label =
+        "output " + std::to_string(index) + " " + quoted(spec.name);
     if (c->outputs[index]) {
       c->fail(label + " allocated twice");
       return nullptr;
@@ -405,8 +405,7 @@ ONYX_API void *onyxrt_alloc_temp(void *ctx, int64_t bytes) {
     c->liveTempBytes += accounted;
     c->stats.tempBytesRequested += accounted;
     c->stats.tempAllocations += 1;
-    c->stats.tempPeakBytes =
-        std::max(c->stats.tempPeakBytes, c->liveTempBytes);
+    c->stats.tempPeakBytes = std::max(c->stats.tempPeakBytes, c->liveTempBytes);
     return ptr;
   } catch (...) {
     if (ptr && !c->temps.count(ptr))

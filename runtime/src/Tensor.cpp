@@ -240,8 +240,7 @@ ONYX_API OnyxTensorList *onyx_tensor_list_create(void) {
   return new (std::nothrow) OnyxTensorList();
 }
 
-ONYX_API int onyx_tensor_list_append(OnyxTensorList *list,
-                                     OnyxTensor *tensor) {
+ONYX_API int onyx_tensor_list_append(OnyxTensorList *list, OnyxTensor *tensor) {
   if (!list || !tensor)
     return -1;
   // Appending a tensor twice would destroy it twice.
@@ -260,8 +259,7 @@ ONYX_API size_t onyx_tensor_list_size(const OnyxTensorList *list) {
   return list ? list->tensors.size() : 0;
 }
 
-ONYX_API OnyxTensor *onyx_tensor_list_get(OnyxTensorList *list,
-                                          size_t index) {
+ONYX_API OnyxTensor *onyx_tensor_list_get(OnyxTensorList *list, size_t index) {
   if (!list || index >= list->tensors.size())
     return nullptr;
   return list->tensors[index];

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -68,8 +69,7 @@ protected:
   void writeNpy(const std::string &name, int32_t type,
                 std::vector<int64_t> shape, const std::vector<T> &values) {
     TensorPtr t(onyx_tensor_create_copy(
-        type, static_cast<int32_t>(shape.size()), shape.data(),
-        values.data()));
+        type, static_cast<int32_t>(shape.size()), shape.data(), values.data()));
     ASSERT_NE(t, nullptr);
     std::string bytes, error;
     ASSERT_TRUE(formatNpy(t.get(), bytes, error)) << error;
@@ -122,8 +122,7 @@ TEST_F(OnyxRun, NamedInputsWriteOutputsAndSummary) {
                    "output 2 'm': bool[2]\n");
   EXPECT_EQ(r.err, "");
   TensorPtr y = readOutput("out/output_0.npy");
-  EXPECT_EQ(valuesOf<float>(y.get()),
-            (std::vector<float>{2, 4, 6, 8, 10, 12}));
+  EXPECT_EQ(valuesOf<float>(y.get()), (std::vector<float>{2, 4, 6, 8, 10, 12}));
   TensorPtr n = readOutput("out/output_1.npy");
   EXPECT_EQ(onyx_tensor_rank(n.get()), 0);
   EXPECT_EQ(valuesOf<int64_t>(n.get()), (std::vector<int64_t>{2}));
@@ -261,10 +260,8 @@ TEST_F(OnyxRun, InputListErrors) {
 
 TEST_F(OnyxRun, UsageAndModelErrors) {
   expectError(run("--bogus"), "unknown option '--bogus' (see --help)");
-  expectError(run("--repeat 0"),
-              "--repeat needs a positive integer, not '0'");
-  expectError(run("--target=tpu"),
-              "--target must be cpu or cuda, not 'tpu'");
+  expectError(run("--repeat 0"), "--repeat needs a positive integer, not '0'");
+  expectError(run("--target=tpu"), "--target must be cpu or cuda, not 'tpu'");
   expectError(run("--input"), "--input needs a value");
   expectError(run("", /*withModel=*/false),
               "no model given (usage: onyx-run MODEL(.onnx|.so) [options]; "

@@ -248,23 +248,23 @@ TEST(Validation, WrongElementType) {
 }
 
 TEST(Validation, WrongRank) {
-  EXPECT_EQ(validationError({f32Tensor({6}, std::vector<float>(6)),
-                             i64Tensor({2})}),
-            "input 'x' (index 0): rank 1, but the model requires rank 2");
-  EXPECT_EQ(validationError({f32Tensor({2, 3}, std::vector<float>(6)),
-                             i64Tensor({})}),
+  EXPECT_EQ(
+      validationError({f32Tensor({6}, std::vector<float>(6)), i64Tensor({2})}),
+      "input 'x' (index 0): rank 1, but the model requires rank 2");
+  EXPECT_EQ(validationError(
+                {f32Tensor({2, 3}, std::vector<float>(6)), i64Tensor({})}),
             "input 'y' (index 1): rank 0, but the model requires rank 1");
 }
 
 TEST(Validation, WrongStaticDim) {
-  EXPECT_EQ(validationError({f32Tensor({2, 4}, std::vector<float>(8)),
-                             i64Tensor({2})}),
+  EXPECT_EQ(validationError(
+                {f32Tensor({2, 4}, std::vector<float>(8)), i64Tensor({2})}),
             "input 'x' (index 0): dim 1 is 4, but the model requires 3");
 }
 
 TEST(Validation, SymbolMismatchAcrossInputs) {
-  EXPECT_EQ(validationError({f32Tensor({7, 3}, std::vector<float>(21)),
-                             i64Tensor({5})}),
+  EXPECT_EQ(validationError(
+                {f32Tensor({7, 3}, std::vector<float>(21)), i64Tensor({5})}),
             "input 'y' (index 1): dim 0 is 5, but symbol 'batch' was bound "
             "to 7 by input 'x' dim 0");
 }
@@ -283,15 +283,15 @@ TEST(Validation, SymbolMismatchWithinOneInputAndUnknownDims) {
                              "input any 1 2 ? ?\n"
                              "output o 1 2 ?n ?n\n",
                              squareEntry);
-  ListPtr bad = makeList({f32Tensor({2, 3}, std::vector<float>(6)),
-                          f32Tensor({1, 1}, {0})});
+  ListPtr bad = makeList(
+      {f32Tensor({2, 3}, std::vector<float>(6)), f32Tensor({1, 1}, {0})});
   EXPECT_EQ(onyxrt_run(state.get(), bad.get()), nullptr);
   EXPECT_STREQ(onyx_state_last_error(state.get()),
                "input 'sq' (index 0): dim 1 is 3, but symbol 'n' was bound "
                "to 2 by input 'sq' dim 0");
   // '?' dims accept anything, independently of each other.
-  ListPtr good = makeList({f32Tensor({2, 2}, std::vector<float>(4)),
-                           f32Tensor({5, 0}, {})});
+  ListPtr good = makeList(
+      {f32Tensor({2, 2}, std::vector<float>(4)), f32Tensor({5, 0}, {})});
   ListPtr outputs(onyxrt_run(state.get(), good.get()));
   EXPECT_NE(outputs, nullptr) << onyx_state_last_error(state.get());
   EXPECT_STREQ(onyx_state_last_error(state.get()), "");
@@ -300,8 +300,7 @@ TEST(Validation, SymbolMismatchWithinOneInputAndUnknownDims) {
 TEST(Validation, NullArguments) {
   StatePtr state = makeState(kDoubleModel, doubleEntry);
   EXPECT_EQ(onyxrt_run(state.get(), nullptr), nullptr);
-  EXPECT_STREQ(onyx_state_last_error(state.get()),
-               "the inputs list is NULL");
+  EXPECT_STREQ(onyx_state_last_error(state.get()), "the inputs list is NULL");
   EXPECT_EQ(onyxrt_run(nullptr, nullptr), nullptr);
   EXPECT_STREQ(onyx_state_last_error(nullptr), "the state is NULL");
   OnyxMemoryStats stats;
@@ -509,12 +508,14 @@ int32_t statsEntry(void *ctx) {
   void *d = onyxrt_alloc_temp(ctx, 0);   // 0 bytes, still a valid pointer.
   if (!a || !b || !c || !d)
     return 1;
-  if (reinterpret_cast<uintptr_t>(c) % 64 || reinterpret_cast<uintptr_t>(b) % 64)
+  if (reinterpret_cast<uintptr_t>(c) % 64 ||
+      reinterpret_cast<uintptr_t>(b) % 64)
     return 2;
   std::memset(c, 1, 10);
   const int64_t a2[] = {2};
   const int64_t b5[] = {5};
-  if (!onyxrt_alloc_output(ctx, 0, 1, a2) || !onyxrt_alloc_output(ctx, 1, 1, b5))
+  if (!onyxrt_alloc_output(ctx, 0, 1, a2) ||
+      !onyxrt_alloc_output(ctx, 1, 1, b5))
     return 1;
   return 0; // b, c and d are leaked: the runtime frees them.
 }

@@ -72,8 +72,7 @@ TEST(Npy, ReadsAllHeaderVersions) {
     ASSERT_NE(t, nullptr) << "v" << version << ": " << error;
     EXPECT_EQ(onyx_tensor_element_type(t.get()), ONYX_F32);
     EXPECT_EQ(shapeOf(t.get()), (std::vector<int64_t>{2, 3}));
-    EXPECT_EQ(valuesOf<float>(t.get()),
-              (std::vector<float>{1, 2, 3, 4, 5, 6}));
+    EXPECT_EQ(valuesOf<float>(t.get()), (std::vector<float>{1, 2, 3, 4, 5, 6}));
   }
 }
 
@@ -298,11 +297,9 @@ TEST(TensorProto, TypedFields) {
   EXPECT_EQ(valuesOf<int16_t>(parse(p).get()),
             (std::vector<int16_t>{-32768, 127, -128}));
   p.set_data_type(onnx::TensorProto::BOOL);
-  EXPECT_EQ(valuesOf<uint8_t>(parse(p).get()),
-            (std::vector<uint8_t>{1, 1, 1}));
+  EXPECT_EQ(valuesOf<uint8_t>(parse(p).get()), (std::vector<uint8_t>{1, 1, 1}));
   p.set_int32_data(1, 0);
-  EXPECT_EQ(valuesOf<uint8_t>(parse(p).get()),
-            (std::vector<uint8_t>{1, 0, 1}));
+  EXPECT_EQ(valuesOf<uint8_t>(parse(p).get()), (std::vector<uint8_t>{1, 0, 1}));
   p.set_data_type(onnx::TensorProto::UINT8);
   p.set_int32_data(0, 255);
   EXPECT_EQ(valuesOf<uint8_t>(parse(p).get()),

@@ -171,7 +171,8 @@ TEST(TensorList, OwnsItsTensors) {
 
   EXPECT_EQ(onyx_tensor_list_size(nullptr), 0u);
   EXPECT_EQ(onyx_tensor_list_get(nullptr, 0), nullptr);
-  onyx_tensor_list_destroy(list); // Destroys a and b (checked by ASan/valgrind).
+  onyx_tensor_list_destroy(
+      list); // Destroys a and b (checked by ASan/valgrind).
   onyx_tensor_list_destroy(nullptr);
 }
 

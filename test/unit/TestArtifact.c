@@ -25,8 +25,8 @@ static int32_t onyx_main(void *ctx) {
   if (!x || !mask || batch < 0)
     return 1;
   if (batch > 0 && x[0] < 0) {
-    onyxrt_fail(ctx, "node 'Check': x[0] is negative at batch {0}", 1, batch,
-                0, 0, 0);
+    onyxrt_fail(ctx, "node 'Check': x[0] is negative at batch {0}", 1, batch, 0,
+                0, 0);
     return 1;
   }
   float *tmp = (float *)onyxrt_alloc_temp(ctx, batch * 3 * 4);

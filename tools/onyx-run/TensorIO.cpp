@@ -48,7 +48,7 @@ struct NpyHeader {
 
 class HeaderParser {
 public:
-  explicit HeaderParser(const std::string &text) : text(text) {}
+  explicit HeaderParser(const std::string &headerText) : text(headerText) {}
 
   bool parse(NpyHeader &header, std::string &error) {
     skipSpace();
@@ -181,9 +181,9 @@ int32_t elemTypeFromDescr(const std::string &descr, std::string &error) {
     int32_t type;
   };
   static const Entry table[] = {
-      {"f4", ONYX_F32}, {"f8", ONYX_F64},  {"f2", ONYX_F16}, {"i1", ONYX_I8},
-      {"i2", ONYX_I16}, {"i4", ONYX_I32},  {"i8", ONYX_I64}, {"u1", ONYX_U8},
-      {"u2", ONYX_U16}, {"u4", ONYX_U32},  {"u8", ONYX_U64}, {"b1", ONYX_BOOL},
+      {"f4", ONYX_F32},  {"f8", ONYX_F64}, {"f2", ONYX_F16}, {"i1", ONYX_I8},
+      {"i2", ONYX_I16},  {"i4", ONYX_I32}, {"i8", ONYX_I64}, {"u1", ONYX_U8},
+      {"u2", ONYX_U16},  {"u4", ONYX_U32}, {"u8", ONYX_U64}, {"b1", ONYX_BOOL},
       {"V2", ONYX_BF16}, // What ml_dtypes' bfloat16 arrays save as.
   };
   int32_t type = ONYX_UNDEFINED;
@@ -233,8 +233,8 @@ TensorPtr parseNpy(const std::string &bytes, const std::string &what,
   } else if (major == 2 || major == 3) {
     if (bytes.size() < 12)
       return fail("truncated .npy header");
-    headerLen = byteAt(8) | byteAt(9) << 8 | byteAt(10) << 16 |
-                byteAt(11) << 24;
+    headerLen =
+        byteAt(8) | byteAt(9) << 8 | byteAt(10) << 16 | byteAt(11) << 24;
     headerStart = 12;
   } else {
     return fail("unsupported .npy format version " + std::to_string(major));
@@ -304,12 +304,11 @@ bool formatNpy(OnyxTensor *tensor, std::string &bytes, std::string &error) {
   std::string descr = npyDescr(onyx_tensor_element_type(tensor));
   if (descr.empty()) {
     error = std::string("cannot write element type ") +
-            onyx_element_name(onyx_tensor_element_type(tensor)) +
-            " as .npy";
+            onyx_element_name(onyx_tensor_element_type(tensor)) + " as .npy";
     return false;
   }
-  std::string dict = "{'descr': '" + descr +
-                     "', 'fortran_order': False, 'shape': (";
+  std::string dict =
+      "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (";
   int32_t rank = onyx_tensor_rank(tensor);
   const int64_t *shape = onyx_tensor_shape(tensor);
   for (int32_t i = 0; i < rank; ++i)
@@ -388,8 +387,8 @@ TensorPtr parseTensorProto(const std::string &bytes, const std::string &what,
   int32_t elemType = proto.data_type();
   if (onyx_element_size(elemType) == 0)
     return fail("unsupported TensorProto data type " +
-                std::to_string(elemType) + " (" +
-                onyx_element_name(elemType) + ")");
+                std::to_string(elemType) + " (" + onyx_element_name(elemType) +
+                ")");
   std::vector<int64_t> shape(proto.dims().begin(), proto.dims().end());
   for (int64_t d : shape)
     if (d < 0)
@@ -455,7 +454,7 @@ TensorPtr parseTensorProto(const std::string &bytes, const std::string &what,
     copyField<int16_t>(proto.int32_data(), data);
     break;
   case ONYX_U16:
-  case ONYX_F16:  // Bit patterns in the low 16 bits.
+  case ONYX_F16: // Bit patterns in the low 16 bits.
   case ONYX_BF16:
     if (!checkCount(proto.int32_data_size(), "int32_data"))
       return TensorPtr();

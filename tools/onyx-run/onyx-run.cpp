@@ -236,15 +236,18 @@ bool isElfFile(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   char magic[4] = {};
   in.read(magic, 4);
-  return in && std::memcmp(magic, "\x7f" "ELF", 4) == 0;
+  return in && std::memcmp(magic,
+                           "\x7f"
+                           "ELF",
+                           4) == 0;
 }
 
 std::string inputNames(const OnyxMetadata *md) {
   std::string names;
   size_t n = onyx_metadata_num_inputs(md);
   for (size_t i = 0; i < n; ++i)
-    names += std::string(i ? ", " : "") + "'" + onyx_metadata_name(md, 0, i) +
-             "'";
+    names +=
+        std::string(i ? ", " : "") + "'" + onyx_metadata_name(md, 0, i) + "'";
   return n ? names : "none";
 }
 
@@ -269,8 +272,8 @@ ListPtr loadInputs(const Options &opts, const OnyxMetadata *md) {
         unnamed.push_back(raw);
         continue;
       }
-      fail("the model has no input named '" + name + "' (its inputs: " +
-           inputNames(md) + ")");
+      fail("the model has no input named '" + name +
+           "' (its inputs: " + inputNames(md) + ")");
     }
     std::string file = raw.substr(eq + 1);
     if (file.empty())
@@ -340,8 +343,7 @@ int runMain(int argc, char **argv) {
   std::error_code ec;
   if (!fs::is_regular_file(opts.model, ec))
     fail("cannot open model '" + opts.model + "': " +
-         (fs::exists(opts.model, ec) ? "not a regular file"
-                                     : "no such file"));
+         (fs::exists(opts.model, ec) ? "not a regular file" : "no such file"));
 
   // Declared before the artifact: the directory outlives the mapping.
   std::unique_ptr<TempDir> tempDir;
@@ -352,7 +354,8 @@ int runMain(int argc, char **argv) {
          "': expected a .onnx model or a .so artifact");
   if (isArtifact && opts.makeInputsDynamic)
     fail("--make-inputs-dynamic applies when compiling a .onnx model, not "
-         "to the artifact '" + opts.model + "'");
+         "to the artifact '" +
+         opts.model + "'");
   if (!isArtifact) {
     tempDir = std::make_unique<TempDir>();
     artifactPath = tempDir->path + "/model.so";
@@ -373,16 +376,16 @@ int runMain(int argc, char **argv) {
   std::unique_ptr<OnyxMetadata, MetadataDeleter> md(
       onyx_metadata_parse(metadataText, &parseError));
   if (!md)
-    fail("invalid model metadata in '" + opts.model + "': " +
-         (parseError ? parseError : "unknown error"));
+    fail("invalid model metadata in '" + opts.model +
+         "': " + (parseError ? parseError : "unknown error"));
 
   ListPtr inputs = loadInputs(opts, md.get());
 
   OnyxState *state = artifact.stateCreate();
   if (!state) {
     std::string why = onyxrt_state_create_error();
-    fail("cannot create a session for '" + opts.model + "': " +
-         (why.empty() ? "onyx_state_create failed" : why));
+    fail("cannot create a session for '" + opts.model +
+         "': " + (why.empty() ? "onyx_state_create failed" : why));
   }
   struct StateGuard {
     Artifact &artifact;

@@ -115,6 +115,14 @@ reshapeShape(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
              llvm::ArrayRef<int64_t> shape, bool allowZero,
              mlir::Operation *diagOp);
 
+/// Reshape to a shape read at run time from the 1-D integer tensor
+/// `shapeTensor` of `rank` entries. Every entry rule of ONNX (0, -1,
+/// allowzero) and the element count are checked at run time.
+mlir::FailureOr<llvm::SmallVector<OpFoldResult>>
+reshapeShapeFromTensor(mlir::OpBuilder &b, mlir::Location loc,
+                       mlir::Value input, mlir::Value shapeTensor,
+                       int64_t rank, bool allowZero, mlir::Operation *diagOp);
+
 /// Flatten: [prod(dims < axis), prod(dims >= axis)]; `axis` in [0, rank].
 llvm::SmallVector<OpFoldResult> flattenShape(mlir::OpBuilder &b,
                                              mlir::Location loc,

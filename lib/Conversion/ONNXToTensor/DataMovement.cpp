@@ -62,9 +62,27 @@ FailureOr<SmallVector<Value>> lowerReshape(Operation *op, OpBuilder &b) {
   if (failed(type))
     return failure();
   auto target = getConstantInts(reshape.getShape());
-  if (!target)
-    return op->emitError("Reshape with a shape computed at run time is not "
-                         "supported yet (the shape must be a constant)");
+  if (!target) {
+    // The shape is data: its entries are read with tensor.extract.
+    auto shapeType = requireRanked(op, reshape.getShape(), "the shape input");
+    if (failed(shapeType))
+      return failure();
+    int64_t rank = ShapedType::kDynamic;
+    if (shapeType->getRank() == 1 && !shapeType->isDynamicDim(0))
+      rank = shapeType->getDimSize(0);
+    else if (auto declared =
+                 dyn_cast<RankedTensorType>(op->getResult(0).getType()))
+      rank = declared.getRank();
+    if (ShapedType::isDynamic(rank))
+      return op->emitError("Reshape: the result rank is unknown (the shape "
+                           "input has a dynamic length)");
+    auto dims = shape::reshapeShapeFromTensor(
+        b, loc, reshape.getData(), reshape.getShape(), rank,
+        reshape.getAllowzero() != 0, op);
+    if (failed(dims))
+      return failure();
+    return SmallVector<Value>{reshapeTo(b, loc, reshape.getData(), *dims)};
+  }
   auto dims = shape::reshapeShape(b, loc, reshape.getData(), *target,
                                   reshape.getAllowzero() != 0, op);
   if (failed(dims))

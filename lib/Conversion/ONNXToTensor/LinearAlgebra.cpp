@@ -42,8 +42,42 @@ FailureOr<SmallVector<Value>> lowerMatMul(Operation *op, OpBuilder &b) {
   int64_t nLoop = shape->rhsIsVector ? -1 : loop++;
   int64_t kLoop = loop++;
 
-  OperandAccess a =
-      broadcastAccess(lhs, shape->batch.operands[0], batchRank);
+  // An operand whose batch dims broadcast only at run time is first
+  // expanded to the result's batch dims, so that every loop of the
+  // contraction is bounded by an operand read through an indexing map.
+  auto expandBatch = [&](Value operand,
+                         const shape::OperandBroadcast &bc) -> Value {
+    if (llvm::none_of(bc.kinds, [](shape::BroadcastKind k) {
+          return k == shape::BroadcastKind::Runtime;
+        }))
+      return operand;
+    auto type = cast<RankedTensorType>(operand.getType());
+    int64_t trailing = type.getRank() - int64_t(bc.kinds.size());
+    OperandAccess access = broadcastAccess(operand, bc, batchRank);
+    SmallVector<OpFoldResult> dims = shape->batch.dims;
+    SmallVector<OpFoldResult> own = shape::getDims(b, loc, operand);
+    for (int64_t i = 0; i < trailing; ++i) {
+      access.loops.push_back(batchRank + i);
+      access.isOne.push_back(Value());
+      dims.push_back(own[bc.kinds.size() + i]);
+    }
+    int64_t rank = batchRank + trailing;
+    SmallVector<int64_t> loops = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+    Value init = emptyTensor(b, loc, dims, elementType);
+    return buildGeneric(b, loc, {access}, init, loops, iters,
+                        [](OpBuilder &, Location, ValueRange in, Value) {
+                          return in[0];
+                        });
+  };
+  shape::OperandBroadcast equalBatch;
+  equalBatch.kinds.assign(batchRank, shape::BroadcastKind::Equal);
+  equalBatch.isOne.assign(batchRank, Value());
+  Value lhsExpanded = expandBatch(lhs, shape->batch.operands[0]);
+  Value rhsExpanded = expandBatch(rhs, shape->batch.operands[1]);
+  OperandAccess a = broadcastAccess(
+      lhsExpanded,
+      lhsExpanded == lhs ? shape->batch.operands[0] : equalBatch, batchRank);
   if (!shape->lhsIsVector) {
     a.loops.push_back(mLoop);
     a.isOne.push_back(Value());
@@ -51,8 +85,9 @@ FailureOr<SmallVector<Value>> lowerMatMul(Operation *op, OpBuilder &b) {
   a.loops.push_back(kLoop);
   a.isOne.push_back(Value());
 
-  OperandAccess c =
-      broadcastAccess(rhs, shape->batch.operands[1], batchRank);
+  OperandAccess c = broadcastAccess(
+      rhsExpanded,
+      rhsExpanded == rhs ? shape->batch.operands[1] : equalBatch, batchRank);
   c.loops.push_back(kLoop);
   c.isOne.push_back(Value());
   if (!shape->rhsIsVector) {

@@ -102,8 +102,8 @@ ONYX_API const char *onyx_metadata_name(const OnyxMetadata *metadata,
                                         int isOutput, size_t index);
 ONYX_API int32_t onyx_metadata_element_type(const OnyxMetadata *metadata,
                                             int isOutput, size_t index);
-ONYX_API int32_t onyx_metadata_rank(const OnyxMetadata *metadata,
-                                    int isOutput, size_t index);
+ONYX_API int32_t onyx_metadata_rank(const OnyxMetadata *metadata, int isOutput,
+                                    size_t index);
 /* The static extent (>= 0), or -1 for a dynamic dim ("?" or "?NAME"), or -2
  * when index/dim are out of range. */
 ONYX_API int64_t onyx_metadata_dim(const OnyxMetadata *metadata, int isOutput,

@@ -131,10 +131,7 @@ def ONNXArgMaxOp : ONNX_Op<"ArgMax"> {
     Computes the indices of the max elements of the input tensor's element along
     the provided axis. The resulting tensor has the same rank as the input if
     keepdims equals 1. If keepdims equals 0, then the resulting tensor has the
-    reduced dimension pruned. If select_last_index is True (default False), the
-    index of the last occurrence of the max is selected if the max appears more
-    than once in the input. Otherwise the index of the first occurrence is
-    selected. The type of the output tensor is integer.
+    reduced dimension pruned.
   }];
   let arguments = (ins
     AnyTensor:$data,
@@ -159,10 +156,7 @@ def ONNXArgMinOp : ONNX_Op<"ArgMin"> {
     Computes the indices of the min elements of the input tensor's element along
     the provided axis. The resulting tensor has the same rank as the input if
     keepdims equals 1. If keepdims equals 0, then the resulting tensor has the
-    reduced dimension pruned. If select_last_index is True (default False), the
-    index of the last occurrence of the min is selected if the min appears more
-    than once in the input. Otherwise the index of the first occurrence is
-    selected. The type of the output tensor is integer.
+    reduced dimension pruned.
   }];
   let arguments = (ins
     AnyTensor:$data,
@@ -263,11 +257,7 @@ def ONNXAveragePoolOp : ONNX_Op<"AveragePool"> {
     pooling consisting of computing the average on all values of a subset of the
     input tensor according to the kernel size and downsampling the data into the
     output tensor Y for further processing. The output spatial shape will be
-    following: ``` output_spatial_shape[i] = floor((input_spatial_shape[i] +
-    pad_shape[i] - kernel_spatial_shape[i]) / strides_spatial_shape[i] + 1) ```
-    or ``` output_spatial_shape[i] = ceil((input_spatial_shape[i] + pad_shape[i]
-    - kernel_spatial_shape[i]) / strides_spatial_shape[i] + 1) ``` if ceil_mode
-    is enabled
+    following:
   }];
   let arguments = (ins
     AnyTensor:$X,
@@ -295,10 +285,7 @@ def ONNXBatchNormalizationOp : ONNX_Op<"BatchNormalization"> {
     Carries out batch normalization as described in the paper
     https://arxiv.org/abs/1502.03167. Depending on the mode it is being run,
     There are five required inputs 'X', 'scale', 'B', 'input_mean' and
-    'input_var'. Note that 'input_mean' and 'input_var' are expected to be the
-    estimated statistics in inference mode (training_mode=False, default), and
-    the running statistics in training mode (training_mode=True). There are
-    multiple cases for the number of outputs, which we list below:
+    'input_var'.
   }];
   let arguments = (ins
     AnyTensor:$X,
@@ -357,11 +344,7 @@ def ONNXBitShiftOp : ONNX_Op<"BitShift"> {
     binary representation toward the right side so that the input value is
     effectively decreased. If the attribute "direction" is "LEFT", bits of
     binary representation moves toward the left side, which results the increase
-    of its actual value. The input X is the tensor to be shifted and another
-    input Y specifies the amounts of shifting. For example, if "direction" is
-    "Right", X is [1, 4], and S is [1, 1], the corresponding output Z would be
-    [0, 2]. If "direction" is "LEFT" with X=[1, 2] and S=[1, 2], the
-    corresponding output Y would be [2, 8].
+    of its actual value.
   }];
   let arguments = (ins
     AnyTensor:$X,
@@ -809,9 +792,7 @@ def ONNXDepthToSpaceOp : ONNX_Op<"DepthToSpace"> {
     data. This is the reverse transformation of SpaceToDepth. More specifically,
     this op outputs a copy of the input tensor where values from the depth
     dimension are moved in spatial blocks to the height and width dimensions. By
-    default, `mode` = `DCR`. In the DCR mode, elements along the depth dimension
-    from the input tensor are rearranged in the following order: depth, column,
-    and then row. The output y is computed from the input x as below:
+    default, `mode` = `DCR`.
   }];
   let arguments = (ins
     AnyTensor:$input,
@@ -836,9 +817,7 @@ def ONNXDequantizeLinearOp : ONNX_Op<"DequantizeLinear"> {
     and a zero point to compute the full precision tensor. The dequantization
     formula is y = (x - x_zero_point) * x_scale. 'x_scale' and 'x_zero_point'
     must have same shape, and can be either a scalar for per-tensor / per layer
-    quantization, or a 1-D tensor for per-axis quantization. 'x_zero_point' and
-    'x' must have same type. 'x' and 'y' must have same shape. In the case of
-    dequantizing int32, there's no zero point (zero point is supposed to be 0).
+    quantization, or a 1-D tensor for per-axis quantization.
   }];
   let arguments = (ins
     AnyTensor:$x,
@@ -908,15 +887,7 @@ def ONNXDropoutOp : ONNX_Op<"Dropout"> {
     (floating-point scalar) and an optional input training_mode (boolean
     scalar). It produces two tensor outputs, output (floating-point tensor) and
     mask (optional `Tensor<bool>`). If `training_mode` is true then the output Y
-    will be a random dropout; Note that this Dropout scales the masked input
-    data by the following equation, so to convert the trained model into
-    inference mode, the user can simply not pass `training_mode` input or set it
-    to false. ``` output = scale * data * mask, ``` where ``` scale = 1. / (1. -
-    ratio). ``` This operator has **optional** inputs/outputs. See [the
-    doc](IR.md) for more details about the representation of optional arguments.
-    An empty string may be used in the place of an actual argument's name to
-    indicate a missing argument. Trailing optional arguments (those not followed
-    by an argument that is present) may also be simply omitted.
+    will be a random dropout;
   }];
   let arguments = (ins
     AnyTensor:$data,
@@ -942,19 +913,7 @@ def ONNXDynamicQuantizeLinearOp : ONNX_Op<"DynamicQuantizeLinear"> {
 
     A Function to fuse calculation for Scale, Zero Point and FP32->8Bit
     convertion of FP32 Input data. Outputs Scale, ZeroPoint and Quantized Input
-    for a given FP32 Input. Scale is calculated as: ``` y_scale = (max(x) -
-    min(x))/(qmax - qmin) * where qmax and qmin are max and min values for
-    quantization range .i.e [0, 255] in case of uint8 * data range is adjusted
-    to include 0. ``` Zero point is calculated as: ``` intermediate_zero_point =
-    qmin - min(x)/y_scale y_zero_point =
-    cast(round(saturate(itermediate_zero_point))) * where qmax and qmin are max
-    and min values for quantization range .i.e [0, 255] in case of uint8 * for
-    saturation, it saturates to [0, 255] if it's uint8, or [-127, 127] if it's
-    int8. Right now only uint8 is supported. * rounding to nearest ties to even.
-    ``` Data quantization formula is: ``` y = saturate (round (x / y_scale) +
-    y_zero_point) * for saturation, it saturates to [0, 255] if it's uint8, or
-    [-127, 127] if it's int8. Right now only uint8 is supported. * rounding to
-    nearest ties to even. ```
+    for a given FP32 Input. Scale is calculated as:
   }];
   let arguments = (ins AnyTensor:$x);
   let results = (outs
@@ -1079,11 +1038,7 @@ def ONNXExpandOp : ONNX_Op<"Expand"> {
     Broadcast the input tensor following the given shape and the broadcast rule.
     The broadcast rule is similar to numpy.array(input) * numpy.ones(shape):
     Dimensions are right alignment; Two corresponding dimensions must have the
-    same value, or one of them is equal to 1. Also, this operator is similar to
-    numpy.broadcast_to(input, shape), but the major difference is
-    numpy.broadcast_to() does not allow shape to be smaller than input.size().
-    It is possible that the output.shape is not equal to shape, when some
-    dimensions in shape is equal to 1, or the shape.ndim < input.shape.ndim.
+    same value, or one of them is equal to 1.
   }];
   let arguments = (ins
     AnyTensor:$input,
@@ -1107,11 +1062,7 @@ def ONNXEyeLikeOp : ONNX_Op<"EyeLike"> {
     else. Only 2D tensors are supported, i.e. input T1 must be of rank 2. The
     shape of the output tensor is the same as the input tensor. The data type
     can be specified by the 'dtype' argument. If 'dtype' is not specified, then
-    the type of input tensor is used. By default, the main diagonal is populated
-    with ones, but attribute 'k' can be used to populate upper or lower
-    diagonals. The 'dtype' argument must be one of the data types specified in
-    the 'DataType' enum field in the TensorProto message and be valid as an
-    output type.
+    the type of input tensor is used.
   }];
   let arguments = (ins
     AnyTensor:$input,
@@ -1237,9 +1188,7 @@ def ONNXGatherElementsOp : ONNX_Op<"GatherElements"> {
     and an optional attribute `axis` that identifies an axis of `data` (by
     default, the outer-most axis, that is axis 0). It is an indexing operation
     that produces its output by indexing into the input data tensor at index
-    positions determined by elements of the `indices` tensor. Its output shape
-    is the same as the shape of `indices` and consists of one value (gathered
-    from the `data`) for each element in `indices`.
+    positions determined by elements of the `indices` tensor.
   }];
   let arguments = (ins
     AnyTensor:$data,
@@ -1419,10 +1368,7 @@ def ONNXGridSampleOp : ONNX_Op<"GridSample"> {
     `input` values and pixel locations from `grid`. Currently, only spatial
     (4-D) inputs are supported. For `input` with shape (N, C, H, W) and `grid`
     with shape (N, H_out, W_out, 2), the `output` will have shape (N, C, H_out,
-    W_out). For each output location `output[N, C, H_out, W_out]`, the size-2
-    vector `grid[N, H_out, W_out]` specifies `input` pixel locations `x` and
-    `y`, which are used to interpolate the output value `output[N, C, H_out,
-    W_out]`.
+    W_out).
   }];
   let arguments = (ins
     AnyTensor:$X,
@@ -1658,9 +1604,7 @@ def ONNXLRNOp : ONNX_Op<"LRN"> {
     Local Response Normalization proposed in the [AlexNet
     paper](https://papers.nips.cc/paper/4824-imagenet-classification-with-deep-convolutional-neural-networks.pdf).
     It normalizes over local input regions. The local region is defined across
-    the channels. For an element X[n, c, d1, ..., dk] in a tensor of shape (N x
-    C x D1 x D2, ..., Dk), its region is {X[n, i, d1, ..., dk] | max(0, c -
-    floor((size - 1) / 2)) <= i <= min(C - 1, c + ceil((size - 1) / 2))}.
+    the channels.
   }];
   let arguments = (ins
     AnyTensor:$X,
@@ -1725,26 +1669,7 @@ def ONNXLayerNormalizationOp : ONNX_Op<"LayerNormalization"> {
     computation can be split into two stages. The first stage is
     standardization, which makes the normalized elements have zero mean and unit
     variances. The computation required by standardization can be described by
-    the following equations. ``` Mean = ReduceMean<axes=normalized_axes>(X) D =
-    Sub(X, Mean) DD = Mul(Diff, Diff) Var = ReduceMean<axes=normalized_axes>(DD)
-    VarEps = Add(Var, epsilon) StdDev = Sqrt(VarEps) InvStdDev =
-    Reciprocal(StdDev) Normalized = Mul(D, InvStdDev) ``` where
-    `normalized_axes` is `[axis, ..., rank of X - 1]`. The variables `Var` and
-    `StdDev` stand for variance and standard deviation, respectively. The second
-    output is `Mean` and the last one is `InvStdDev`. Depending on `stash_type`
-    attribute, the actual computation must happen in different floating-point
-    precision. For example, if `stash_type` is 1, this operator casts all input
-    variables to 32-bit float, perform the computation, and finally cast
-    `Normalized` back to the original type of `X`. The second stage then scales
-    and shifts the outcome of the first stage using ``` NormalizedScaled =
-    Mul(Normalized, Scale) Y = Add(NormalizedScaled, B) ``` The second stage
-    doesn't depends on `stash_type`. All equations are in [this
-    syntax](https://github.com/onnx/onnx/blob/main/docs/Syntax.md). The same
-    variable (i.e., input, output, and attribute) uses the same name in the
-    equations above and this operator's definition. Let `d[i]` indicate the i-th
-    dimension of `X`. If `X`'s shape is `[d[0], ..., d[axis-1], d[axis], ...,
-    d[rank-1]]`, the shape of `Mean` and `InvStdDev` is `[d[0], ..., d[axis-1],
-    1, ..., 1]`. `Y` and `X` have the same shape.
+    the following equations.
   }];
   let arguments = (ins
     AnyTensor:$X,
@@ -2019,12 +1944,7 @@ def ONNXMaxPoolOp : ONNX_Op<"MaxPool"> {
     consisting of computing the max on all values of a subset of the input
     tensor according to the kernel size and downsampling the data into the
     output tensor Y for further processing. The output spatial shape will be
-    following: ``` output_spatial_shape[i] = floor((input_spatial_shape[i] +
-    pad_shape[i] - ((kernel_spatial_shape[i] - 1) * dilations[i] + 1)) /
-    strides_spatial_shape[i] + 1) ``` or ``` output_spatial_shape[i] =
-    ceil((input_spatial_shape[i] + pad_shape[i] - ((kernel_spatial_shape[i] - 1)
-    * dilations[i] + 1)) / strides_spatial_shape[i] + 1) ``` if ceil_mode is
-    enabled
+    following:
   }];
   let arguments = (ins
     AnyTensor:$X,
@@ -2080,11 +2000,6 @@ def ONNXMaxUnpoolOp : ONNX_Op<"MaxUnpool"> {
     input information to this op is typically the the output information from a
     MaxPool op. The first input tensor X is the tensor that needs to be
     unpooled, which is typically the pooled tensor (first output) from MaxPool.
-    The second input tensor, I, contains the indices to the (locally maximal)
-    elements corrsponding to the elements in the first input tensor X. Input
-    tensor I is typically the second output of the MaxPool op. The third
-    (optional) input is a tensor that specifies the output size of the unpooling
-    operation.
   }];
   let arguments = (ins
     AnyTensor:$X,
@@ -2289,11 +2204,7 @@ def ONNXNegativeLogLikelihoodLossOp : ONNX_Op<"NegativeLogLikelihoodLoss"> {
     likelihood loss. Its "input" tensor has the shape of (N, C, d1, d2, ..., dk)
     where k >= 0. The "input" tensor contains log-probabilities for input[n, :,
     d_1, d_2,..., d_k] being in a class of [0, C). The operator's "target" input
-    tensor has the shape of (N, d1, d2, ..., dk). It encodes class labels (one
-    of C classes) or it may contain a special value (indicated by an attribute
-    ignore_index) for N x d1 x d2 x ... x dk samples. The loss value for
-    input[n, :, d_1, d_2,...d_k] being classified as class c =
-    target[n][d_1][d_2]...[d_k] is computed as:
+    tensor has the shape of (N, d1, d2, ..., dk).
   }];
   let arguments = (ins
     AnyTensor:$input,
@@ -2319,14 +2230,7 @@ def ONNXNonMaxSuppressionOp : ONNX_Op<"NonMaxSuppression"> {
     Filter out boxes that have high intersection-over-union (IOU) overlap with
     previously selected boxes. Bounding boxes with score less than
     score_threshold are removed. Bounding box format is indicated by attribute
-    center_point_box. Note that this algorithm is agnostic to where the origin
-    is in the coordinate system and more generally is invariant to orthogonal
-    transformations and translations of the coordinate system; thus translating
-    or reflections of the coordinate system result in the same boxes being
-    selected by the algorithm. The selected_indices output is a set of integers
-    indexing into the input collection of bounding boxes representing the
-    selected boxes. The bounding box coordinates corresponding to the selected
-    indices can then be obtained using the Gather or GatherND operation.
+    center_point_box.
   }];
   let arguments = (ins
     AnyTensor:$boxes,
@@ -2394,16 +2298,7 @@ def ONNXOneHotOp : ONNX_Op<"OneHot"> {
     index values in the 'indices' input tensor will have 'on_value' and the
     other locations will have 'off_value' in the output tensor, where 'on_value'
     and 'off_value' are specified as part of required input argument 'values',
-    which is a two-element tensor of format [off_value, on_value]. The rank of
-    the output tensor will be one greater than the rank of the input tensor. The
-    additional dimension is for one-hot representation. The additional dimension
-    will be inserted at the position specified by 'axis'. If 'axis' is not
-    specified then then additional dimension will be inserted as the innermost
-    dimension, i.e. axis=-1. The size of the additional dimension is specified
-    by required scalar input 'depth'. The type of the output tensor is the same
-    as the type of the 'values' input. Any entries in the 'indices' input tensor
-    with values outside the range [-depth, depth-1] will result in one-hot
-    representation with all 'off_value' values in the output tensor.
+    which is a two-element tensor of format [off_value, on_value].
   }];
   let arguments = (ins
     AnyTensor:$indices,
@@ -2599,9 +2494,7 @@ def ONNXQLinearConvOp : ONNX_Op<"QLinearConv"> {
     zero point, a quantized filter, its scale and zero point, and output's scale
     and zero point, and computes the quantized output. Each scale and zero-point
     pair must have same shape. It means they must be either scalars (per tensor)
-    or 1-D tensors (per output channel). Each input or output and its related
-    zero point must have same type. When bias is present it must be quantized
-    using scale = input scale * weight scale and zero point as 0.
+    or 1-D tensors (per output channel).
   }];
   let arguments = (ins
     AnyTensor:$x,
@@ -2639,18 +2532,7 @@ def ONNXQLinearMatMulOp : ONNX_Op<"QLinearMatMul"> {
     It consumes two quantized input tensors, their scales and zero points, scale
     and zero point of output, and computes the quantized output. The
     quantization formula is y = saturate((x / y_scale) + y_zero_point). For (x /
-    y_scale), it is rounding to nearest ties to even. Refer to
-    https://en.wikipedia.org/wiki/Rounding for details. Scale and zero point
-    must have same shape. They must be either scalar (per tensor) or N-D tensor
-    (per row for 'a' and per column for 'b'). Scalar refers to per tensor
-    quantization whereas N-D refers to per row or per column quantization. If
-    the input is 2D of shape [M, K] then zero point and scale tensor may be an M
-    element vector [v_1, v_2, ..., v_M] for per row quantization and K element
-    vector of shape [v_1, v_2, ..., v_K] for per column quantization. If the
-    input is N-D tensor with shape [D1, D2, M, K] then zero point and scale
-    tensor may have shape [D1, D2, M, 1] for per row quantization and shape [D1,
-    D2, 1, K] for per column quantization. Production must never overflow, and
-    accumulation may overflow if and only if in 32 bits.
+    y_scale), it is rounding to nearest ties to even.
   }];
   let arguments = (ins
     AnyTensor:$a,
@@ -2681,10 +2563,7 @@ def ONNXQuantizeLinearOp : ONNX_Op<"QuantizeLinear"> {
     scale factor and zero point must have same shape, and can be either a scalar
     for per-tensor / per layer quantization, or a 1-D tensor for per-axis
     quantization. The quantization formula is y = saturate ((x / y_scale) +
-    y_zero_point). For saturation, it saturates to [0, 255] if it's uint8, or
-    [-128, 127] if it's int8. For (x / y_scale), it's rounding to nearest ties
-    to even. Refer to https://en.wikipedia.org/wiki/Rounding for details.
-    'y_zero_point' and 'y' must have same type.
+    y_zero_point).
   }];
   let arguments = (ins
     AnyTensor:$x,
@@ -3149,13 +3028,7 @@ def ONNXReshapeOp : ONNX_Op<"Reshape"> {
     tensor, second input is a shape tensor which specifies the output shape. It
     outputs the reshaped tensor. At most one dimension of the new shape can be
     -1. In this case, the value is inferred from the size of the tensor and the
-    remaining dimensions. A dimension could also be 0, in which case the actual
-    dimension value is unchanged (i.e. taken from the input tensor). If
-    'allowzero' is set, and the new shape includes 0, the dimension will be set
-    explicitly to zero (i.e. not taken from input tensor). Shape (second input)
-    could be an empty shape, which means converting to a scalar. The input
-    tensor's shape and the output tensor's shape are required to have the same
-    number of elements.
+    remaining dimensions.
   }];
   let arguments = (ins
     AnyTensor:$data,
@@ -3309,13 +3182,7 @@ def ONNXScanOp : ONNX_Op<"Scan"> {
     constructing zero or more scan_output tensors. It combines ideas from
     general recurrences, functional programming constructs such as scan, fold,
     map, and zip, and is intended to enable generalizations of RNN-like
-    constructs for sequence-to-sequence processing. Other tensors (referred to
-    as state_variables here) can be used to carry a state when iterating from
-    one element to another (similar to hidden-state in RNNs, also referred to as
-    loop-carried dependences in the context of loops). Many common usages
-    involve a single scan_input tensor (where functionality similar to scan,
-    fold and map can be obtained). When more than one scan_input is used, a
-    behavior similar to zip is obtained.
+    constructs for sequence-to-sequence processing.
   }];
   let arguments = (ins
     Variadic<AnyTensor>:$initial_state_and_scan_inputs,
@@ -3365,11 +3232,7 @@ def ONNXScatterElementsOp : ONNX_Op<"ScatterElements"> {
 
     ScatterElements takes three inputs `data`, `updates`, and `indices` of the
     same rank r >= 1 and an optional attribute axis that identifies an axis of
-    `data` (by default, the outer-most axis, that is axis 0). The output of the
-    operation is produced by creating a copy of the input `data`, and then
-    updating its value to values specified by `updates` at specific index
-    positions specified by `indices`. Its output shape is the same as the shape
-    of `data`.
+    `data` (by default, the outer-most axis, that is axis 0).
   }];
   let arguments = (ins
     AnyTensor:$data,
@@ -3397,9 +3260,7 @@ def ONNXScatterNDOp : ONNX_Op<"ScatterND"> {
     The output of the operation is produced by creating a copy of the input
     `data`, and then updating its value to values specified by `updates` at
     specific index positions specified by `indices`. Its output shape is the
-    same as the shape of `data`. Note that `indices` should not have duplicate
-    entries. That is, two or more `updates` for the same index-location is not
-    supported.
+    same as the shape of `data`.
   }];
   let arguments = (ins
     AnyTensor:$data,
@@ -3599,14 +3460,7 @@ def ONNXShapeOp : ONNX_Op<"Shape"> {
     of the input tensor. Optional attributes start and end can be used to
     compute a slice of the input tensor's shape. If start axis is omitted, the
     slice starts from axis 0. The end axis, if specified, is exclusive (and the
-    returned value will not include the size of that axis). If the end axis is
-    omitted, the axes upto the last one will be included. Negative axes indicate
-    counting back from the last axis. Note that axes will be clamped to the
-    range [0, r-1], where r is the rank of the input tensor if they are
-    out-of-range (after adding r in the case of negative axis). Thus, specifying
-    any end value > r is equivalent to specifying an end value of r, and
-    specifying any start value < -r is equivalent to specifying a start value of
-    0.
+    returned value will not include the size of that axis).
   }];
   let arguments = (ins
     AnyTensor:$data,
@@ -3792,11 +3646,7 @@ def ONNXSoftmaxCrossEntropyLossOp : ONNX_Op<"SoftmaxCrossEntropyLoss"> {
     Loss function that measures the softmax cross entropy between 'scores' and
     'labels'. This operator first computes a loss tensor whose shape is
     identical to the labels input. If the input is 2-D with shape (N, C), the
-    loss tensor may be a N-element vector L = (l_1, l_2, ..., l_N). If the input
-    is N-D tensor with shape (N, C, D1, D2, ..., Dk), the loss tensor L may have
-    (N, D1, D2, ..., Dk) as its shape and L[i,][j_1][j_2]...[j_k] denotes a
-    scalar element in L. After L is available, this operator can optionally do a
-    reduction operator.
+    loss tensor may be a N-element vector L = (l_1, l_2, ..., l_N).
   }];
   let arguments = (ins
     AnyTensor:$scores,
@@ -3908,12 +3758,7 @@ def ONNXSplitToSequenceOp : ONNX_Op<"SplitToSequence"> {
     Lengths of the parts can be specified using argument 'split'. 'split' must
     contain only positive numbers. 'split' is either a scalar (tensor of empty
     shape), or a 1-D tensor. If 'split' is a scalar, then 'input' will be split
-    into equally sized chunks(if possible). Last chunk will be smaller if the
-    'input' size along the given axis 'axis' is not divisible by 'split'.
-    Otherwise, the tensor is split into 'size(split)' chunks, with lengths of
-    the parts on 'axis' specified in 'split'. In this scenario, the sum of
-    entries in 'split' must be equal to the dimension size of input tensor on
-    'axis'.
+    into equally sized chunks(if possible).
   }];
   let arguments = (ins
     AnyTensor:$input,
@@ -3981,12 +3826,7 @@ def ONNXStringNormalizerOp : ONNX_Op<"StringNormalizer"> {
     StringNormalization performs string operations for basic cleaning. This
     operator has only one input (denoted by X) and only one output (denoted by
     Y). This operator first examines the elements in the X, and removes elements
-    specified in "stopwords" attribute. After removing stop words, the
-    intermediate result can be further lowercased, uppercased, or just returned
-    depending the "case_change_action" attribute. This operator only accepts
-    [C]- and [1, C]-tensor. If all elements in X are dropped, the output will be
-    the empty value of string tensor with shape [1] if input shape is [C] and
-    shape [1, 1] if input shape is [1, C].
+    specified in "stopwords" attribute.
   }];
   let arguments = (ins
     AnyTensor:$X,
@@ -4091,9 +3931,7 @@ def ONNXTfIdfVectorizerOp : ONNX_Op<"TfIdfVectorizer"> {
     vector. Input can be either a 1-D or 2-D tensor. For 1-D input, output is
     the n-gram representation of that input. For 2-D input, the output is also a
     2-D tensor whose i-th row is the n-gram representation of the i-th input
-    row. More specifically, if input shape is [C], the corresponding output
-    shape would be [max(ngram_indexes) + 1]. If input shape is [N, C], this
-    operator produces a [N, max(ngram_indexes) + 1]-tensor.
+    row.
   }];
   let arguments = (ins
     AnyTensor:$X,
@@ -4170,8 +4008,7 @@ def ONNXTopKOp : ONNX_Op<"TopK"> {
     k, return two outputs: -Value tensor of shape [a_1, a_2, ..., a_{axis-1}, k,
     a_{axis+1}, ... a_n] which contains the values of the top k elements along
     the specified axis -Index tensor of shape [a_1, a_2, ..., a_{axis-1}, k,
-    a_{axis+1}, ... a_n] which contains the indices of the top k elements
-    (original indices from the input tensor).
+    a_{axis+1}, ...
   }];
   let arguments = (ins
     AnyTensor:$X,
@@ -4222,18 +4059,7 @@ def ONNXTriluOp : ONNX_Op<"Trilu"> {
     triangular part of the tensor(s). The attribute "upper" determines whether
     the upper or lower part is retained. If set to true, the upper triangular
     matrix is retained. Lower triangular matrix is retained otherwise. Default
-    value for the "upper" attribute is true. Trilu takes one input tensor of
-    shape [*, N, M], where * is zero or more batch dimensions. The upper
-    triangular part consists of the elements on and above the given diagonal
-    (k). The lower triangular part consists of elements on and below the
-    diagonal. All other elements in the matrix are set to zero. If k = 0, the
-    triangular part on and above/below the main diagonal is retained. If upper
-    is set to true, a positive k retains the upper triangular matrix excluding
-    the main diagonal and (k-1) diagonals above it. A negative k value retains
-    the main diagonal and |k| diagonals below it. If upper is set to false, a
-    positive k retains the lower triangular matrix including the main diagonal
-    and k diagonals above it. A negative k value excludes the main diagonal and
-    (|k|-1) diagonals below it.
+    value for the "upper" attribute is true.
   }];
   let arguments = (ins
     AnyTensor:$input,
