@@ -335,6 +335,18 @@ double median(std::vector<double> values) {
   return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
+/// "12.345 ms", or in us / s when that reads better.
+std::string formatDuration(double ms) {
+  char buffer[64];
+  if (ms < 1.0)
+    std::snprintf(buffer, sizeof(buffer), "%.3f us", ms * 1000.0);
+  else if (ms < 10000.0)
+    std::snprintf(buffer, sizeof(buffer), "%.3f ms", ms);
+  else
+    std::snprintf(buffer, sizeof(buffer), "%.3f s", ms / 1000.0);
+  return buffer;
+}
+
 int runMain(int argc, char **argv) {
   Options opts;
   if (!parseArgs(argc, argv, opts))
@@ -454,15 +466,12 @@ int runMain(int argc, char **argv) {
     summaryStream << line << "\n";
   if (reportToStdout)
     std::cout << memoryReportJson(stats, retainedHighWater, opts.repeat);
-  if (opts.repeatGiven) {
-    char line[160];
-    std::snprintf(line, sizeof(line),
-                  "timing: %lld run%s, median %.3f ms, min %.3f ms per call",
-                  static_cast<long long>(millis.size()),
-                  millis.size() == 1 ? "" : "s", median(millis),
-                  *std::min_element(millis.begin(), millis.end()));
-    std::cerr << line << "\n";
-  }
+  if (opts.repeatGiven)
+    std::cerr << "timing: " << millis.size() << " run"
+              << (millis.size() == 1 ? "" : "s") << ", median "
+              << formatDuration(median(millis)) << ", min "
+              << formatDuration(*std::min_element(millis.begin(), millis.end()))
+              << " per call\n";
   std::cout.flush();
   if (!std::cout)
     fail("cannot write to stdout");

@@ -270,6 +270,8 @@ const LoweringTable &loweringTable() {
     addLinearAlgebraLowerings(t);
     addDataMovementLowerings(t);
     addNormalizationLowerings(t);
+    addReductionLowerings(t);
+    addConvolutionLowerings(t);
     return t;
   }();
   return table;

@@ -26,6 +26,8 @@ void addElementwiseLowerings(LoweringTable &table);
 void addLinearAlgebraLowerings(LoweringTable &table);
 void addDataMovementLowerings(LoweringTable &table);
 void addNormalizationLowerings(LoweringTable &table);
+void addReductionLowerings(LoweringTable &table);
+void addConvolutionLowerings(LoweringTable &table);
 
 /// How the generic body reads one operand.
 struct OperandAccess {
