@@ -9,7 +9,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 PY=/usr/bin/python3
 BIN=${ONYX_BIN_DIR:-build/bin}
 OUT=build/demo
-MODEL=examples/mlp_classifier.onnx
+MODEL=${ONYX_EXAMPLE_MODEL:-examples/mlp_classifier.onnx}
 
 for tool in "$BIN/onyx-compile" "$BIN/onyx-run"; do
   if [[ ! -x "$tool" ]]; then
@@ -35,7 +35,7 @@ PYEOF
   "$BIN/onyx-run" "$OUT/mlp_classifier.so" --target=cpu \
       --input "x=$OUT/x_$batch.npy" --output-dir "$OUT/out_$batch" \
       --memory-report "$OUT/memory_$batch.json"
-  "$PY" - "$OUT" "$batch" <<'PYEOF'
+  "$PY" - "$OUT" "$batch" "$MODEL" <<'PYEOF'
 import json, sys
 import numpy as np
 sys.path.insert(0, "examples")
@@ -43,7 +43,7 @@ import reference
 out, batch = sys.argv[1], sys.argv[2]
 x = np.load("%s/x_%s.npy" % (out, batch))
 y = np.load("%s/out_%s/output_0.npy" % (out, batch))
-ref = reference.reference(x)
+ref = reference.reference(x, sys.argv[3])
 err = np.abs(y.astype(np.float64) - ref).max() / np.abs(ref).max()
 print("output y: %s%s, max|y - numpy|/max|numpy| = %.1e" % (y.dtype, list(y.shape), err))
 with open("%s/memory_%s.json" % (out, batch)) as f:
@@ -51,6 +51,7 @@ with open("%s/memory_%s.json" % (out, batch)) as f:
 def kib(v):
     return "%.1f KiB" % (v / 1024.0) if isinstance(v, (int, float)) else str(v)
 keys = ["unpacked_bytes", "requested_bytes", "max_live_bytes", "retained_high_water_bytes"]
-print("memory: " + ", ".join("%s %s" % (k.replace("_bytes", ""), kib(rep[k])) for k in keys if k in rep))
+planner = " (planner: %s)" % rep["planner"] if "planner" in rep else ""
+print("memory%s: " % planner + ", ".join("%s %s" % (k.replace("_bytes", ""), kib(rep[k])) for k in keys if k in rep))
 PYEOF
 done

@@ -85,7 +85,14 @@ bool compileModelFile(const std::string &modelPath,
   if (!module)
     return false;
 
-  auto runStage = [&](void (*build)(OpPassManager &), const char *name) {
+  if (options.poolScheme != "lifetime" && options.poolScheme != "iree" &&
+      options.poolScheme != "none") {
+    error = "unknown pool scheme '" + options.poolScheme +
+            "' (expected lifetime, iree or none)";
+    return false;
+  }
+  auto runStage = [&](llvm::function_ref<void(OpPassManager &)> build,
+                      const char *name) {
     PassManager pm(&context);
     if (options.timing)
       pm.enableTiming();
@@ -103,7 +110,11 @@ bool compileModelFile(const std::string &modelPath,
     return false;
   if (options.emit == "onyx")
     return writeIR(*module, outputPath, error);
-  if (!runStage(buildBufferizationPipeline, "bufferization"))
+  if (!runStage(
+          [&](OpPassManager &pm) {
+            buildBufferizationPipeline(pm, options.poolScheme);
+          },
+          "bufferization"))
     return false;
   if (options.emit == "buffers")
     return writeIR(*module, outputPath, error);

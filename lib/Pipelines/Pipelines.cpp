@@ -59,7 +59,7 @@ void buildONNXToTensorPipeline(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
-void buildBufferizationPipeline(OpPassManager &pm) {
+void buildBufferizationPipeline(OpPassManager &pm, StringRef poolScheme) {
   bufferization::OneShotBufferizePassOptions options;
   options.bufferizeFunctionBoundaries = true;
   options.functionBoundaryTypeConversion =
@@ -68,6 +68,14 @@ void buildBufferizationPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   // Graph outputs become onyx.alloc_output, inputs onyx.get_input.
   pm.addPass(createBindEntryContext());
+  pm.addPass(createCSEPass());
+  // RFC Fix 2: temporaries become views into per-domain session pools.
+  if (poolScheme != "none") {
+    PoolAllocationsOptions poolOptions;
+    poolOptions.scheme = poolScheme.str();
+    pm.addPass(createPoolAllocations(poolOptions));
+  }
+  pm.addPass(createCanonicalizerPass());
 }
 
 void buildCPUCodegenPipeline(OpPassManager &pm) {
@@ -91,7 +99,7 @@ void registerOnyxPassesAndPipelines() {
                              [](OpPassManager &pm) {
                                buildONNXCleanupPipeline(pm);
                                buildONNXToTensorPipeline(pm);
-                               buildBufferizationPipeline(pm);
+                               buildBufferizationPipeline(pm, "lifetime");
                                buildCPUCodegenPipeline(pm);
                              });
 }

@@ -52,7 +52,7 @@ struct LowerRuntimeChecksPass
 
     SmallVector<Operation *> checks;
     func.walk([&](Operation *op) {
-      if (isa<AssertOp, AllocOutputOp, AllocTempOp>(op))
+      if (isa<AssertOp, AllocOutputOp, AllocTempOp, GetPoolOp>(op))
         checks.push_back(op);
     });
     for (Operation *op : checks) {

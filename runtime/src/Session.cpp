@@ -25,9 +25,24 @@ struct OnyxState {
   int32_t (*entry)(void *) = nullptr;
   std::string lastError;
   OnyxMemoryStats stats = {};
-  /// Bytes the session keeps between calls (memory pools, once the planner
-  /// exists). Zero for now.
+  /// Bytes the session keeps between calls: the capacity of its pools.
   uint64_t retainedBytes = 0;
+  /// Session pools by domain id; they grow on demand and live until the
+  /// state is destroyed or trimmed.
+  struct Pool {
+    void *data = nullptr;
+    uint64_t capacity = 0;
+    uint64_t requested = 0; ///< by the last call
+  };
+  std::map<int64_t, Pool> pools;
+
+  void trimPools() {
+    for (auto &entry : pools)
+      std::free(entry.second.data);
+    pools.clear();
+    retainedBytes = 0;
+  }
+  ~OnyxState() { trimPools(); }
 };
 
 namespace {
@@ -45,6 +60,12 @@ struct CallContext {
   std::unordered_map<void *, uint64_t> temps;
   uint64_t liveTempBytes = 0;
   OnyxMemoryStats stats = {};
+  /// Planned temporaries reported by onyxrt_record_temp.
+  struct PlannedTemp {
+    int64_t start, end;
+    uint64_t bytes;
+  };
+  std::vector<PlannedTemp> planned;
   bool failed = false;
   std::string error;
 
@@ -71,6 +92,31 @@ struct CallContext {
     }
   }
 };
+
+/// Plan statistics of a call: the sum of planned bytes and the maximum over
+/// program points of the bytes live there (a sweep over lifetime events).
+void summarizePlan(CallContext &ctx) {
+  std::vector<std::pair<int64_t, int64_t>> events; // (position, +/-bytes)
+  for (const auto &t : ctx.planned) {
+    ctx.stats.plannedTempBytes += t.bytes;
+    events.push_back({t.start, int64_t(t.bytes)});
+    events.push_back({t.end + 1, -int64_t(t.bytes)});
+  }
+  // At equal positions, releases (negative) come before acquisitions.
+  std::sort(events.begin(), events.end());
+  int64_t live = 0, peak = 0;
+  for (const auto &e : events) {
+    live += e.second;
+    peak = std::max(peak, live);
+  }
+  ctx.stats.maxLiveBytes = uint64_t(peak);
+  for (const auto &entry : ctx.state->pools) {
+    if (entry.second.requested == 0)
+      continue;
+    ctx.stats.poolRequestedBytes += entry.second.requested;
+    ctx.stats.numPools += 1;
+  }
+}
 
 CallContext *asContext(void *ctx) {
   auto *context = static_cast<CallContext *>(ctx);
@@ -243,7 +289,10 @@ ONYX_API OnyxTensorList *onyxrt_run(OnyxState *state,
     }
 
     CallContext ctx(state, inputs);
+    for (auto &entry : state->pools)
+      entry.second.requested = 0;
     int32_t status = state->entry(&ctx);
+    summarizePlan(ctx);
     ctx.stats.retainedBytes = state->retainedBytes;
     state->stats = ctx.stats;
     if (status != 0 || ctx.failed) {
@@ -286,6 +335,27 @@ ONYX_API int onyx_state_memory_stats(const OnyxState *state,
     return -1;
   *out = state->stats;
   return 0;
+}
+
+ONYX_API int onyx_state_pool_info(const OnyxState *state, size_t index,
+                                  int64_t *domainId, uint64_t *requestedBytes,
+                                  uint64_t *capacityBytes) {
+  if (!state || index >= state->pools.size())
+    return -1;
+  auto it = state->pools.begin();
+  std::advance(it, index);
+  if (domainId)
+    *domainId = it->first;
+  if (requestedBytes)
+    *requestedBytes = it->second.requested;
+  if (capacityBytes)
+    *capacityBytes = it->second.capacity;
+  return 0;
+}
+
+ONYX_API void onyx_state_trim(OnyxState *state) {
+  if (state)
+    state->trimPools();
 }
 
 ONYX_API const char *onyx_state_metadata(const OnyxState *state) {
@@ -434,6 +504,56 @@ ONYX_API void onyxrt_free_temp(void *ctx, void *ptr) {
   c->liveTempBytes -= it->second;
   freeAligned(ptr);
   c->temps.erase(it);
+}
+
+ONYX_API void *onyxrt_get_pool(void *ctx, int64_t domainId, int64_t bytes) {
+  constexpr uint64_t kPoolAlignment = 256;
+  CallContext *c = asContext(ctx);
+  if (!c)
+    return nullptr;
+  try {
+    if (bytes < 0) {
+      c->fail("onyxrt_get_pool: negative size " + std::to_string(bytes));
+      return nullptr;
+    }
+    OnyxState::Pool &pool = c->state->pools[domainId];
+    uint64_t want = uint64_t(bytes);
+    pool.requested = std::max(pool.requested, want);
+    if (pool.data && pool.capacity >= want)
+      return pool.data;
+    // Grow: the contents of a domain's pool never outlive one request.
+    uint64_t capacity = std::max<uint64_t>(
+        kPoolAlignment, (want + kPoolAlignment - 1) / kPoolAlignment *
+                            kPoolAlignment);
+    void *data = std::aligned_alloc(kPoolAlignment, capacity);
+    if (!data) {
+      c->fail("out of memory growing pool " + std::to_string(domainId) +
+              " to " + std::to_string(capacity) + " bytes");
+      return nullptr;
+    }
+    c->state->retainedBytes -= pool.capacity;
+    std::free(pool.data);
+    pool.data = data;
+    pool.capacity = capacity;
+    c->state->retainedBytes += capacity;
+    return data;
+  } catch (...) {
+    c->fail(std::string());
+    return nullptr;
+  }
+}
+
+ONYX_API void onyxrt_record_temp(void *ctx, int64_t domainId, int64_t start,
+                                 int64_t end, int64_t bytes) {
+  CallContext *c = asContext(ctx);
+  if (!c || bytes < 0)
+    return;
+  (void)domainId;
+  try {
+    c->planned.push_back({start, end, uint64_t(bytes)});
+  } catch (...) {
+    c->fail(std::string());
+  }
 }
 
 ONYX_API void onyxrt_fail(void *ctx, const char *format, int64_t numArgs,

@@ -7,7 +7,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 BIN_DIR = os.environ.get("ONYX_BIN_DIR", os.path.join(REPO, "build", "bin"))
 ONYX_COMPILE = os.path.join(BIN_DIR, "onyx-compile")
 ONYX_RUN = os.path.join(BIN_DIR, "onyx-run")
-EXAMPLE = os.path.join(REPO, "examples", "mlp_classifier.onnx")
+EXAMPLE = os.environ.get("ONYX_EXAMPLE_MODEL", os.path.join(REPO, "examples", "mlp_classifier.onnx"))
 
 
 def require_tools(*tools):

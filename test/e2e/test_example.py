@@ -55,7 +55,7 @@ class ExampleTest(unittest.TestCase):
         produced = sorted(os.listdir(out_dir))
         self.assertEqual(produced, ["output_0.npy"], r.describe())
         y = np.load(os.path.join(out_dir, "output_0.npy"))
-        ref = reference.reference(x)
+        ref = reference.reference(x, EXAMPLE)
         self.assertEqual(y.dtype, np.float32)
         self.assertEqual(y.shape, (batch, 10))
         err = float(np.abs(y.astype(np.float64) - ref).max() / np.abs(ref).max())

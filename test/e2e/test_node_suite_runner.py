@@ -160,6 +160,25 @@ class NodeSuiteRunnerTest(unittest.TestCase):
         self.assertIn("- `test_crash_signal` — import: pass; static, symbolic: crash: killed by SIGSEGV", text)
         self.assertNotIn(self.tmp, text)
 
+    def test_compare(self):
+        c = node_suite.compare
+        f = np.array([1.0, 2.0, np.nan, np.inf], np.float32)
+        self.assertIsNone(c(0, "y", f.copy(), f, 1e-3, 1e-7))
+        self.assertIsNotNone(c(0, "y", f * 1.01, f, 1e-3, 1e-7))
+        self.assertIn("dtype", c(0, "y", f.astype(np.float64), f, 1e-3, 1e-7))
+        i = np.array([1, 2, 3], np.int64)
+        self.assertIsNone(c(0, "y", i.copy(), i, 1e-3, 1e-7))
+        self.assertIn("1 of 3 elements differ", c(0, "y", i + np.array([0, 0, 1]), i, 1e-3, 1e-7))
+        b = np.array([True, False])
+        self.assertIsNotNone(c(0, "y", ~b, b, 1e-3, 1e-7))
+        # bfloat16: references are uint16 bit patterns; outputs may be |V2.
+        bits = (np.array([1.5, -2.25, 3.0], np.float32).view(np.uint32) >> 16).astype(np.uint16)
+        bf = node_suite.onnx.TensorProto.BFLOAT16
+        self.assertIsNone(c(0, "y", bits.view("V2"), bits, 1e-3, 1e-7, bf))
+        self.assertIsNone(c(0, "y", bits + 1, bits, 1e-3, 1e-7, bf))  # one ulp
+        self.assertIsNotNone(c(0, "y", bits + 8, bits, 1e-3, 1e-7, bf))
+        self.assertIn("expected bfloat16", c(0, "y", bits.astype(np.int32), bits, 1e-3, 1e-7, bf))
+
     @unittest.skipUnless(os.path.isdir(REAL_SUITE), "ONNX node suite not installed")
     def test_attribution_on_real_suite(self):
         tests = {t.name: t for t in node_suite.load_suite(REAL_SUITE)}

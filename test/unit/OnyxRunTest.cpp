@@ -189,7 +189,7 @@ TEST_F(OnyxRun, MemoryReportToFile) {
                                         "  \"requested_bytes\": 64,\n"
                                         "  \"retained_high_water_bytes\": 0,\n"
                                         "  \"max_live_bytes\": 64,\n"
-                                        "  \"temp_allocations\": 1,\n"
+                                        "  \"unplanned_temp_allocations\": 1,\n"
                                         "  \"output_bytes\": 34,\n"
                                         "  \"runs\": 1,\n"
                                         "  \"pools\": []\n"

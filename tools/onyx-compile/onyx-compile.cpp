@@ -36,6 +36,11 @@ int main(int argc, char **argv) {
       cl::desc("Make every graph-input dim symbolic (one artifact for all "
                "shapes)"),
       cl::init(false), cl::cat(category));
+  cl::opt<std::string> poolScheme(
+      "pool-scheme",
+      cl::desc("Memory plan for temporaries: lifetime (default), iree "
+               "(share only equal run-time sizes) or none"),
+      cl::init("lifetime"), cl::cat(category));
   cl::opt<bool> timing("timing", cl::desc("Print per-stage timing"),
                        cl::init(false), cl::cat(category));
   cl::HideUnrelatedOptions(category);
@@ -60,6 +65,7 @@ int main(int argc, char **argv) {
   options.emit = emit;
   options.makeInputsDynamic = makeDynamic;
   options.timing = timing;
+  options.poolScheme = poolScheme;
   std::string error;
   if (!onyx::compileModelFile(input, outputPath, options, error)) {
     llvm::errs() << "error: " << error << "\n";

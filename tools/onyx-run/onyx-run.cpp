@@ -51,6 +51,8 @@ const char kUsage[] =
     "  --output-dir DIR         where output_K.npy are written (default .)\n"
     "  --target=cpu|cuda        compilation target for .onnx (default cpu)\n"
     "  --make-inputs-dynamic    compile .onnx with every input dim symbolic\n"
+    "  --pool-scheme=S          memory plan when compiling .onnx: lifetime\n"
+    "                           (default), iree or none\n"
     "  --repeat N               run N times (outputs of the last run); print\n"
     "                           median and min time per call on stderr\n"
     "  --memory-report FILE|-   write memory statistics as JSON ('-': "
@@ -78,6 +80,7 @@ struct Options {
   bool repeatGiven = false;
   std::string memoryReport;
   bool makeInputsDynamic = false;
+  std::string poolScheme = "lifetime";
 };
 
 bool startsWith(const std::string &s, const char *prefix) {
@@ -122,12 +125,16 @@ bool parseArgs(int argc, char **argv, Options &opts) {
       continue;
     }
     if (name != "target" && name != "input" && name != "output-dir" &&
-        name != "repeat" && name != "memory-report")
+        name != "repeat" && name != "memory-report" && name != "pool-scheme")
       fail("unknown option '--" + name + "' (see --help)");
     if (!hasValue) {
       if (i + 1 >= argc)
         fail("--" + name + " needs a value");
       value = argv[++i];
+    }
+    if (name == "pool-scheme") {
+      opts.poolScheme = value;
+      continue;
     }
     if (name == "target") {
       if (value != "cpu" && value != "cuda")
@@ -312,20 +319,35 @@ ListPtr loadInputs(const Options &opts, const OnyxMetadata *md) {
   return list;
 }
 
-std::string memoryReportJson(const OnyxMemoryStats &stats,
+/// The --memory-report JSON (fields: DESIGN.md). Planned temporaries live
+/// in session pools; temporaries outside the plan (allocated one by one)
+/// count at their own sizes.
+std::string memoryReportJson(const OnyxState *state,
+                             const OnyxMemoryStats &stats,
                              uint64_t retainedHighWater, int64_t runs) {
   std::ostringstream os;
+  uint64_t unpacked = stats.plannedTempBytes + stats.tempBytesRequested;
+  uint64_t requested = stats.poolRequestedBytes + stats.tempBytesRequested;
+  uint64_t maxLive = stats.maxLiveBytes + stats.tempPeakBytes;
   os << "{\n"
-     << "  \"planner\": \"none\",\n"
-     << "  \"unpacked_bytes\": " << stats.tempBytesRequested << ",\n"
-     << "  \"requested_bytes\": " << stats.tempBytesRequested << ",\n"
+     << "  \"planner\": \"" << (stats.numPools ? "pools" : "none") << "\",\n"
+     << "  \"unpacked_bytes\": " << unpacked << ",\n"
+     << "  \"requested_bytes\": " << requested << ",\n"
      << "  \"retained_high_water_bytes\": " << retainedHighWater << ",\n"
-     << "  \"max_live_bytes\": " << stats.tempPeakBytes << ",\n"
-     << "  \"temp_allocations\": " << stats.tempAllocations << ",\n"
+     << "  \"max_live_bytes\": " << maxLive << ",\n"
+     << "  \"unplanned_temp_allocations\": " << stats.tempAllocations << ",\n"
      << "  \"output_bytes\": " << stats.outputBytes << ",\n"
      << "  \"runs\": " << runs << ",\n"
-     << "  \"pools\": []\n"
-     << "}\n";
+     << "  \"pools\": [";
+  int64_t domain;
+  uint64_t poolRequested, capacity;
+  for (size_t i = 0;
+       onyx_state_pool_info(state, i, &domain, &poolRequested, &capacity) == 0;
+       ++i)
+    os << (i ? ", " : "") << "{\"domain_id\": " << domain
+       << ", \"requested_bytes\": " << poolRequested
+       << ", \"capacity_bytes\": " << capacity << "}";
+  os << "]\n}\n";
   return os.str();
 }
 
@@ -374,6 +396,7 @@ int runMain(int argc, char **argv) {
     onyx::CompileOptions options;
     options.target = opts.target;
     options.makeInputsDynamic = opts.makeInputsDynamic;
+    options.poolScheme = opts.poolScheme;
     std::string error;
     if (!onyx::compileModelFile(opts.model, artifactPath, options, error))
       fail(error.empty() ? "compilation of '" + opts.model + "' failed"
@@ -454,7 +477,7 @@ int runMain(int argc, char **argv) {
   bool reportToStdout = opts.memoryReport == "-";
   if (!opts.memoryReport.empty() && !reportToStdout) {
     std::ofstream out(opts.memoryReport, std::ios::trunc);
-    out << memoryReportJson(stats, retainedHighWater, opts.repeat);
+    out << memoryReportJson(state, stats, retainedHighWater, opts.repeat);
     out.close();
     if (!out)
       fail("cannot write memory report '" + opts.memoryReport +
@@ -465,7 +488,7 @@ int runMain(int argc, char **argv) {
   for (const std::string &line : summary)
     summaryStream << line << "\n";
   if (reportToStdout)
-    std::cout << memoryReportJson(stats, retainedHighWater, opts.repeat);
+    std::cout << memoryReportJson(state, stats, retainedHighWater, opts.repeat);
   if (opts.repeatGiven)
     std::cerr << "timing: " << millis.size() << " run"
               << (millis.size() == 1 ? "" : "s") << ", median "

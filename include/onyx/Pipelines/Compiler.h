@@ -20,6 +20,10 @@ struct CompileOptions {
   /// Replace every graph-input dim by a symbol (testing aid: one artifact
   /// for all shapes).
   bool makeInputsDynamic = false;
+  /// Memory plan for temporaries: "lifetime" (session pools packed by
+  /// liveness), "iree" (share only equal run-time sizes) or "none" (one
+  /// allocation per temporary).
+  std::string poolScheme = "lifetime";
   /// Print per-stage timing to stderr.
   bool timing = false;
 };

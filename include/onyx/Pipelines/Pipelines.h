@@ -16,8 +16,10 @@ void registerOnyxPassesAndPipelines();
 void buildONNXCleanupPipeline(mlir::OpPassManager &pm);
 /// Stage 4: onnx -> tensor-level destination-passing ops.
 void buildONNXToTensorPipeline(mlir::OpPassManager &pm);
-/// Stages 6-8: One-Shot Bufferize, output allocation, entry binding.
-void buildBufferizationPipeline(mlir::OpPassManager &pm);
+/// Stages 6-8: One-Shot Bufferize, output allocation, entry binding, and
+/// pooling of temporaries with `poolScheme` ("lifetime", "iree" or "none").
+void buildBufferizationPipeline(mlir::OpPassManager &pm,
+                                llvm::StringRef poolScheme = "lifetime");
 /// Stage 9-10 for the CPU: loops, LLVM dialect, exported interface.
 void buildCPUCodegenPipeline(mlir::OpPassManager &pm);
 

@@ -57,6 +57,31 @@ def BindEntryContext : Pass<"onyx-bind-entry-context", "mlir::ModuleOp"> {
   ];
 }
 
+def PoolAllocations : Pass<"onyx-pool-allocations", "mlir::ModuleOp"> {
+  let summary = "Pack the entry's temporaries into session pools by liveness";
+  let description = [{
+    RFC Fix 2. Each `onyx.alloc_temp` of the entry function becomes a
+    `memref.view` into `onyx.get_pool(%ctx, %size) {domain_id = N}`.
+    Domains group allocations whose sizes are computable at one anchor (a
+    size that needs a memory read splits them). Static sizes get offsets by
+    best fit over lifetimes; run-time sizes are grouped when their lifetimes
+    are disjoint, sharing one offset with a slab that is the run-time
+    maximum (`arith.maxui`) of their aligned footprints, or no maximum when
+    the sizes are provably equal. `scheme=iree` shares run-time sizes only
+    within one size class, for comparison. Graph outputs never enter a pool.
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", "256",
+           "Alignment of every temporary in bytes">,
+    Option<"scheme", "scheme", "std::string", "\"lifetime\"",
+           "lifetime (Onyx) or iree (share only equal run-time sizes)">
+  ];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",
+    "onyx::OnyxDialect"
+  ];
+}
+
 def LowerRuntimeChecks : Pass<"onyx-lower-runtime-checks", "mlir::ModuleOp"> {
   let summary = "Turn onyx.assert and allocation failures into early returns";
   let description = [{

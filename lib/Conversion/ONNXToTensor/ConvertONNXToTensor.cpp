@@ -226,6 +226,16 @@ FailureOr<SmallVector<Value>> lowerConstant(Operation *op, OpBuilder &b) {
   TypedAttr value;
   if (auto v = c.getValueAttr()) {
     value = cast<TypedAttr>(v);
+    // Scalars stay inline: the LLVM lowering of rank-0 globals needs a
+    // splat it can iterate, which a resource blob does not offer.
+    auto resource = dyn_cast<DenseResourceElementsAttr>(v);
+    if (resource && resource.getType().getNumElements() == 1) {
+      AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+      if (!blob)
+        return op->emitError("constant data is missing");
+      value = DenseElementsAttr::getFromRawBuffer(resource.getType(),
+                                                  blob->getData());
+    }
   } else if (auto f = c.getValueFloatAttr()) {
     value = DenseElementsAttr::get(RankedTensorType::get({}, b.getF32Type()),
                                    f.getValue());
@@ -362,6 +372,14 @@ struct ConvertONNXToTensorPass
         }
         op->erase();
       }
+      // A graph output declared without a rank takes the lowered type.
+      auto returnOp = cast<func::ReturnOp>(func.getBody().back().getTerminator());
+      SmallVector<Type> resultTypes(func.getResultTypes());
+      for (auto [i, v] : llvm::enumerate(returnOp.getOperands()))
+        if (isa<UnrankedTensorType>(resultTypes[i]))
+          resultTypes[i] = v.getType();
+      func.setFunctionType(FunctionType::get(
+          func.getContext(), func.getArgumentTypes(), resultTypes));
       // NoValue placeholders are dead now.
       func.walk([](onnx::ONNXNoValueOp op) {
         if (op->use_empty())

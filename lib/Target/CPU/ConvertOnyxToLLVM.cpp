@@ -126,6 +126,48 @@ struct AllocLowering : public ConvertOpToLLVMPattern<OpTy> {
   }
 };
 
+struct GetPoolLowering : public ConvertOpToLLVMPattern<GetPoolOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(GetPoolOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<MemRefType>(op.getType());
+    Location loc = op.getLoc();
+    auto i64 = rewriter.getI64Type();
+    auto ptr = LLVM::LLVMPointerType::get(op->getContext());
+    Value domain = LLVM::ConstantOp::create(rewriter, loc, i64, op.getDomainId());
+    Value data = callRuntime(rewriter, op, "onyxrt_get_pool", ptr,
+                             {adaptor.getContext(), domain, adaptor.getSize()});
+    SmallVector<Value> sizes, strides;
+    Value bytes;
+    getMemRefDescriptorSizes(loc, type, {adaptor.getSize()}, rewriter, sizes,
+                             strides, bytes);
+    rewriter.replaceOp(op, {createMemRefDescriptor(loc, type, data, data, sizes,
+                                                   strides, rewriter)});
+    return success();
+  }
+};
+
+struct RecordTempLowering : public ConvertOpToLLVMPattern<RecordTempOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(RecordTempOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto i64 = rewriter.getI64Type();
+    auto c = [&](int64_t v) -> Value {
+      return LLVM::ConstantOp::create(rewriter, loc, i64, v);
+    };
+    callRuntime(rewriter, op, "onyxrt_record_temp", Type(),
+                {adaptor.getContext(), c(op.getDomainId()), c(op.getStart()),
+                 c(op.getEnd()), adaptor.getBytes()});
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct ConvertOnyxToLLVMPass
     : public onyx::impl::ConvertOnyxToLLVMBase<ConvertOnyxToLLVMPass> {
   void runOnOperation() override {
@@ -146,7 +188,8 @@ struct ConvertOnyxToLLVMPass
     populateFinalizeMemRefToLLVMConversionPatterns(converter, patterns);
     ub::populateUBToLLVMConversionPatterns(converter, patterns);
     patterns.add<GetInputLowering, AllocLowering<AllocOutputOp>,
-                 AllocLowering<AllocTempOp>>(converter);
+                 AllocLowering<AllocTempOp>, GetPoolLowering,
+                 RecordTempLowering>(converter);
 
     LLVMConversionTarget target(*ctx);
     target.addLegalOp<ModuleOp>();

@@ -136,7 +136,20 @@ typedef struct OnyxMemoryStats {
   uint64_t tempAllocations;    /* number of temporary allocations */
   uint64_t outputBytes;        /* bytes of graph outputs */
   uint64_t retainedBytes;      /* bytes the session still holds */
+  /* Memory plan of the last call (onyx-pool-allocations), at its shapes: */
+  uint64_t plannedTempBytes; /* sum of planned temporaries' aligned sizes */
+  uint64_t poolRequestedBytes; /* sum of the pools the plan asked for */
+  uint64_t maxLiveBytes; /* max over program points of live planned bytes */
+  uint64_t numPools;     /* pools requested by the last call */
 } OnyxMemoryStats;
+
+/* One pool of the session: the bytes the last call asked for and the bytes
+ * held. Returns -1 when `index` is out of range. */
+ONYX_API int onyx_state_pool_info(const OnyxState *state, size_t index,
+                                  int64_t *domainId, uint64_t *requestedBytes,
+                                  uint64_t *capacityBytes);
+/* Releases every pool the session holds (they regrow on the next call). */
+ONYX_API void onyx_state_trim(OnyxState *state);
 
 /* Creates a session for a model. Never NULL for a valid desc; on failure
  * (bad metadata, ABI mismatch) returns NULL and, when `errorOut` is not NULL,
@@ -173,6 +186,14 @@ ONYX_API void *onyxrt_alloc_output(void *ctx, int64_t index, int64_t rank,
  * call at the latest. NULL on failure (message recorded). */
 ONYX_API void *onyxrt_alloc_temp(void *ctx, int64_t bytes);
 ONYX_API void onyxrt_free_temp(void *ctx, void *ptr);
+/* The session pool of domain `domainId`, grown to at least `bytes` bytes
+ * (256-byte aligned, never NULL on success; contents are not preserved
+ * across growth). NULL on failure (message recorded). */
+ONYX_API void *onyxrt_get_pool(void *ctx, int64_t domainId, int64_t bytes);
+/* Reports one planned temporary: its lifetime [start, end] (positions in
+ * the entry function) and aligned size at this call's shapes. */
+ONYX_API void onyxrt_record_temp(void *ctx, int64_t domainId, int64_t start,
+                                 int64_t end, int64_t bytes);
 /* Records a failure. `format` may contain up to four "{N}" placeholders that
  * are replaced by the decimal values of the corresponding arguments. The
  * generated code returns a non-zero status right after this call. */

@@ -233,7 +233,7 @@ func.func @sigmoid_int(%a: tensor<3xi32>) -> tensor<3xi32> {
 // -----
 
 func.func @unsupported(%a: tensor<3xf32>) -> tensor<3xf32> {
-  // expected-error @below {{operator Softplus is not supported by the CPU lowering yet}}
-  %0 = "onnx.Softplus"(%a) : (tensor<3xf32>) -> tensor<3xf32>
+  // expected-error @below {{operator TfIdfVectorizer is not supported by the CPU lowering yet}}
+  %0 = "onnx.TfIdfVectorizer"(%a) {mode = "TF", min_gram_length = 1 : i64, max_gram_length = 1 : i64, max_skip_count = 0 : i64, ngram_counts = [0], ngram_indexes = [0]} : (tensor<3xf32>) -> tensor<3xf32>
   return %0 : tensor<3xf32>
 }

@@ -90,4 +90,35 @@ def Onyx_AllocTempOp : Onyx_Op<"alloc_temp", [MemoryEffects<[MemAlloc]>]> {
   let hasVerifier = 1;
 }
 
+def Onyx_GetPoolOp : Onyx_Op<"get_pool", [MemoryEffects<[MemAlloc]>]> {
+  let summary = "the session pool of one dominance domain, at least `size` bytes";
+  let description = [{
+    Returns the session-owned pool of domain `domain_id`, grown to at least
+    `size` bytes (256-byte aligned base). Pools persist across calls and are
+    released with the session. Temporaries of the domain are `memref.view`s
+    into it at offsets chosen by `onyx-pool-allocations`.
+  }];
+  let arguments = (ins Onyx_ContextType:$context, Index:$size,
+                       I64Attr:$domain_id);
+  let results = (outs MemRefRankOf<[I8], [1]>:$result);
+  let assemblyFormat = [{
+    $context `,` $size attr-dict `:` type($result)
+  }];
+}
+
+def Onyx_RecordTempOp : Onyx_Op<"record_temp"> {
+  let summary = "report one planned temporary to the runtime's memory stats";
+  let description = [{
+    Tells the runtime the lifetime (`start`, `end`: positions in the entry
+    function) and the aligned byte size of one temporary at this call's
+    shapes, so that `max_live_bytes` and `unpacked_bytes` can be measured
+    for the actual input. Emitted by `onyx-pool-allocations`.
+  }];
+  let arguments = (ins Onyx_ContextType:$context, Index:$bytes,
+                       I64Attr:$start, I64Attr:$end, I64Attr:$domain_id);
+  let assemblyFormat = [{
+    $context `,` $bytes attr-dict
+  }];
+}
+
 #endif // ONYX_DIALECT_ONYX_ONYXOPS_TD

@@ -1,0 +1,251 @@
+//===- PoolAllocations.cpp - Pack temporaries into session pools ----------===//
+//
+// RFC Fix 2. After bufferization and entry binding, every `onyx.alloc_temp`
+// of the entry function becomes a `memref.view` into the pool of its
+// dominance domain:
+//
+//   1. Domains. Allocations are visited in program order; one joins the
+//      current domain when its dynamic sizes can be computed at the domain's
+//      anchor (the first member's position), hoisting side-effect-free size
+//      arithmetic there. A size that needs a memory read (a readback) after
+//      the anchor starts a new domain.
+//   2. Liveness. From the allocation to the last use of the buffer or of any
+//      forward alias of it (every memref an op derives from it: views,
+//      casts, reshapes), uses in nested regions counting at their top-level
+//      ancestor.
+//   3. Planning (PoolPlanning.cpp): static sizes by best fit, run-time sizes
+//      by lifetime-disjoint groups whose slab is the run-time maximum of the
+//      members' aligned footprints.
+//   4. Emission at the anchor: footprints, slabs, offsets and one
+//      `onyx.get_pool`; each allocation becomes a `memref.view`, and one
+//      `onyx.record_temp` per temporary lets the runtime measure max-live
+//      bytes at the actual shapes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "onyx/Transforms/Passes.h"
+#include "onyx/Transforms/PoolPlanning.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/MapVector.h"
+
+namespace onyx {
+#define GEN_PASS_DEF_POOLALLOCATIONS
+#include "onyx/Transforms/Passes.h.inc"
+} // namespace onyx
+
+using namespace mlir;
+using namespace onyx;
+
+namespace {
+
+/// Byte size of one element in memory.
+int64_t elementBytes(Type type) {
+  if (type.isIndex())
+    return 8; // The CPU and CUDA targets use 64-bit indices.
+  return (int64_t(type.getIntOrFloatBitWidth()) + 7) / 8;
+}
+
+/// Makes `value` available before `anchor` by moving the side-effect-free
+/// ops that compute it (and their operands) there. Returns false when a
+/// value depends on an op that cannot move (a memory read, an allocation).
+bool makeAvailable(Value value, Operation *anchor) {
+  if (isa<BlockArgument>(value))
+    return true;
+  Operation *def = value.getDefiningOp();
+  if (def->getBlock() != anchor->getBlock())
+    return def->getBlock()->getParentOp()->isProperAncestor(anchor) ||
+           def->isBeforeInBlock(anchor);
+  if (def->isBeforeInBlock(anchor))
+    return true;
+  if (def->getNumRegions() != 0 || !isMemoryEffectFree(def))
+    return false;
+  for (Value operand : def->getOperands())
+    if (!makeAvailable(operand, anchor))
+      return false;
+  def->moveBefore(anchor);
+  return true;
+}
+
+struct Temp {
+  AllocTempOp op;
+  int64_t start = 0, end = 0;
+};
+
+struct PoolAllocationsPass
+    : public onyx::impl::PoolAllocationsBase<PoolAllocationsPass> {
+  using PoolAllocationsBase::PoolAllocationsBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto func = module.lookupSymbol<func::FuncOp>(kEntryFuncName);
+    if (!func)
+      return;
+    if (scheme != "lifetime" && scheme != "iree") {
+      module.emitError() << "unknown pool scheme '" << scheme
+                         << "' (expected lifetime or iree)";
+      return signalPassFailure();
+    }
+    if (alignment <= 0 || (alignment & (alignment - 1)) != 0) {
+      module.emitError("pool alignment must be a power of two");
+      return signalPassFailure();
+    }
+    Block &body = func.getBody().front();
+    Value context = func.getArgument(0);
+
+    // 1. Domains, in program order.
+    SmallVector<SmallVector<AllocTempOp>> domains;
+    for (Operation &op : llvm::make_early_inc_range(body)) {
+      auto alloc = dyn_cast<AllocTempOp>(&op);
+      if (!alloc)
+        continue;
+      bool joins = !domains.empty();
+      if (joins) {
+        Operation *anchor = domains.back().front();
+        for (Value size : alloc.getDynamicSizes())
+          if (!makeAvailable(size, anchor)) {
+            joins = false;
+            break;
+          }
+      }
+      if (!joins)
+        domains.emplace_back();
+      domains.back().push_back(alloc);
+    }
+    if (domains.empty())
+      return;
+
+    // 2. Positions and lifetimes (after hoisting, which changed the order).
+    DenseMap<Operation *, int64_t> position;
+    int64_t index = 0;
+    for (Operation &op : body)
+      position[&op] = index++;
+    auto topLevel = [&](Operation *op) {
+      while (op->getBlock() != &body)
+        op = op->getParentOp();
+      return op;
+    };
+    auto lastUse = [&](Value root) {
+      int64_t last = position[topLevel(root.getDefiningOp())];
+      SmallVector<Value> worklist = {root};
+      DenseSet<Value> seen;
+      while (!worklist.empty()) {
+        Value v = worklist.pop_back_val();
+        if (!seen.insert(v).second)
+          continue;
+        for (Operation *user : v.getUsers()) {
+          last = std::max(last, position[topLevel(user)]);
+          // Any buffer an op derives from this one may alias it (views,
+          // casts, memref.reshape, which also reads its shape operand):
+          // follow all of them, which can only lengthen lifetimes.
+          for (Value result : user->getResults())
+            if (isa<BaseMemRefType>(result.getType()))
+              worklist.push_back(result);
+        }
+      }
+      return last;
+    };
+
+    // 3-4. Plan and emit per domain.
+    for (auto [domainId, members] : llvm::enumerate(domains))
+      emitDomain(members, int64_t(domainId), context, position, lastUse);
+  }
+
+  void emitDomain(ArrayRef<AllocTempOp> members, int64_t domainId,
+                  Value context, DenseMap<Operation *, int64_t> &position,
+                  function_ref<int64_t(Value)> lastUse) {
+    Operation *anchor = members.front();
+    OpBuilder b(anchor);
+    Location loc = anchor->getLoc();
+    auto constant = [&](int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, loc, v);
+    };
+    Value alignMinusOne = constant(alignment - 1);
+    Value alignValue = constant(alignment);
+    auto alignUp = [&](Value bytes) -> Value {
+      Value sum = arith::AddIOp::create(b, loc, bytes, alignMinusOne);
+      Value quotient = arith::DivUIOp::create(b, loc, sum, alignValue);
+      return arith::MulIOp::create(b, loc, quotient, alignValue);
+    };
+
+    // Items: lifetimes, static sizes, size classes of run-time sizes.
+    std::vector<pool::Item> items;
+    SmallVector<Value> alignedBytes;
+    std::map<std::pair<int64_t, std::vector<void *>>, int64_t> classes;
+    for (AllocTempOp alloc : members) {
+      auto type = cast<MemRefType>(alloc.getType());
+      pool::Item item;
+      item.start = position[alloc];
+      item.end = lastUse(alloc.getResult());
+      int64_t staticPart = elementBytes(type.getElementType());
+      for (int64_t d : type.getShape())
+        if (!ShapedType::isDynamic(d))
+          staticPart *= d;
+      if (type.hasStaticShape()) {
+        item.staticBytes = staticPart;
+        alignedBytes.push_back(constant(pool::alignTo(staticPart, alignment)));
+      } else {
+        // Equal sizes: the same static factor and the same multiset of
+        // dynamic extents (CSE has made equal extents one SSA value).
+        std::vector<void *> key;
+        Value bytes = constant(staticPart);
+        for (Value size : alloc.getDynamicSizes()) {
+          key.push_back(size.getAsOpaquePointer());
+          bytes = arith::MulIOp::create(b, loc, bytes, size);
+        }
+        std::sort(key.begin(), key.end());
+        auto it = classes.try_emplace({staticPart, key}, int64_t(classes.size()));
+        item.sizeClass = it.first->second;
+        alignedBytes.push_back(alignUp(bytes));
+      }
+      items.push_back(item);
+    }
+
+    pool::Plan plan = pool::planPool(
+        items, alignment,
+        scheme == "iree" ? pool::Scheme::SameSizeOnly : pool::Scheme::Lifetime);
+
+    // Slabs and offsets: [static region | group slabs...].
+    Value cursor = constant(plan.staticBytes);
+    SmallVector<Value> groupOffset;
+    for (const auto &group : plan.groups) {
+      groupOffset.push_back(cursor);
+      Value slab;
+      DenseSet<int64_t> seenClasses;
+      for (int64_t m : group) {
+        if (!seenClasses.insert(items[m].sizeClass).second)
+          continue; // Provably the same size: no maximum needed.
+        slab = slab ? arith::MaxUIOp::create(b, loc, slab, alignedBytes[m])
+                          .getResult()
+                    : alignedBytes[m];
+      }
+      cursor = arith::AddIOp::create(b, loc, cursor, slab);
+    }
+    auto poolType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type());
+    Value pool = GetPoolOp::create(b, loc, poolType, context, cursor,
+                                   b.getI64IntegerAttr(domainId));
+    for (auto [i, item] : llvm::enumerate(items))
+      RecordTempOp::create(b, loc, context, alignedBytes[i],
+                           b.getI64IntegerAttr(item.start),
+                           b.getI64IntegerAttr(item.end),
+                           b.getI64IntegerAttr(domainId));
+
+    for (size_t i = 0; i < members.size(); ++i) {
+      AllocTempOp alloc = members[i];
+      OpBuilder vb(alloc);
+      Value offset =
+          items[i].staticBytes
+              ? Value(arith::ConstantIndexOp::create(vb, alloc.getLoc(),
+                                                     plan.staticOffset[i]))
+              : groupOffset[plan.group[i]];
+      auto view = memref::ViewOp::create(vb, alloc.getLoc(), alloc.getType(),
+                                         pool, offset,
+                                         alloc.getDynamicSizes());
+      alloc.getResult().replaceAllUsesWith(view.getResult());
+      alloc.erase();
+    }
+  }
+};
+
+} // namespace

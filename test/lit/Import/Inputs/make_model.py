@@ -1,0 +1,51 @@
+"""Writes the small ONNX models used by the Import lit tests.
+
+Usage: make_model.py KIND OUT.onnx
+  gemm          x[batch,4] -> Gemm(transB=1, alpha=0.5, beta=2, W[3,4], b[3])
+                -> Relu -> y[batch,3]; W and b are initializers
+  unknown-op    one node of an op type no opset defines
+  custom-domain one node in a domain Onyx does not support
+"""
+import sys
+
+import numpy as np
+from onnx import TensorProto, helper, numpy_helper
+
+
+def main():
+    kind, out = sys.argv[1], sys.argv[2]
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4])
+    opsets = [helper.make_opsetid("", 13)]
+    inits = []
+    if kind == "gemm":
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 3])
+        inits = [
+            numpy_helper.from_array(
+                np.arange(12, dtype=np.float32).reshape(3, 4), "W"),
+            numpy_helper.from_array(
+                np.array([0.5, -1.0, 2.0], dtype=np.float32), "b"),
+        ]
+        nodes = [
+            helper.make_node("Gemm", ["x", "W", "b"], ["g"], name="fc",
+                             transB=1, alpha=0.5, beta=2.0),
+            helper.make_node("Relu", ["g"], ["y"], name="act"),
+        ]
+    elif kind == "unknown-op":
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 4])
+        nodes = [helper.make_node("FancyOp", ["x"], ["y"], name="mystery")]
+    elif kind == "custom-domain":
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 4])
+        nodes = [helper.make_node("Relu", ["x"], ["y"], name="vendor_relu",
+                                  domain="com.example")]
+        opsets.append(helper.make_opsetid("com.example", 1))
+    else:
+        raise SystemExit("unknown kind " + kind)
+    graph = helper.make_graph(nodes, "g", [x], [y], initializer=inits)
+    model = helper.make_model(graph, opset_imports=opsets,
+                              producer_name="onyx-lit")
+    with open(out, "wb") as f:
+        f.write(model.SerializeToString())
+
+
+if __name__ == "__main__":
+    main()
