@@ -11,7 +11,7 @@ PACKAGES=(
   # ONNX importer and its protobuf
   libonnx-dev protobuf-compiler libprotobuf-dev
   # tests: GoogleTest, the ONNX node suite, Python with onnx + numpy
-  libgtest-dev libonnx-testdata python3-onnx python3-numpy
+  libgtest-dev libonnx-testdata python3-onnx python3-numpy libopenblas-dev
 )
 
 missing=()

@@ -79,6 +79,8 @@ void buildBufferizationPipeline(OpPassManager &pm, StringRef poolScheme) {
 }
 
 void buildCPUCodegenPipeline(OpPassManager &pm) {
+  // GEMM-class work goes to the system BLAS, the rest becomes loops.
+  pm.addPass(createLowerContractionsToBLAS());
   pm.addPass(createLowerRuntimeChecks());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createLowerAffinePass());

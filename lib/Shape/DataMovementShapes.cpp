@@ -402,20 +402,19 @@ FailureOr<SmallVector<Cond>> markAxes(IndexMath &m, const IntList &axes,
     normalized.push_back(normalize(m, a, rank));
   }
   SmallVector<Cond> marked;
-  OpFoldResult total = m.cst(0);
+  Cond unique = Cond::of(true);
   for (int64_t i = 0; i < rank; ++i) {
     Cond hit = Cond::of(false);
     for (OpFoldResult a : normalized) {
       Cond here = m.eq(a, m.cst(i));
-      // Count every hit so that a repeated axis is caught below.
-      total = m.add(total, m.select(here, m.cst(1), m.cst(0)));
+      // A second hit on the same position is a repeated axis.
+      unique = m.andOf(unique, m.notOf(m.andOf(hit, here)));
       hit = m.orOf(hit, here);
     }
     marked.push_back(hit);
   }
-  if (failed(m.require(m.eq(total, m.cst(count)),
-                       (opName + ": the axes repeat an axis").str(), {},
-                       diagOp)))
+  if (failed(m.require(unique, (opName + ": the axes repeat an axis").str(),
+                       {}, diagOp)))
     return failure();
   return marked;
 }

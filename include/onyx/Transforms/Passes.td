@@ -102,6 +102,24 @@ def LowerRuntimeChecks : Pass<"onyx-lower-runtime-checks", "mlir::ModuleOp"> {
 // CPU codegen
 //===----------------------------------------------------------------------===//
 
+def LowerContractionsToBLAS
+    : Pass<"onyx-lower-contractions-to-blas", "mlir::ModuleOp"> {
+  let summary = "Run matmul-shaped linalg.generic ops through the system BLAS";
+  let description = [{
+    CPU target. A contraction `linalg.generic` on memrefs with loops
+    (batch..., m, n, k), f32/f64 multiply-accumulate body and identity
+    layouts becomes, per batch index, one `cblas_sgemm`/`cblas_dgemm` call
+    on the 2-D slices (transposes from the indexing maps, leading dimensions
+    from the strides; batch dims broadcast by a constant-0 map stay at
+    offset 0). Empty products skip the call. Other contractions stay loops.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
+    "mlir::LLVM::LLVMDialect", "mlir::memref::MemRefDialect",
+    "mlir::scf::SCFDialect"
+  ];
+}
+
 def ConvertOnyxToLLVM : Pass<"onyx-convert-to-llvm", "mlir::ModuleOp"> {
   let summary = "Lower the host program (func/cf/arith/math/memref/onyx) to LLVM";
   let description = [{

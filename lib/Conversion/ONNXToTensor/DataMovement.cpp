@@ -298,8 +298,11 @@ FailureOr<SmallVector<Value>> lowerUnsqueeze(Operation *op, OpBuilder &b) {
   auto refined = declaredDims(b, loc, op, 0, *dims);
   if (failed(refined))
     return failure();
+  // View ops are typed from the computed dims (which the input's type
+  // always agrees with); the declared extents come in through a cast.
   if (!unitAxes || type->getRank() == 0)
-    return SmallVector<Value>{reshapeTo(b, loc, data, *refined)};
+    return SmallVector<Value>{
+        castToDims(b, loc, reshapeTo(b, loc, data, *dims), *refined)};
   // Known axes: a view op that later passes can fold through.
   auto expandedType = RankedTensorType::get(shape::toStaticShape(*dims),
                                             type->getElementType());
@@ -328,7 +331,8 @@ FailureOr<SmallVector<Value>> lowerSqueeze(Operation *op, OpBuilder &b) {
   if (failed(refined))
     return failure();
   if (!unitAxes || refined->empty())
-    return SmallVector<Value>{reshapeTo(b, loc, data, *refined)};
+    return SmallVector<Value>{
+        castToDims(b, loc, reshapeTo(b, loc, data, *dims), *refined)};
   Value collapsed = tensor::CollapseShapeOp::create(
       b, loc, data, unitReassociation(type->getRank(), *unitAxes));
   return SmallVector<Value>{castToDims(b, loc, collapsed, *refined)};
@@ -392,18 +396,16 @@ FailureOr<SmallVector<Value>> lowerConcat(Operation *op, OpBuilder &b) {
   return SmallVector<Value>{result};
 }
 
-/// The window of `input` as a fresh tensor of extents `sizes`.
+/// The window `w` of `input` as a fresh tensor of extents `dims` (the
+/// window's sizes as matched to the declared type).
 Value extractWindow(OpBuilder &b, Location loc, Value input,
-                    ArrayRef<OpFoldResult> offsets,
-                    ArrayRef<OpFoldResult> sizes,
-                    ArrayRef<OpFoldResult> strides) {
+                    const shape::Window &w, ArrayRef<OpFoldResult> dims) {
   Type elementType = cast<RankedTensorType>(input.getType()).getElementType();
-  Value result = emptyTensor(b, loc, sizes, elementType);
-  if (hasStaticZero(sizes) ||
-      hasStaticZero(shape::getDims(b, loc, input)))
+  Value result = emptyTensor(b, loc, dims, elementType);
+  if (hasStaticZero(dims) || hasStaticZero(shape::getDims(b, loc, input)))
     return result;
-  Value view =
-      tensor::ExtractSliceOp::create(b, loc, input, offsets, sizes, strides);
+  Value view = tensor::ExtractSliceOp::create(b, loc, input, w.offsets,
+                                              w.sizes, w.strides);
   // A fresh buffer, not a strided view: returning a view would need a
   // strided memref.copy, which the CPU runtime does not provide.
   return copyInto(b, loc, view, result);
@@ -435,8 +437,7 @@ FailureOr<SmallVector<Value>> lowerSplit(Operation *op, OpBuilder &b) {
     auto dims = declaredDims(b, loc, op, unsigned(i), window.sizes);
     if (failed(dims))
       return failure();
-    results.push_back(extractWindow(b, loc, input, window.offsets, *dims,
-                                    window.strides));
+    results.push_back(extractWindow(b, loc, input, window, *dims));
   }
   return results;
 }
@@ -466,8 +467,7 @@ FailureOr<SmallVector<Value>> lowerSlice(Operation *op, OpBuilder &b) {
     return v && *v > 0;
   });
   if (forward)
-    return SmallVector<Value>{extractWindow(b, loc, data, window->offsets,
-                                            *dims, window->strides)};
+    return SmallVector<Value>{extractWindow(b, loc, data, *window, *dims)};
   // A step whose sign is only known at run time, or a negative one: read
   // element offset + i * step.
   Value result = indexGeneric(

@@ -142,7 +142,7 @@ bool emitSharedLibrary(ModuleOp module, const std::string &outputPath,
   std::string libDir = "-L" + runtimeDir;
   llvm::SmallVector<llvm::StringRef> args = {
       *linker,     "-shared", "-o", outputPath, objectPath, libDir,
-      "-lonyx_runtime", "-lm", rpath, "-Wl,-rpath,$ORIGIN"};
+      "-lonyx_runtime", "-lopenblas", "-lm", rpath, "-Wl,-rpath,$ORIGIN"};
   std::string linkError;
   llvm::SmallString<128> logPath;
   llvm::sys::fs::createTemporaryFile("onyx-link", "log", logPath);

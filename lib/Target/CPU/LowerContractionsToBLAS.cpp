@@ -1,0 +1,277 @@
+//===- LowerContractionsToBLAS.cpp - GEMM-class work through BLAS ---------===//
+//
+// The conversion expresses MatMul/Gemm as one contraction linalg.generic
+// (loops: batch..., m, n, k). On the CPU that work goes to the system BLAS
+// (OpenBLAS from Debian), never to a hand-written triple loop: each such
+// generic on memrefs becomes, per batch index, one `cblas_{s,d}gemm` call on
+// the 2-D slices, with transposes taken from the indexing maps and the
+// leading dimensions from the slices' strides. Contractions that do not fit
+// (run-time broadcast reads inside the body, non-unit inner strides,
+// integer types, matrix-vector forms) stay loops.
+//
+//===----------------------------------------------------------------------===//
+
+#include "onyx/Transforms/Passes.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+
+namespace onyx {
+#define GEN_PASS_DEF_LOWERCONTRACTIONSTOBLAS
+#include "onyx/Transforms/Passes.h.inc"
+} // namespace onyx
+
+using namespace mlir;
+using namespace onyx;
+
+namespace {
+
+constexpr int32_t kCblasRowMajor = 101;
+constexpr int32_t kCblasNoTrans = 111;
+constexpr int32_t kCblasTrans = 112;
+
+/// How one matrix operand is read: its batch exprs and whether the trailing
+/// two dims are transposed relative to (rows, cols) = (first, second).
+struct MatrixAccess {
+  /// Per operand batch dim: the loop it follows, or -1 (index 0).
+  SmallVector<int64_t> batchLoops;
+  bool transposed = false;
+};
+
+/// Matches the trailing two results of `map` against loops (row, col) or
+/// (col, row), and its leading results against batch loops or constant 0.
+std::optional<MatrixAccess> matchMatrix(AffineMap map, unsigned row,
+                                        unsigned col, unsigned numBatch) {
+  if (map.getNumResults() < 2)
+    return std::nullopt;
+  MatrixAccess access;
+  unsigned n = map.getNumResults();
+  for (unsigned i = 0; i + 2 < n; ++i) {
+    AffineExpr e = map.getResult(i);
+    if (auto c = dyn_cast<AffineConstantExpr>(e)) {
+      if (c.getValue() != 0)
+        return std::nullopt;
+      access.batchLoops.push_back(-1);
+    } else if (auto d = dyn_cast<AffineDimExpr>(e)) {
+      if (d.getPosition() >= numBatch)
+        return std::nullopt;
+      access.batchLoops.push_back(d.getPosition());
+    } else {
+      return std::nullopt;
+    }
+  }
+  auto r = dyn_cast<AffineDimExpr>(map.getResult(n - 2));
+  auto c = dyn_cast<AffineDimExpr>(map.getResult(n - 1));
+  if (!r || !c)
+    return std::nullopt;
+  if (r.getPosition() == row && c.getPosition() == col)
+    return access;
+  if (r.getPosition() == col && c.getPosition() == row) {
+    access.transposed = true;
+    return access;
+  }
+  return std::nullopt;
+}
+
+/// True when the body is `out + in0 * in1` (either operand order).
+bool isMultiplyAccumulate(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  if (body.getOperations().size() != 3)
+    return false;
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return false;
+  Value acc = body.getArgument(2);
+  Value other = add.getLhs() == acc ? add.getRhs()
+                                    : (add.getRhs() == acc ? add.getLhs()
+                                                           : Value());
+  auto mul = other ? other.getDefiningOp<arith::MulFOp>() : nullptr;
+  if (!mul)
+    return false;
+  Value a = body.getArgument(0), b = body.getArgument(1);
+  return (mul.getLhs() == a && mul.getRhs() == b) ||
+         (mul.getLhs() == b && mul.getRhs() == a);
+}
+
+struct Gemm {
+  linalg::GenericOp op;
+  unsigned numBatch;
+  MatrixAccess a, b;
+};
+
+std::optional<Gemm> matchGemm(linalg::GenericOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      !op.hasPureBufferSemantics())
+    return std::nullopt;
+  unsigned numLoops = op.getNumLoops();
+  if (numLoops < 3)
+    return std::nullopt;
+  auto iterators = op.getIteratorTypesArray();
+  for (unsigned i = 0; i + 1 < numLoops; ++i)
+    if (iterators[i] != utils::IteratorType::parallel)
+      return std::nullopt;
+  if (iterators.back() != utils::IteratorType::reduction)
+    return std::nullopt;
+  unsigned numBatch = numLoops - 3, m = numBatch, n = numBatch + 1,
+           k = numBatch + 2;
+  auto maps = op.getIndexingMapsArray();
+  // The output is (batch..., m, n) in loop order.
+  AffineMap out = maps[2];
+  if (out.getNumResults() != numBatch + 2)
+    return std::nullopt;
+  for (unsigned i = 0; i < numBatch + 2; ++i) {
+    auto d = dyn_cast<AffineDimExpr>(out.getResult(i));
+    if (!d || d.getPosition() != i)
+      return std::nullopt;
+  }
+  auto a = matchMatrix(maps[0], m, k, numBatch);
+  auto b = matchMatrix(maps[1], k, n, numBatch);
+  if (!a || !b || !isMultiplyAccumulate(op))
+    return std::nullopt;
+  for (Value v : op->getOperands()) {
+    auto type = dyn_cast<MemRefType>(v.getType());
+    if (!type || !type.getLayout().isIdentity())
+      return std::nullopt;
+    Type element = type.getElementType();
+    if (!element.isF32() && !element.isF64())
+      return std::nullopt;
+  }
+  Type element = cast<MemRefType>(op->getOperand(0).getType()).getElementType();
+  for (Value v : op->getOperands())
+    if (cast<MemRefType>(v.getType()).getElementType() != element)
+      return std::nullopt;
+  return Gemm{op, numBatch, *a, *b};
+}
+
+struct LowerContractionsToBLASPass
+    : public onyx::impl::LowerContractionsToBLASBase<
+          LowerContractionsToBLASPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<Gemm> gemms;
+    module.walk([&](linalg::GenericOp op) {
+      if (auto g = matchGemm(op))
+        gemms.push_back(*g);
+    });
+    for (const Gemm &g : gemms)
+      lower(module, g);
+  }
+
+  func::FuncOp declare(ModuleOp module, OpBuilder &b, Type element) {
+    StringRef name = element.isF32() ? "cblas_sgemm" : "cblas_dgemm";
+    if (auto fn = module.lookupSymbol<func::FuncOp>(name))
+      return fn;
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToEnd(module.getBody());
+    auto i32 = b.getI32Type();
+    auto ptr = LLVM::LLVMPointerType::get(b.getContext());
+    auto fn = func::FuncOp::create(
+        b, module.getLoc(), name,
+        b.getFunctionType({i32, i32, i32, i32, i32, i32, element, ptr, i32, ptr,
+                           i32, element, ptr, i32},
+                          {}));
+    fn.setPrivate();
+    return fn;
+  }
+
+  void lower(ModuleOp module, const Gemm &g) {
+    linalg::GenericOp op = g.op;
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    Value a = op.getDpsInputs()[0], bm = op.getDpsInputs()[1],
+          c = op.getDpsInits()[0];
+    auto cType = cast<MemRefType>(c.getType());
+    Type element = cType.getElementType();
+    func::FuncOp fn = declare(module, b, element);
+    auto i32 = b.getI32Type();
+    auto ptr = LLVM::LLVMPointerType::get(b.getContext());
+    int64_t elementBytes = element.getIntOrFloatBitWidth() / 8;
+
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    // Loop extents: batch and (m, n) from the output, k from A.
+    SmallVector<Value> batchExtents;
+    for (unsigned i = 0; i < g.numBatch; ++i)
+      batchExtents.push_back(memref::DimOp::create(b, loc, c, i));
+    Value m = memref::DimOp::create(b, loc, c, g.numBatch);
+    Value n = memref::DimOp::create(b, loc, c, g.numBatch + 1);
+    auto aType = cast<MemRefType>(a.getType());
+    Value k = memref::DimOp::create(
+        b, loc, a, g.a.transposed ? aType.getRank() - 2 : aType.getRank() - 1);
+
+    // Nothing to do for empty products; BLAS rejects zero leading dims.
+    Value nonEmpty = arith::AndIOp::create(
+        b, loc,
+        arith::AndIOp::create(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, m, zero),
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, n, zero)),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, k, zero));
+    auto ifOp = scf::IfOp::create(b, loc, nonEmpty, /*withElse=*/false);
+    b.setInsertionPointToStart(&ifOp.getThenRegion().front());
+
+    // One loop per batch dim.
+    SmallVector<Value> ivs;
+    for (Value extent : batchExtents) {
+      auto forOp = scf::ForOp::create(b, loc, zero, extent, one);
+      b.setInsertionPointToStart(forOp.getBody());
+      ivs.push_back(forOp.getInductionVar());
+    }
+
+    // Pointer to the 2-D slice of `matrix` at the batch indices, and its
+    // leading dimension.
+    auto slice = [&](Value matrix,
+                     ArrayRef<int64_t> batchLoops) -> std::pair<Value, Value> {
+      auto type = cast<MemRefType>(matrix.getType());
+      int64_t rank = type.getRank();
+      // Identity layout: element offset = sum(index_i * stride_i).
+      SmallVector<Value> strides(rank);
+      Value stride = one;
+      for (int64_t i = rank - 1; i >= 0; --i) {
+        strides[i] = stride;
+        stride = arith::MulIOp::create(
+            b, loc, stride, memref::DimOp::create(b, loc, matrix, i));
+      }
+      Value offset = zero;
+      for (auto [i, l] : llvm::enumerate(batchLoops))
+        if (l >= 0)
+          offset = arith::AddIOp::create(
+              b, loc, offset,
+              arith::MulIOp::create(b, loc, ivs[l], strides[i]));
+      Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, matrix);
+      Value bytes = arith::MulIOp::create(
+          b, loc, offset, arith::ConstantIndexOp::create(b, loc, elementBytes));
+      Value address = arith::IndexCastOp::create(
+          b, loc, b.getI64Type(), arith::AddIOp::create(b, loc, base, bytes));
+      Value pointer = LLVM::IntToPtrOp::create(b, loc, ptr, address);
+      Value ld = arith::MaxUIOp::create(b, loc, strides[rank - 2], one);
+      return {pointer, arith::IndexCastOp::create(b, loc, i32, ld)};
+    };
+    auto [aPtr, lda] = slice(a, g.a.batchLoops);
+    auto [bPtr, ldb] = slice(bm, g.b.batchLoops);
+    SmallVector<int64_t> cBatch = llvm::to_vector(
+        llvm::seq<int64_t>(0, int64_t(g.numBatch)));
+    auto [cPtr, ldc] = slice(c, cBatch);
+
+    auto i32c = [&](int32_t v) -> Value {
+      return arith::ConstantIntOp::create(b, loc, v, 32);
+    };
+    auto toI32 = [&](Value v) -> Value {
+      return arith::IndexCastOp::create(b, loc, i32, v);
+    };
+    Value alpha = arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 1.0));
+    // The output already holds its initial value (the fill or bias).
+    Value beta = alpha;
+    func::CallOp::create(
+        b, loc, fn,
+        ValueRange{i32c(kCblasRowMajor),
+                   i32c(g.a.transposed ? kCblasTrans : kCblasNoTrans),
+                   i32c(g.b.transposed ? kCblasTrans : kCblasNoTrans),
+                   toI32(m), toI32(n), toI32(k), alpha, aPtr, lda, bPtr, ldb,
+                   beta, cPtr, ldc});
+    op.erase();
+  }
+};
+
+} // namespace

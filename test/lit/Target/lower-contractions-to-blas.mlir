@@ -1,0 +1,87 @@
+// RUN: onyx-opt %s --onyx-lower-contractions-to-blas --split-input-file | FileCheck %s
+
+// A plain 2-D matmul: one cblas_sgemm call, row-major, no transposes,
+// guarded against empty products.
+// CHECK-LABEL: func.func @matmul_2d
+// CHECK:         scf.if
+// CHECK:           %[[RM:.*]] = arith.constant 101 : i32
+// CHECK:           %[[NTA:.*]] = arith.constant 111 : i32
+// CHECK:           %[[NTB:.*]] = arith.constant 111 : i32
+// CHECK:           func.call @cblas_sgemm(%[[RM]], %[[NTA]], %[[NTB]],
+// CHECK-NOT:     linalg.generic
+// CHECK:       func.func private @cblas_sgemm(i32, i32, i32, i32, i32, i32, f32, !llvm.ptr, i32, !llvm.ptr, i32, f32, !llvm.ptr, i32)
+func.func @matmul_2d(%a: memref<?x4xf32>, %b: memref<4x3xf32>, %c: memref<?x3xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>,
+                                   affine_map<(d0, d1, d2) -> (d2, d1)>,
+                                   affine_map<(d0, d1, d2) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<?x4xf32>, memref<4x3xf32>) outs(%c : memref<?x3xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Gemm with transA and transB: both operands transposed (112), f64.
+// CHECK-LABEL: func.func @gemm_transposed
+// CHECK:         %[[TA:.*]] = arith.constant 112 : i32
+// CHECK:         %[[TB:.*]] = arith.constant 112 : i32
+// CHECK:         func.call @cblas_dgemm(%{{.*}}, %[[TA]], %[[TB]],
+func.func @gemm_transposed(%a: memref<4x5xf64>, %b: memref<6x4xf64>, %c: memref<5x6xf64>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>,
+                                   affine_map<(d0, d1, d2) -> (d1, d2)>,
+                                   affine_map<(d0, d1, d2) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<4x5xf64>, memref<6x4xf64>) outs(%c : memref<5x6xf64>) {
+  ^bb0(%x: f64, %y: f64, %acc: f64):
+    %m = arith.mulf %x, %y : f64
+    %s = arith.addf %m, %acc : f64
+    linalg.yield %s : f64
+  }
+  return
+}
+
+// -----
+
+// Batched with B broadcast over the batch (constant-0 map): one call per
+// batch index inside an scf.for.
+// CHECK-LABEL: func.func @batched_broadcast
+// CHECK:         scf.for
+// CHECK:           func.call @cblas_sgemm
+func.func @batched_broadcast(%a: memref<?x2x4xf32>, %b: memref<1x4x3xf32>, %c: memref<?x2x3xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>,
+                                   affine_map<(d0, d1, d2, d3) -> (0, d3, d2)>,
+                                   affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<?x2x4xf32>, memref<1x4x3xf32>) outs(%c : memref<?x2x3xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %m = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Integer contractions stay loops.
+// CHECK-LABEL: func.func @integer_stays
+// CHECK:         linalg.generic
+// CHECK-NOT:     cblas
+func.func @integer_stays(%a: memref<2x4xi32>, %b: memref<4x3xi32>, %c: memref<2x3xi32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>,
+                                   affine_map<(d0, d1, d2) -> (d2, d1)>,
+                                   affine_map<(d0, d1, d2) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<2x4xi32>, memref<4x3xi32>) outs(%c : memref<2x3xi32>) {
+  ^bb0(%x: i32, %y: i32, %acc: i32):
+    %m = arith.muli %x, %y : i32
+    %s = arith.addi %acc, %m : i32
+    linalg.yield %s : i32
+  }
+  return
+}
