@@ -81,10 +81,12 @@ void buildBufferizationPipeline(OpPassManager &pm, StringRef poolScheme) {
 void buildCPUCodegenPipeline(OpPassManager &pm) {
   // GEMM-class work goes to the system BLAS, the rest becomes loops.
   pm.addPass(createLowerContractionsToBLAS());
-  pm.addPass(createLowerRuntimeChecks());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
+  // With structured control flow gone, every check is in the entry's CFG
+  // and can branch to a failure exit, wherever the check came from.
+  pm.addPass(createLowerRuntimeChecks());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertMathToLibmPass());

@@ -272,11 +272,11 @@ slidingWindow(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> input,
     if (attrs.autoPad == AutoPad::NotSet || attrs.autoPad == AutoPad::Valid) {
       OpFoldResult span = m.sub(padded, effK);
       if (attrs.ceilMode && attrs.autoPad == AutoPad::NotSet) {
-        // ceil_mode keeps a partial last window, but only one that starts
-        // inside the input or its begin padding (as PyTorch and the ONNX
-        // reference do).
-        dim.output = m.min(m.add(m.ceilDiv(span, s), 1),
-                           m.ceilDiv(m.add(in, dim.padBegin), s));
+        // ceil_mode keeps a partial last window. This is the formula of
+        // ONNX 1.12's shape inference, which gives the importer's declared
+        // types; ONNX 1.16 also drops a last window that starts in the end
+        // padding, and following it needs the importer to agree.
+        dim.output = m.add(m.ceilDiv(span, s), 1);
       } else {
         dim.output = m.add(m.floorDiv(span, s), 1);
       }

@@ -5,7 +5,7 @@
 #include "onyx/Dialect/Onyx/OnyxDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
 using namespace mlir;
@@ -48,64 +48,62 @@ Value cmp(OpBuilder &b, Location loc, arith::CmpIPredicate pred, Value lhs,
 }
 
 /// Per-dim hit counts of the axes in `axesTensor`, plus an i1 "every entry
-/// is in [-rank, rank)". A tensor of static length is read entry by entry;
-/// one of run-time length is read in an scf.for whose iter_args carry the
-/// counts (scalars only, so nothing is allocated inside the loop).
+/// is in [-rank, rank)". One linalg.generic folds the entries into rank + 1
+/// counters (the last counts entries out of range), which are then read
+/// back; a generic rather than an scf loop keeps the conversion within the
+/// dialects it already produces, whatever the axes' length.
 std::pair<SmallVector<Value>, Value> countAxisHits(OpBuilder &b, Location loc,
                                                    Value axesTensor,
                                                    int64_t rank) {
-  Value zero = indexConstant(b, loc, 0), one = indexConstant(b, loc, 1);
-  Value rankValue = indexConstant(b, loc, rank);
-  Value negRank = indexConstant(b, loc, -rank);
-
-  // Folds entry `raw` into `hits` and `valid`.
-  auto visit = [&](OpBuilder &nb, Location nl, Value raw,
-                   SmallVector<Value> &hits, Value &valid) {
-    Value a = arith::IndexCastOp::create(nb, nl, nb.getIndexType(), raw);
-    Value inRange = arith::AndIOp::create(
-        nb, nl, cmp(nb, nl, arith::CmpIPredicate::sge, a, negRank),
-        cmp(nb, nl, arith::CmpIPredicate::slt, a, rankValue));
-    valid = arith::AndIOp::create(nb, nl, valid, inRange);
-    Value isNegative = cmp(nb, nl, arith::CmpIPredicate::slt, a, zero);
-    Value normalized = arith::SelectOp::create(
-        nb, nl, isNegative, arith::AddIOp::create(nb, nl, a, rankValue), a);
-    for (int64_t i = 0; i < rank; ++i) {
-      Value hit = cmp(nb, nl, arith::CmpIPredicate::eq, normalized,
-                      indexConstant(nb, nl, i));
-      hits[i] = arith::AddIOp::create(
-          nb, nl, hits[i], arith::SelectOp::create(nb, nl, hit, one, zero));
-    }
-  };
-
-  SmallVector<Value> hits(rank, zero);
-  Value valid = arith::ConstantIntOp::create(b, loc, 1, 1);
-  auto type = cast<RankedTensorType>(axesTensor.getType());
-  if (!type.isDynamicDim(0)) {
-    for (int64_t j = 0; j < type.getDimSize(0); ++j) {
-      Value raw = tensor::ExtractOp::create(b, loc, axesTensor,
-                                            ValueRange{indexConstant(b, loc, j)});
-      visit(b, loc, raw, hits, valid);
-    }
-    return {hits, valid};
-  }
-
-  SmallVector<Value> initArgs(hits);
-  initArgs.push_back(valid);
-  Value length = tensor::DimOp::create(b, loc, axesTensor, 0);
-  auto loop = scf::ForOp::create(
-      b, loc, zero, length, one, initArgs,
-      [&](OpBuilder &nb, Location nl, Value j, ValueRange args) {
-        SmallVector<Value> loopHits(args.drop_back());
-        Value loopValid = args.back();
-        Value raw = tensor::ExtractOp::create(nb, nl, axesTensor, ValueRange{j});
-        visit(nb, nl, raw, loopHits, loopValid);
-        SmallVector<Value> yielded(loopHits);
-        yielded.push_back(loopValid);
-        scf::YieldOp::create(nb, nl, yielded);
+  MLIRContext *ctx = b.getContext();
+  Type i64 = b.getI64Type();
+  Value zero64 = arith::ConstantIntOp::create(b, loc, 0, 64);
+  auto countsType = RankedTensorType::get({rank + 1}, i64);
+  Value empty = tensor::EmptyOp::create(b, loc, countsType.getShape(), i64);
+  Value init = linalg::FillOp::create(b, loc, zero64, empty).getResult(0);
+  // Loops: (slot, entry).
+  AffineExpr slot = getAffineDimExpr(0, ctx), entry = getAffineDimExpr(1, ctx);
+  SmallVector<AffineMap> maps = {AffineMap::get(2, 0, {entry}, ctx),
+                                 AffineMap::get(2, 0, {slot}, ctx)};
+  SmallVector<utils::IteratorType> iterators = {
+      utils::IteratorType::parallel, utils::IteratorType::reduction};
+  auto fold = linalg::GenericOp::create(
+      b, loc, TypeRange{countsType}, ValueRange{axesTensor}, ValueRange{init},
+      maps, iterators, [&](OpBuilder &nb, Location nl, ValueRange args) {
+        Value zero = indexConstant(nb, nl, 0);
+        Value rankValue = indexConstant(nb, nl, rank);
+        Value a = arith::IndexCastOp::create(nb, nl, nb.getIndexType(), args[0]);
+        Value inRange = arith::AndIOp::create(
+            nb, nl,
+            cmp(nb, nl, arith::CmpIPredicate::sge, a,
+                indexConstant(nb, nl, -rank)),
+            cmp(nb, nl, arith::CmpIPredicate::slt, a, rankValue));
+        Value normalized = arith::SelectOp::create(
+            nb, nl, cmp(nb, nl, arith::CmpIPredicate::slt, a, zero),
+            arith::AddIOp::create(nb, nl, a, rankValue), a);
+        Value i = linalg::IndexOp::create(nb, nl, 0);
+        Value isDimSlot = cmp(nb, nl, arith::CmpIPredicate::slt, i, rankValue);
+        Value hit = arith::SelectOp::create(
+            nb, nl, isDimSlot,
+            cmp(nb, nl, arith::CmpIPredicate::eq, normalized, i),
+            arith::XOrIOp::create(nb, nl, inRange,
+                                  arith::ConstantIntOp::create(nb, nl, 1, 1)));
+        Value increment = arith::ExtUIOp::create(nb, nl, nb.getI64Type(), hit);
+        linalg::YieldOp::create(
+            nb, nl, ValueRange{arith::AddIOp::create(nb, nl, args[1],
+                                                     increment)});
       });
-  SmallVector<Value> results(loop.getResults());
-  valid = results.pop_back_val();
-  return {results, valid};
+
+  SmallVector<Value> hits;
+  for (int64_t i = 0; i <= rank; ++i) {
+    Value count = tensor::ExtractOp::create(
+        b, loc, fold.getResult(0), ValueRange{indexConstant(b, loc, i)});
+    hits.push_back(arith::IndexCastOp::create(b, loc, b.getIndexType(), count));
+  }
+  Value outOfRange = hits.pop_back_val();
+  Value valid = cmp(b, loc, arith::CmpIPredicate::eq, outOfRange,
+                    indexConstant(b, loc, 0));
+  return {hits, valid};
 }
 
 /// The `resultRank` dims left when the dims flagged in `reduced` are

@@ -56,9 +56,10 @@ struct WindowDim {
 
 /// Output extents and paddings of a sliding window over `input` (spatial
 /// extents) with `kernel` taps per dim. Implements ONNX's formulas for
-/// explicit pads, VALID, SAME_UPPER/SAME_LOWER and ceil_mode (the last
-/// window must start inside the input or its begin padding). Checks that
-/// the padded input holds at least one window (statically or at run time).
+/// explicit pads, VALID, SAME_UPPER/SAME_LOWER and ceil_mode (as ONNX
+/// 1.12's shape inference: a partial last window is kept even when it starts
+/// in the end padding). Checks that the padded input holds at least one
+/// window (statically or at run time).
 mlir::FailureOr<llvm::SmallVector<WindowDim>>
 slidingWindow(mlir::OpBuilder &b, mlir::Location loc,
               llvm::ArrayRef<OpFoldResult> input,

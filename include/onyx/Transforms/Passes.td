@@ -142,4 +142,82 @@ def GenerateInterface : Pass<"onyx-generate-interface", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::LLVM::LLVMDialect"];
 }
 
+//===----------------------------------------------------------------------===//
+// CUDA codegen (lib/Target/CUDA)
+//===----------------------------------------------------------------------===//
+
+def CUDAOutlineDispatches
+    : Pass<"onyx-cuda-outline-dispatches", "mlir::ModuleOp"> {
+  let summary = "Outline each top-level linalg op of the entry into a GPU kernel";
+  let description = [{
+    The IREE seed's dispatch outlining, one dispatch per top-level linalg op
+    of the bound entry function (elementwise and broadcast generics: every
+    iterator parallel). Each dispatch becomes a `gpu.module` holding one
+    `gpu.func` kernel whose arguments are the buffer bindings (a bare base
+    pointer per distinct buffer) followed by i64 scalars: the dynamic
+    offset, sizes and strides of each binding (deduplicated, so a dim shared
+    by several buffers is passed once) and the scalars the body captures.
+    Inside the kernel each binding is rebuilt with `memref.reinterpret_cast`
+    (the shape ties folded into the loads and stores) and the iteration
+    space is walked by a grid-stride loop over the linearized domain. The
+    host launches it with `gpu.launch_func`, the grid computed from the
+    dynamic dims. `memref.copy` becomes a copy kernel, `memref.get_global`
+    constants are uploaded into call temporaries, and identical kernels are
+    deduplicated. Reductions, library ops (matmul, convolution) and host
+    reads of tensor data are reported as not supported on cuda yet. The model
+    metadata gains the line `device cuda`.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", ""sm_90"",
+           "NVVM target chip of the kernels">,
+    Option<"blockSize", "block-size", "int64_t", "256",
+           "Threads per block of every kernel">
+  ];
+  let dependentDialects = [
+    "mlir::gpu::GPUDialect", "mlir::NVVM::NVVMDialect",
+    "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
+    "mlir::linalg::LinalgDialect", "mlir::memref::MemRefDialect",
+    "mlir::scf::SCFDialect", "mlir::ub::UBDialect", "onyx::OnyxDialect"
+  ];
+}
+
+def CUDASerializeKernels
+    : Pass<"onyx-cuda-serialize-kernels", "mlir::ModuleOp"> {
+  let summary = "Compile each NVVM gpu.module to a cubin plus its PTX";
+  let description = [{
+    Serializes every `gpu.module` (already in the NVVM dialect) through its
+    `#nvvm.target` to PTX and, with `ptxas` from the CUDA toolkit, to a
+    cubin, and replaces it with a `gpu.binary` holding both objects: the
+    cubin (`bin`) first, the PTX (`assembly`) as the fallback the driver
+    can JIT for another GPU. The toolkit is `toolkit`, else `$CUDA_HOME`,
+    `$CUDA_PATH` or /usr/local/cuda.
+  }];
+  let options = [
+    Option<"toolkit", "toolkit", "std::string", """",
+           "CUDA toolkit root (holds bin/ptxas and nvvm/libdevice)">,
+    Option<"emitBinary", "emit-binary", "bool", "true",
+           "Run ptxas (false: keep only the PTX)">
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
+def CUDALowerLaunches : Pass<"onyx-cuda-lower-launches", "mlir::ModuleOp"> {
+  let summary = "Host side of the CUDA target: launches become runtime calls";
+  let description = [{
+    In the entry function, each `gpu.launch_func` becomes a call to
+    `onyxrt_cuda_launch(ctx, kernel, label, grid, block, n, args)` with the
+    kernel arguments packed as 8-byte slots, and each `gpu.memcpy` (constant
+    upload) a call to `onyxrt_cuda_upload`; a non-zero status returns 1
+    from the entry (the runtime has recorded the message naming the CUDA
+    call and the node). Each `gpu.binary` becomes private constant globals
+    (the cubin, the NUL-terminated PTX) and one `OnyxCudaKernel` descriptor
+    per kernel.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::cf::ControlFlowDialect",
+    "mlir::func::FuncDialect", "mlir::LLVM::LLVMDialect",
+    "mlir::memref::MemRefDialect"
+  ];
+}
+
 #endif // ONYX_TRANSFORMS_PASSES_TD

@@ -980,6 +980,10 @@ FailureOr<SmallVector<Value>> lowerAveragePool(Operation *op, OpBuilder &b) {
                 tapsInRange(nb, nl, loopIndex(nb, nl, 2 + i),
                             setup->attrs.strides[i], setup->attrs.dilations[i],
                             setup->kernel[i], lo[i], hi[i]));
+          // A ceil_mode window may lie entirely in the end padding; it
+          // averages to 0 rather than 0/0.
+          taps = arith::MaxSIOp::create(
+              nb, nl, taps, arith::ConstantIndexOp::create(nb, nl, 1));
           Value taps64 =
               arith::IndexCastOp::create(nb, nl, nb.getI64Type(), taps);
           count = arith::SIToFPOp::create(nb, nl, elementType, taps64);

@@ -19,10 +19,10 @@
 // CHECK-COUNT-4: llvm.call @onyxrt_input_dim(%[[CTX]],
 // CHECK-COUNT-4: llvm.cond_br %{{.*}}, ^{{bb[0-9]+}}, ^[[FAIL:bb[0-9]+]](
 // CHECK:         llvm.call @onyxrt_alloc_output(%[[CTX]],
-// CHECK:         llvm.fadd
 // CHECK:       ^[[FAIL]](%{{.*}}: i64, %{{.*}}: i64, %[[MSG:.*]]: !llvm.ptr):
 // CHECK-NEXT:    llvm.call @onyxrt_fail(%[[CTX]], %[[MSG]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : (!llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64) -> ()
 // CHECK-NEXT:    llvm.return %[[ONE:.*]] : i32
+// CHECK:         llvm.fadd
 // CHECK:       llvm.func @onyxrt_fail(!llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64)
 // CHECK:       llvm.func @inference_compute(
 func.func @main_graph(%x: tensor<?x?xf32> {onnx.name = "x"}, %z: tensor<?x?xf32> {onnx.name = "z"})
