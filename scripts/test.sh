@@ -5,7 +5,8 @@
 #
 #   bash scripts/test.sh             build, then everything
 #   bash scripts/test.sh --no-build  use the existing build/
-#   bash scripts/test.sh --quick     skip the node suite (about 1 minute)
+#   bash scripts/test.sh --quick     skip the node suite and the real models
+#                                    (about 1 minute)
 #   bash scripts/test.sh --update    also rewrite docs/supported-ops.md and
 #                                    raise test/e2e/node_suite_floor.json
 #
@@ -24,7 +25,7 @@ for arg in "$@"; do
     --no-build) DO_BUILD=0 ;;
     --quick) DO_NODE=0 ;;
     --update) UPDATE=1 ;;
-    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "test.sh: unknown argument $arg" >&2; exit 2 ;;
   esac
 done
@@ -118,6 +119,16 @@ step example-model check_example_up_to_date
 step node-runner-selftest "$PY" test/e2e/test_node_suite_runner.py
 step e2e-example "$PY" test/e2e/test_example.py
 step e2e-bad-inputs "$PY" test/e2e/test_bad_inputs.py
+step e2e-external-weights "$PY" test/e2e/test_external_weights.py
+# Real models (docs/real-models.md): PyTorch exports, each compiled once and run
+# at 3-4 shapes; statuses must match test/e2e/real_models/expected.json.
+if [[ $DO_NODE -eq 1 ]]; then
+  step e2e-real-models "$PY" test/e2e/test_real_models.py \
+    --expected test/e2e/real_models/expected.json \
+    --data "$BUILD_DIR/real_models" --results "$BUILD_DIR/real_models_results.json"
+else
+  skip e2e-real-models "--quick"
+fi
 
 # ---- ONNX node suite --------------------------------------------------------------
 if [[ $DO_NODE -eq 1 ]]; then

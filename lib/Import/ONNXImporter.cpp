@@ -172,6 +172,7 @@ private:
   std::string readTensorBytes(const onnx::TensorProto &tensor,
                               const std::string &what);
   Value createConstant(const onnx::TensorProto &tensor, Location loc);
+  Value createExternalWeight(const onnx::TensorProto &tensor, Location loc);
   Value createI64Constant(ArrayRef<int64_t> values, Location loc);
   Value createF32Constant(float value, Location loc);
   Value noValue(Location loc);
@@ -371,13 +372,77 @@ ElementsAttr Importer::tensorAttr(const onnx::TensorProto &tensor,
   return DenseResourceElementsAttr::get(type, name, std::move(blob));
 }
 
+/// FNV-1a, 64 bits: the checksum of external weights (docs/runtime-abi.md).
+uint64_t fnv1a64(llvm::StringRef bytes) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (unsigned char c : bytes) {
+    hash ^= c;
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
 Value Importer::createConstant(const onnx::TensorProto &tensor,
                                Location loc) {
+  if (options.externalWeights &&
+      tensor.data_location() == onnx::TensorProto::EXTERNAL)
+    return createExternalWeight(tensor, loc);
   ElementsAttr value =
       tensorAttr(tensor, "initializer '" + tensor.name() + "'");
   OperationState state(loc, "onnx.Constant");
   state.addAttribute("value", value);
   state.addTypes(value.getType());
+  return builder.create(state)->getResult(0);
+}
+
+/// An initializer left in its external data file: only its metadata enters
+/// the IR. The file may be absent at compile time (then there is no
+/// checksum; the session still checks the size).
+Value Importer::createExternalWeight(const onnx::TensorProto &tensor,
+                                     Location loc) {
+  std::string what = "initializer '" + tensor.name() + "'";
+  auto type = cast<RankedTensorType>(tensorTypeFromTensor(tensor));
+  size_t elementSize = rawElementSize(tensor.data_type());
+  if (elementSize == 0 || type.getElementType().isInteger(1))
+    fail(what + ": external weights of this element type are not supported");
+  std::string location;
+  uint64_t offset = 0;
+  std::optional<uint64_t> length;
+  for (const auto &entry : tensor.external_data()) {
+    if (entry.key() == "location")
+      location = entry.value();
+    else if (entry.key() == "offset")
+      offset = std::stoull(entry.value());
+    else if (entry.key() == "length")
+      length = std::stoull(entry.value());
+  }
+  if (location.empty())
+    fail(what + ": external data without a location");
+  uint64_t expected = uint64_t(type.getNumElements()) * elementSize;
+  if (length && *length != expected)
+    fail(what + ": external data length " + std::to_string(*length) +
+         " does not match its shape (" + std::to_string(expected) +
+         " bytes)");
+  uint64_t checksum = 0;
+  llvm::SmallString<256> path(baseDir);
+  llvm::sys::path::append(path, location);
+  if (llvm::sys::fs::exists(path)) {
+    auto buffer = llvm::MemoryBuffer::getFileSlice(path, expected, offset,
+                                                   /*IsVolatile=*/false);
+    if (!buffer || (*buffer)->getBufferSize() != expected)
+      fail(what + ": external data file '" + std::string(path) +
+           "' is shorter than the tensor");
+    checksum = fnv1a64((*buffer)->getBuffer());
+    if (checksum == 0)
+      checksum = 1; // 0 means "no checksum".
+  }
+  OperationState state(loc, "onyx.weight");
+  state.addAttribute("location", builder.getStringAttr(location));
+  state.addAttribute("offset", builder.getI64IntegerAttr(int64_t(offset)));
+  state.addAttribute("length", builder.getI64IntegerAttr(int64_t(expected)));
+  state.addAttribute("checksum",
+                     builder.getI64IntegerAttr(int64_t(checksum)));
+  state.addTypes(type);
   return builder.create(state)->getResult(0);
 }
 

@@ -46,9 +46,8 @@ bool writeIR(ModuleOp module, const std::string &path, std::string &error) {
 bool compileModelFile(const std::string &modelPath,
                       const std::string &outputPath,
                       const CompileOptions &options, std::string &error) {
-  if (options.target != "cpu") {
-    error = "target '" + options.target +
-            "' is not available yet (only --target=cpu is implemented)";
+  if (options.target != "cpu" && options.target != "cuda") {
+    error = "unknown target '" + options.target + "' (expected cpu or cuda)";
     return false;
   }
   static const char *kEmits[] = {"", "onnx", "onyx", "buffers", "llvm"};
@@ -80,6 +79,7 @@ bool compileModelFile(const std::string &modelPath,
 
   ImportOptions importOptions;
   importOptions.makeInputsDynamic = options.makeInputsDynamic;
+  importOptions.externalWeights = options.externalWeights;
   OwningOpRef<ModuleOp> module =
       importONNXFile(context, modelPath, importOptions, error);
   if (!module)
@@ -118,7 +118,11 @@ bool compileModelFile(const std::string &modelPath,
     return false;
   if (options.emit == "buffers")
     return writeIR(*module, outputPath, error);
-  if (!runStage(buildCPUCodegenPipeline, "CPU code generation"))
+  bool cuda = options.target == "cuda";
+  auto codegen = [&](OpPassManager &pm) {
+    cuda ? buildCUDACodegenPipeline(pm) : buildCPUCodegenPipeline(pm);
+  };
+  if (!runStage(codegen, cuda ? "CUDA code generation" : "CPU code generation"))
     return false;
   if (options.emit == "llvm") {
     auto file = openOutputFile(outputPath, &error);

@@ -10,6 +10,7 @@
 
 #include "onyx/Dialect/ONNX/ONNXDialect.h"
 #include "onyx/Dialect/Onyx/OnyxDialect.h"
+#include "onyx/Target/CUDA/CUDATarget.h"
 #include "onyx/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -18,6 +19,7 @@
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
@@ -46,6 +48,7 @@ void registerOnyxDialects(DialectRegistry &registry) {
   scf::registerBufferizableOpInterfaceExternalModels(registry);
   bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
       registry);
+  registerCUDATargetDialects(registry);
 }
 
 void buildONNXCleanupPipeline(OpPassManager &pm) {
@@ -62,6 +65,9 @@ void buildONNXToTensorPipeline(OpPassManager &pm) {
 void buildBufferizationPipeline(OpPassManager &pm, StringRef poolScheme) {
   bufferization::OneShotBufferizePassOptions options;
   options.bufferizeFunctionBoundaries = true;
+  // Loop-carried values whose shapes change between iterations (onnx.Loop,
+  // onnx.Scan) are yielded as new buffers.
+  options.allowReturnAllocsFromLoops = true;
   options.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   pm.addPass(bufferization::createOneShotBufferizePass(options));
@@ -96,6 +102,36 @@ void buildCPUCodegenPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
 }
 
+void buildCUDACodegenPipeline(OpPassManager &pm, StringRef chip) {
+  // Stage 5 for the CUDA target: one kernel per top-level linalg op.
+  CUDAOutlineDispatchesOptions outline;
+  outline.chip = chip.str();
+  pm.addPass(createCUDAOutlineDispatches(outline));
+  pm.addPass(createCanonicalizerPass());
+  // Kernels: NVVM, then cubin + PTX.
+  OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
+  kernels.addPass(createLowerAffinePass());
+  kernels.addPass(createSCFToControlFlowPass());
+  kernels.addPass(createCanonicalizerPass());
+  kernels.addPass(createCSEPass());
+  ConvertGpuOpsToNVVMOpsOptions nvvm;
+  nvvm.useBarePtrCallConv = true;
+  kernels.addPass(createConvertGpuOpsToNVVMOps(nvvm));
+  kernels.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCUDASerializeKernels());
+  // Host: the CPU target's host lowering plus launches as runtime calls.
+  pm.addPass(createLowerRuntimeChecks());
+  pm.addPass(createCUDALowerLaunches());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertOnyxToLLVM());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createGenerateInterface());
+  pm.addPass(createCanonicalizerPass());
+}
+
 void registerOnyxPassesAndPipelines() {
   registerOnyxPasses();
   PassPipelineRegistration<>("onyx-cpu-pipeline",
@@ -105,6 +141,15 @@ void registerOnyxPassesAndPipelines() {
                                buildONNXToTensorPipeline(pm);
                                buildBufferizationPipeline(pm, "lifetime");
                                buildCPUCodegenPipeline(pm);
+                             });
+  PassPipelineRegistration<>("onyx-cuda-pipeline",
+                             "The whole ONNX -> LLVM dialect pipeline (CUDA "
+                             "kernels embedded as cubin + PTX)",
+                             [](OpPassManager &pm) {
+                               buildONNXCleanupPipeline(pm);
+                               buildONNXToTensorPipeline(pm);
+                               buildBufferizationPipeline(pm, "lifetime");
+                               buildCUDACodegenPipeline(pm);
                              });
 }
 

@@ -32,10 +32,18 @@ public:
 
   OpFoldResult c(int64_t v) { return b.getIndexAttr(v); }
   OpFoldResult add(OpFoldResult x, OpFoldResult y) {
+    // x + 0 stays x, so that an unpadded dynamic extent is provably the
+    // input's and no padding copy is made.
+    if (getStatic(y) == 0)
+      return x;
+    if (getStatic(x) == 0)
+      return y;
     return binary<arith::AddIOp>(x, y, [](int64_t p, int64_t q) { return p + q; });
   }
   OpFoldResult add(OpFoldResult x, int64_t y) { return add(x, c(y)); }
   OpFoldResult sub(OpFoldResult x, OpFoldResult y) {
+    if (getStatic(y) == 0)
+      return x;
     return binary<arith::SubIOp>(x, y, [](int64_t p, int64_t q) { return p - q; });
   }
   OpFoldResult sub(OpFoldResult x, int64_t y) { return sub(x, c(y)); }
@@ -319,10 +327,11 @@ FailureOr<ConvShape> convShape(OpBuilder &b, Location loc, Value x, Value w,
     return failure();
   shape.inChannelsPerGroup = m.floorDiv(inChannels, group);
   shape.outChannelsPerGroup = m.floorDiv(outChannels, group);
-  if (failed(checkEqual(b, loc, outChannels,
+  if (failed(m.require(arith::CmpIPredicate::eq, outChannels,
                         m.mul(shape.outChannelsPerGroup, group),
-                        "Conv: output channels (weight dim 0) vs a multiple "
-                        "of group",
+                        "Conv: the {0} output channels (weight dim 0) do not "
+                        "split into group = " + std::to_string(group) +
+                            " groups",
                         diagOp)))
     return failure();
 
@@ -355,8 +364,6 @@ convTransposeShape(OpBuilder &b, Location loc, Value x, Value w, int64_t group,
            << "the weights must have rank " << r + 2 << " like the input";
   if (group < 1)
     return diagOp->emitError() << "group must be positive; it is " << group;
-  if (attrs.ceilMode)
-    return diagOp->emitError("ceil_mode is not a ConvTranspose attribute");
   SmallVector<int64_t> padding(outputPadding);
   if (padding.empty())
     padding.assign(r, 0);
@@ -383,9 +390,10 @@ convTransposeShape(OpBuilder &b, Location loc, Value x, Value w, int64_t group,
                         diagOp)))
     return failure();
   shape.inChannelsPerGroup = m.floorDiv(inChannels, group);
-  if (failed(checkEqual(b, loc, inChannels,
+  if (failed(m.require(arith::CmpIPredicate::eq, inChannels,
                         m.mul(shape.inChannelsPerGroup, group),
-                        "ConvTranspose: input channels vs a multiple of group",
+                        "ConvTranspose: the {0} input channels do not split "
+                        "into group = " + std::to_string(group) + " groups",
                         diagOp)))
     return failure();
   shape.outChannelsPerGroup = wDims[1];

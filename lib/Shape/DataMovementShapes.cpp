@@ -122,8 +122,9 @@ OpFoldResult IndexMath::floorDiv(OpFoldResult x, OpFoldResult y) {
   Value q = arith::DivSIOp::create(b, loc, vx, vy);
   Value r = arith::RemSIOp::create(b, loc, vx, vy);
   Cond inexact = cmp(CmpIPredicate::ne, r, cst(0));
-  Cond signsDiffer = Cond::of(arith::XOrIOp::create(
-      b, loc, value(lt(r, cst(0))), value(lt(y, cst(0)))).getResult());
+  Cond signsDiffer = Cond::of(
+      arith::XOrIOp::create(b, loc, value(lt(r, cst(0))), value(lt(y, cst(0))))
+          .getResult());
   return select(andOf(inexact, signsDiffer), sub(q, cst(1)), q);
 }
 
@@ -137,9 +138,10 @@ OpFoldResult IndexMath::ceilDiv(OpFoldResult x, OpFoldResult y) {
   Value q = arith::DivSIOp::create(b, loc, vx, vy);
   Value r = arith::RemSIOp::create(b, loc, vx, vy);
   Cond inexact = cmp(CmpIPredicate::ne, r, cst(0));
-  Cond signsAgree = Cond::of(arith::CmpIOp::create(
-      b, loc, arith::CmpIPredicate::eq, value(lt(r, cst(0))),
-      value(lt(y, cst(0)))).getResult());
+  Cond signsAgree =
+      Cond::of(arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                     value(lt(r, cst(0))), value(lt(y, cst(0))))
+                   .getResult());
   return select(andOf(inexact, signsAgree), add(q, cst(1)), q);
 }
 
@@ -301,8 +303,8 @@ static Value readEntry(OpBuilder &b, Location loc, Value tensor, Value k) {
   else
     for (int64_t i = 0; i < type.getRank(); ++i)
       indices.push_back(arith::ConstantIndexOp::create(b, loc, 0));
-  return indexFromElement(b, loc, tensor::ExtractOp::create(b, loc, tensor,
-                                                          indices));
+  return indexFromElement(b, loc,
+                          tensor::ExtractOp::create(b, loc, tensor, indices));
 }
 
 OpFoldResult IntList::get(IndexMath &m, int64_t k) const {
@@ -394,10 +396,10 @@ FailureOr<SmallVector<Cond>> markAxes(IndexMath &m, const IntList &axes,
   SmallVector<OpFoldResult> normalized;
   for (int64_t k = 0; k < count; ++k) {
     OpFoldResult a = axes.get(m, k);
-    if (failed(m.require(inRange(m, a, -rank, rank),
-                         (opName + ": axis {0} is out of range for rank {1}")
-                             .str(),
-                         {a, m.cst(rank)}, diagOp)))
+    if (failed(m.require(
+            inRange(m, a, -rank, rank),
+            (opName + ": axis {0} is out of range for rank {1}").str(),
+            {a, m.cst(rank)}, diagOp)))
       return failure();
     normalized.push_back(normalize(m, a, rank));
   }
@@ -413,8 +415,8 @@ FailureOr<SmallVector<Cond>> markAxes(IndexMath &m, const IntList &axes,
     }
     marked.push_back(hit);
   }
-  if (failed(m.require(unique, (opName + ": the axes repeat an axis").str(),
-                       {}, diagOp)))
+  if (failed(m.require(unique, (opName + ": the axes repeat an axis").str(), {},
+                       diagOp)))
     return failure();
   return marked;
 }
@@ -476,9 +478,8 @@ matchDeclared(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> dims,
   if (!type)
     return result;
   if (type.getRank() != int64_t(dims.size()))
-    return diagOp->emitError()
-           << what << " has rank " << dims.size()
-           << " but the model declares " << declared;
+    return diagOp->emitError() << what << " has rank " << dims.size()
+                               << " but the model declares " << declared;
   IndexMath m(b, loc);
   for (int64_t i = 0; i < type.getRank(); ++i) {
     if (type.isDynamicDim(i))
@@ -540,8 +541,9 @@ unsqueezeShape(OpBuilder &b, Location loc, Value input, const IntList &axes,
   OpFoldResult insertedBefore = m.cst(0);
   for (int64_t j = 0; j < outRank; ++j) {
     OpFoldResult source = m.sub(m.cst(j), insertedBefore);
-    OpFoldResult d = in.empty() ? m.cst(1) : pick(m, in, m.min(source,
-                                            m.cst(int64_t(in.size()) - 1)));
+    OpFoldResult d =
+        in.empty() ? m.cst(1)
+                   : pick(m, in, m.min(source, m.cst(int64_t(in.size()) - 1)));
     out[j] = m.select((*marked)[j], m.cst(1), d);
     insertedBefore =
         m.add(insertedBefore, m.select((*marked)[j], m.cst(1), m.cst(0)));
@@ -551,8 +553,8 @@ unsqueezeShape(OpBuilder &b, Location loc, Value input, const IntList &axes,
 
 FailureOr<SmallVector<OpFoldResult>>
 squeezeShape(OpBuilder &b, Location loc, Value input, const IntList &axes,
-             std::optional<int64_t> outRank, std::optional<SmallVector<int64_t>> *unitAxes,
-             Operation *diagOp) {
+             std::optional<int64_t> outRank,
+             std::optional<SmallVector<int64_t>> *unitAxes, Operation *diagOp) {
   IndexMath m(b, loc);
   SmallVector<OpFoldResult> in = getDims(b, loc, input);
   int64_t rank = int64_t(in.size());
@@ -596,8 +598,7 @@ squeezeShape(OpBuilder &b, Location loc, Value input, const IntList &axes,
     return failure();
   for (int64_t i = 0; i < rank; ++i) {
     Cond ok = m.orOf(m.notOf((*marked)[i]), m.eq(in[i], m.cst(1)));
-    if (failed(m.require(ok,
-                         "Squeeze: axis {0} has extent {1}, not 1",
+    if (failed(m.require(ok, "Squeeze: axis {0} has extent {1}, not 1",
                          {m.cst(i), in[i]}, diagOp)))
       return failure();
   }
@@ -624,9 +625,9 @@ FailureOr<ConcatShape> concatShape(OpBuilder &b, Location loc,
   OpFoldResult offset = m.cst(0);
   for (auto [i, dims] : llvm::enumerate(all)) {
     if (dims.size() != rank)
-      return diagOp->emitError() << "Concat: input " << i << " has rank "
-                                 << dims.size() << ", input 0 has rank "
-                                 << rank;
+      return diagOp->emitError()
+             << "Concat: input " << i << " has rank " << dims.size()
+             << ", input 0 has rank " << rank;
     for (size_t d = 0; d < rank; ++d) {
       if (int64_t(d) == axis)
         continue;
@@ -649,11 +650,9 @@ FailureOr<ConcatShape> concatShape(OpBuilder &b, Location loc,
   return shape;
 }
 
-FailureOr<SmallVector<Window>> splitShape(OpBuilder &b, Location loc,
-                                          Value input, int64_t axis,
-                                          const IntList &split,
-                                          int64_t numOutputs,
-                                          Operation *diagOp) {
+FailureOr<SmallVector<Window>>
+splitShape(OpBuilder &b, Location loc, Value input, int64_t axis,
+           const IntList &split, int64_t numOutputs, Operation *diagOp) {
   IndexMath m(b, loc);
   SmallVector<OpFoldResult> in = getDims(b, loc, input);
   OpFoldResult extent = in[axis];
@@ -733,24 +732,22 @@ FailureOr<Window> sliceShape(OpBuilder &b, Location loc, Value input,
     return diagOp->emitError() << "Slice: " << maxCount
                                << " entries for a rank-" << rank << " input";
 
-  SmallVector<OpFoldResult> first(rank, m.cst(0)), last(in), step(rank,
-                                                               m.cst(1));
+  SmallVector<OpFoldResult> first(rank, m.cst(0)), last(in),
+      step(rank, m.cst(1));
   SmallVector<OpFoldResult> hits(rank, m.cst(0));
   for (int64_t k = 0; k < maxCount; ++k) {
     Cond present = staticCount ? Cond::of(true) : m.lt(m.cst(k), count);
-    OpFoldResult axis = axes.isAbsent() ? m.cst(k)
-                                        : axes.getOr(m, k, m.cst(0));
-    if (failed(m.require(m.orOf(m.notOf(present),
-                                inRange(m, axis, -rank, rank)),
-                         "Slice: axis {0} is out of range for rank {1}",
-                         {axis, m.cst(rank)}, diagOp)))
+    OpFoldResult axis = axes.isAbsent() ? m.cst(k) : axes.getOr(m, k, m.cst(0));
+    if (failed(
+            m.require(m.orOf(m.notOf(present), inRange(m, axis, -rank, rank)),
+                      "Slice: axis {0} is out of range for rank {1}",
+                      {axis, m.cst(rank)}, diagOp)))
       return failure();
     axis = normalize(m, axis, rank);
     OpFoldResult s = starts.getOr(m, k, m.cst(0));
     OpFoldResult e = ends.getOr(m, k, m.cst(0));
     OpFoldResult st = steps.isAbsent() ? m.cst(1) : steps.getOr(m, k, m.cst(1));
-    if (failed(m.require(m.orOf(m.notOf(present),
-                                m.notOf(m.eq(st, m.cst(0)))),
+    if (failed(m.require(m.orOf(m.notOf(present), m.notOf(m.eq(st, m.cst(0)))),
                          "Slice: a step is 0", {}, diagOp)))
       return failure();
     for (int64_t d = 0; d < rank; ++d) {
@@ -761,17 +758,18 @@ FailureOr<Window> sliceShape(OpBuilder &b, Location loc, Value input,
       hits[d] = m.add(hits[d], m.select(hit, m.cst(1), m.cst(0)));
     }
   }
-  for (int64_t d = 0; d < rank; ++d)
+  // Without axes entry k slices axis k: nothing can repeat.
+  for (int64_t d = 0; d < rank && !axes.isAbsent(); ++d)
     if (failed(m.require(m.le(hits[d], m.cst(1)),
-                         "Slice: axis {0} is sliced more than once",
-                         {m.cst(d)}, diagOp)))
+                         "Slice: axis {0} is sliced more than once", {m.cst(d)},
+                         diagOp)))
       return failure();
 
   Window w;
   for (int64_t d = 0; d < rank; ++d) {
     OpFoldResult n = in[d];
-    OpFoldResult s = m.select(m.lt(first[d], m.cst(0)), m.add(first[d], n),
-                              first[d]);
+    OpFoldResult s =
+        m.select(m.lt(first[d], m.cst(0)), m.add(first[d], n), first[d]);
     OpFoldResult e =
         m.select(m.lt(last[d], m.cst(0)), m.add(last[d], n), last[d]);
     Cond forward = m.lt(m.cst(0), step[d]);
@@ -787,10 +785,10 @@ FailureOr<Window> sliceShape(OpBuilder &b, Location loc, Value input,
       sizeFwd = m.ceilDiv(m.sub(eFwd, sFwd), step[d]);
     if (!forward.isTrue())
       sizeBwd = m.ceilDiv(m.sub(sBwd, eBwd), m.sub(m.cst(0), step[d]));
-    OpFoldResult size = forward.isTrue()    ? sizeFwd
-                        : forward.isFalse() ? sizeBwd
-                                            : m.select(forward, sizeFwd,
-                                                       sizeBwd);
+    OpFoldResult size = forward.isTrue() ? sizeFwd
+                        : forward.isFalse()
+                            ? sizeBwd
+                            : m.select(forward, sizeFwd, sizeBwd);
     // An empty dim stays empty whatever the clamps above made of it.
     size = m.min(m.max(size, m.cst(0)), n);
     w.offsets.push_back(m.select(forward, sFwd, sBwd));
@@ -863,9 +861,9 @@ FailureOr<int64_t> indexTupleLength(OpBuilder &b, Location loc, Value data,
         "the index tuple length (the indices' last dim) is only known at run "
         "time and the result rank is not declared");
   if (k < 1 || k > r - batchDims)
-    return diagOp->emitError() << "index tuples of length " << k
-                               << " for rank-" << r << " data with "
-                               << batchDims << " batch dims";
+    return diagOp->emitError()
+           << "index tuples of length " << k << " for rank-" << r
+           << " data with " << batchDims << " batch dims";
   OpFoldResult last = getDim(b, loc, indices, q - 1);
   if (failed(m.require(m.eq(last, m.cst(k)),
                        "the indices' last dim is {0}, expected {1}",
@@ -880,8 +878,8 @@ gatherNDShape(OpBuilder &b, Location loc, Value data, Value indices,
   SmallVector<OpFoldResult> d = getDims(b, loc, data);
   SmallVector<OpFoldResult> idx = getDims(b, loc, indices);
   if (batchDims < 0 || batchDims >= int64_t(std::min(d.size(), idx.size())))
-    return diagOp->emitError() << "batch_dims " << batchDims
-                               << " is out of range";
+    return diagOp->emitError()
+           << "batch_dims " << batchDims << " is out of range";
   for (int64_t i = 0; i < batchDims; ++i)
     if (failed(checkEqual(b, loc, d[i], idx[i],
                           "GatherND batch dim " + std::to_string(i), diagOp)))
@@ -928,17 +926,9 @@ FailureOr<BroadcastShape> expandShape(OpBuilder &b, Location loc, Value input,
   // The shape is right-aligned to the result: result axis a reads entry
   // count - outRank + a, and axes before the shape's first entry are 1.
   SmallVector<OpFoldResult> target;
-  std::optional<int64_t> staticCount = shape.staticSize();
   for (int64_t a = 0; a < outRank; ++a) {
-    OpFoldResult entry;
-    if (staticCount) {
-      int64_t k = *staticCount - outRank + a;
-      entry = k < 0 ? m.cst(1) : shape.get(m, k);
-    } else {
-      // Entry count - outRank + a, absent (1) before the first entry.
-      OpFoldResult k = m.add(m.sub(count, m.cst(outRank)), m.cst(a));
-      entry = shape.getOr(m, k, m.cst(1));
-    }
+    OpFoldResult k = m.add(m.sub(count, m.cst(outRank)), m.cst(a));
+    OpFoldResult entry = shape.getOr(m, k, m.cst(1));
     if (failed(requireNonNegative(m, entry, "Expand: negative extent {0}",
                                   diagOp)))
       return failure();
@@ -953,8 +943,8 @@ FailureOr<SmallVector<OpFoldResult>> tileShape(OpBuilder &b, Location loc,
                                                Operation *diagOp) {
   IndexMath m(b, loc);
   SmallVector<OpFoldResult> in = getDims(b, loc, input);
-  if (failed(repeats.requireSize(m, int64_t(in.size()), "Tile: repeats",
-                                 diagOp)))
+  if (failed(
+          repeats.requireSize(m, int64_t(in.size()), "Tile: repeats", diagOp)))
     return failure();
   SmallVector<OpFoldResult> out;
   for (size_t i = 0; i < in.size(); ++i) {
@@ -1022,12 +1012,12 @@ FailureOr<OpFoldResult> rangeLength(OpBuilder &b, Location loc, Value start,
   Type type = s.getType();
   if (isa<FloatType>(type)) {
     Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(type, 0.0));
-    Value nonZero = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE,
-                                          d, zero);
+    Value nonZero =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE, d, zero);
     if (failed(m.require(Cond::of(nonZero), "Range: delta is 0", {}, diagOp)))
       return failure();
-    Value q = arith::DivFOp::create(
-        b, loc, arith::SubFOp::create(b, loc, l, s), d);
+    Value q =
+        arith::DivFOp::create(b, loc, arith::SubFOp::create(b, loc, l, s), d);
     q = math::CeilOp::create(b, loc, q);
     q = arith::MaximumFOp::create(b, loc, q, zero);
     Value n = arith::FPToSIOp::create(b, loc, b.getI64Type(), q);
@@ -1084,19 +1074,17 @@ spaceToDepthShape(OpBuilder &b, Location loc, Value input, int64_t blockSize,
                          "blocksize {1}",
                          {in[i], bs}, diagOp)))
       return failure();
-  return SmallVector<OpFoldResult>{in[0], m.mul(in[1], m.cst(blockSize * blockSize)),
-                                   m.floorDiv(in[2], bs),
-                                   m.floorDiv(in[3], bs)};
+  return SmallVector<OpFoldResult>{
+      in[0], m.mul(in[1], m.cst(blockSize * blockSize)), m.floorDiv(in[2], bs),
+      m.floorDiv(in[3], bs)};
 }
 
-FailureOr<SmallVector<OpFoldResult>> oneHotShape(OpBuilder &b, Location loc,
-                                                 Value indices,
-                                                 OpFoldResult depth,
-                                                 int64_t axis,
-                                                 Operation *diagOp) {
+FailureOr<SmallVector<OpFoldResult>>
+oneHotShape(OpBuilder &b, Location loc, Value indices, OpFoldResult depth,
+            int64_t axis, Operation *diagOp) {
   IndexMath m(b, loc);
-  if (failed(requireNonNegative(m, depth, "OneHot: negative depth {0}",
-                                diagOp)))
+  if (failed(
+          requireNonNegative(m, depth, "OneHot: negative depth {0}", diagOp)))
     return failure();
   SmallVector<OpFoldResult> dims = getDims(b, loc, indices);
   dims.insert(dims.begin() + axis, depth);

@@ -206,7 +206,8 @@ FailureOr<BroadcastShape> broadcastShapes(OpBuilder &b, Location loc,
 FailureOr<OperandBroadcast> broadcastTo(OpBuilder &b, Location loc,
                                         ArrayRef<OpFoldResult> dims,
                                         ArrayRef<OpFoldResult> target,
-                                        Operation *diagOp) {
+                                        Operation *diagOp,
+                                        unsigned operandIndex) {
   if (dims.size() > target.size())
     return diagOp->emitError() << "cannot broadcast a rank-" << dims.size()
                                << " operand to rank " << target.size();
@@ -229,7 +230,7 @@ FailureOr<OperandBroadcast> broadcastTo(OpBuilder &b, Location loc,
       return diagOp->emitError()
              << "cannot broadcast dim " << j << " of extent " << *s
              << " to extent " << *getStatic(t);
-    assertBroadcastable(b, loc, dims[j], t, 0, int64_t(offset + j));
+    assertBroadcastable(b, loc, dims[j], t, operandIndex, int64_t(offset + j));
     ob.kinds.push_back(BroadcastKind::Runtime);
     ob.isOne.push_back(isOneValue(b, loc, dims[j]));
   }

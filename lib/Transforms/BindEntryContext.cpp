@@ -14,6 +14,8 @@
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <map>
+
 namespace onyx {
 #define GEN_PASS_DEF_BINDENTRYCONTEXT
 #include "onyx/Transforms/Passes.h.inc"
@@ -137,6 +139,39 @@ struct BindEntryContextPass
     }
     if (failed(recordMetadata(module, func)) || failed(rewrite(func)))
       return signalPassFailure();
+    bindWeights(module, func);
+  }
+
+  /// External weights become `onyx.get_weight %ctx[index]`, one index per
+  /// distinct (file, offset, length), listed as "weight" metadata lines.
+  void bindWeights(ModuleOp module, func::FuncOp func) {
+    Value context = func.getArgument(0);
+    std::map<std::tuple<std::string, int64_t, int64_t>, int64_t> indices;
+    std::string lines;
+    SmallVector<WeightBufferOp> weights;
+    func.walk([&](WeightBufferOp op) { weights.push_back(op); });
+    for (WeightBufferOp op : weights) {
+      auto key = std::make_tuple(op.getLocation().str(), op.getOffset(),
+                                 op.getLength());
+      auto [it, inserted] = indices.try_emplace(key, int64_t(indices.size()));
+      if (inserted)
+        lines += "weight " + std::to_string(it->second) + " " +
+                 std::to_string(op.getOffset()) + " " +
+                 std::to_string(op.getLength()) + " " +
+                 llvm::utohexstr(uint64_t(op.getChecksum())) + " " +
+                 escapeName(op.getLocation()) + "\n";
+      OpBuilder builder(op);
+      auto get = GetWeightOp::create(builder, op.getLoc(), op.getType(),
+                                     context, it->second);
+      op.getResult().replaceAllUsesWith(get.getResult());
+      op.erase();
+    }
+    if (lines.empty())
+      return;
+    auto text = module->getAttrOfType<StringAttr>(kModelMetadataAttrName);
+    module->setAttr(kModelMetadataAttrName,
+                    StringAttr::get(module.getContext(),
+                                    text.getValue().str() + lines));
   }
 
   LogicalResult recordMetadata(ModuleOp module, func::FuncOp func) {

@@ -59,7 +59,10 @@ bool makeAvailable(Value value, Operation *anchor) {
            def->isBeforeInBlock(anchor);
   if (def->isBeforeInBlock(anchor))
     return true;
-  if (def->getNumRegions() != 0 || !isMemoryEffectFree(def))
+  // Only ops that may run earlier than written: no memory effects and
+  // speculatable (a division by a run-time value guarded by an assert must
+  // stay behind the assert).
+  if (def->getNumRegions() != 0 || !isPure(def))
     return false;
   for (Value operand : def->getOperands())
     if (!makeAvailable(operand, anchor))
@@ -121,27 +124,39 @@ struct PoolAllocationsPass
     int64_t index = 0;
     for (Operation &op : body)
       position[&op] = index++;
-    auto topLevel = [&](Operation *op) {
-      while (op->getBlock() != &body)
+    // Position of the entry-block op containing `op`; uses outside the
+    // entry block (other blocks of the function) count as live to the end.
+    int64_t endOfFunction = index;
+    auto positionOf = [&](Operation *op) -> int64_t {
+      while (op && op->getBlock() != &body) {
+        if (op->getParentRegion() == &func.getBody())
+          return endOfFunction;
         op = op->getParentOp();
-      return op;
+      }
+      return op ? position[op] : endOfFunction;
     };
     auto lastUse = [&](Value root) {
-      int64_t last = position[topLevel(root.getDefiningOp())];
+      int64_t last = positionOf(root.getDefiningOp());
       SmallVector<Value> worklist = {root};
       DenseSet<Value> seen;
+      auto follow = [&](Operation *op) {
+        // Any value an op derives from this buffer may alias it (views,
+        // casts, memref.reshape, bufferization.to_tensor): follow all of
+        // them, which can only lengthen lifetimes.
+        for (Value result : op->getResults())
+          if (isa<BaseMemRefType, TensorType>(result.getType()))
+            worklist.push_back(result);
+      };
       while (!worklist.empty()) {
         Value v = worklist.pop_back_val();
         if (!seen.insert(v).second)
           continue;
         for (Operation *user : v.getUsers()) {
-          last = std::max(last, position[topLevel(user)]);
-          // Any buffer an op derives from this one may alias it (views,
-          // casts, memref.reshape, which also reads its shape operand):
-          // follow all of them, which can only lengthen lifetimes.
-          for (Value result : user->getResults())
-            if (isa<BaseMemRefType>(result.getType()))
-              worklist.push_back(result);
+          last = std::max(last, positionOf(user));
+          follow(user);
+          // A buffer yielded out of a region lives on as the parent's result.
+          if (user->hasTrait<OpTrait::IsTerminator>() && user->getParentOp())
+            follow(user->getParentOp());
         }
       }
       return last;
@@ -149,11 +164,11 @@ struct PoolAllocationsPass
 
     // 3-4. Plan and emit per domain.
     for (auto [domainId, members] : llvm::enumerate(domains))
-      emitDomain(members, int64_t(domainId), context, position, lastUse);
+      emitDomain(members, int64_t(domainId), context, positionOf, lastUse);
   }
 
   void emitDomain(ArrayRef<AllocTempOp> members, int64_t domainId,
-                  Value context, DenseMap<Operation *, int64_t> &position,
+                  Value context, function_ref<int64_t(Operation *)> positionOf,
                   function_ref<int64_t(Value)> lastUse) {
     Operation *anchor = members.front();
     OpBuilder b(anchor);
@@ -176,7 +191,7 @@ struct PoolAllocationsPass
     for (AllocTempOp alloc : members) {
       auto type = cast<MemRefType>(alloc.getType());
       pool::Item item;
-      item.start = position[alloc];
+      item.start = positionOf(alloc);
       item.end = lastUse(alloc.getResult());
       int64_t staticPart = elementBytes(type.getElementType());
       for (int64_t d : type.getShape())

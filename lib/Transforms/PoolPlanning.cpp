@@ -47,6 +47,12 @@ void planStatic(const std::vector<Item> &items, int64_t alignment,
   }
 }
 
+/// Run-time sizes. First the IREE-style grouping: members of one size class
+/// with pairwise disjoint lifetimes share a slab of exactly that size. Then,
+/// for the lifetime scheme, whole groups merge when no member of one
+/// overlaps any member of the other; the merged slab is the maximum of the
+/// two, never more than their sum, so the plan never asks for more than the
+/// IREE-style one at any shape.
 void planDynamic(const std::vector<Item> &items, Scheme scheme, Plan &plan) {
   std::vector<int64_t> order;
   for (size_t i = 0; i < items.size(); ++i)
@@ -55,37 +61,40 @@ void planDynamic(const std::vector<Item> &items, Scheme scheme, Plan &plan) {
   std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
     return items[a].start < items[b].start;
   });
+  auto disjointFrom = [&](int64_t i, const std::vector<int64_t> &members) {
+    return std::none_of(members.begin(), members.end(), [&](int64_t m) {
+      return overlaps(items[i], items[m]);
+    });
+  };
+  std::vector<std::vector<int64_t>> groups;
   for (int64_t i : order) {
-    int64_t chosen = -1;
-    bool chosenSameClass = false;
-    for (size_t g = 0; g < plan.groups.size(); ++g) {
-      const auto &members = plan.groups[g];
-      bool disjoint = std::none_of(members.begin(), members.end(),
-                                   [&](int64_t m) {
-                                     return overlaps(items[i], items[m]);
-                                   });
-      if (!disjoint)
-        continue;
-      bool sameClass = std::all_of(members.begin(), members.end(),
-                                   [&](int64_t m) {
-                                     return items[m].sizeClass ==
-                                            items[i].sizeClass;
-                                   });
-      if (scheme == Scheme::SameSizeOnly && !sameClass)
-        continue;
-      // Prefer a group that needs no run-time maximum.
-      if (chosen < 0 || (sameClass && !chosenSameClass)) {
-        chosen = int64_t(g);
-        chosenSameClass = sameClass;
-      }
-    }
-    if (chosen < 0) {
-      chosen = int64_t(plan.groups.size());
-      plan.groups.emplace_back();
-    }
-    plan.groups[chosen].push_back(i);
-    plan.group[i] = chosen;
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto &g) {
+      return items[g.front()].sizeClass == items[i].sizeClass &&
+             disjointFrom(i, g);
+    });
+    if (it == groups.end())
+      groups.push_back({i});
+    else
+      it->push_back(i);
   }
+  if (scheme == Scheme::Lifetime) {
+    std::vector<std::vector<int64_t>> merged;
+    for (auto &group : groups) {
+      auto it = std::find_if(merged.begin(), merged.end(), [&](const auto &m) {
+        return std::all_of(group.begin(), group.end(),
+                           [&](int64_t i) { return disjointFrom(i, m); });
+      });
+      if (it == merged.end())
+        merged.push_back(std::move(group));
+      else
+        it->insert(it->end(), group.begin(), group.end());
+    }
+    groups = std::move(merged);
+  }
+  for (size_t g = 0; g < groups.size(); ++g)
+    for (int64_t i : groups[g])
+      plan.group[i] = int64_t(g);
+  plan.groups = std::move(groups);
 }
 
 } // namespace

@@ -63,10 +63,25 @@ struct ValueSpec {
   std::vector<DimSpec> dims;
 };
 
+/// An initializer kept in an external weights file ("weight" lines).
+struct WeightSpec {
+  int64_t offset = 0, length = 0;
+  uint64_t checksum = 0; ///< FNV-1a 64 of the bytes; 0: size check only.
+  std::string location;  ///< Unescaped, relative to the artifact.
+};
+
 struct ModelMetadata {
   std::vector<ValueSpec> inputs;
   std::vector<ValueSpec> outputs;
+  /// Indexed by the generated code's onyxrt_get_weight index.
+  std::vector<WeightSpec> weights;
+  /// The `device NAME` line: where the generated code expects its tensors
+  /// ("" = the host).
+  std::string device;
 };
+
+/// FNV-1a, 64 bits (the external weights checksum).
+uint64_t fnv1a64(const unsigned char *data, size_t size);
 
 /// Parses the metadata text of docs/runtime-abi.md. On failure returns false
 /// and sets `error` to a one-line message naming the offending line.

@@ -11,6 +11,9 @@
 //===----------------------------------------------------------------------===//
 #include "Internal.h"
 
+#include <climits>
+#include <cstdlib>
+
 #include <cstring>
 #include <limits>
 #include <new>
@@ -145,6 +148,15 @@ bool parseValueLine(const std::vector<std::string> &words, ValueSpec &value,
 namespace onyx {
 namespace rt {
 
+uint64_t fnv1a64(const unsigned char *data, size_t size) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < size; ++i) {
+    hash ^= data[i];
+    hash *= 0x100000001b3ull;
+  }
+  return hash;
+}
+
 std::string &threadCreateError() {
   thread_local std::string message;
   return message;
@@ -184,6 +196,31 @@ bool parseMetadata(const char *text, ModelMetadata &result,
         return fail("unsupported metadata version '" + words[1] +
                     "' (this runtime reads v1)");
       sawHeader = true;
+      continue;
+    }
+    if (words[0] == "weight") {
+      // weight <index> <offset> <length> <checksum hex> <location>
+      WeightSpec weight;
+      int64_t index;
+      std::string message;
+      if (words.size() != 6 || !parseUnsigned(words[1], INT32_MAX, index) ||
+          !parseUnsigned(words[2], INT64_MAX, weight.offset) ||
+          !parseUnsigned(words[3], INT64_MAX, weight.length) ||
+          !unescape(words[5], weight.location, message))
+        return fail("malformed weight line");
+      char *endp = nullptr;
+      weight.checksum = std::strtoull(words[4].c_str(), &endp, 16);
+      if (!endp || *endp != '\0')
+        return fail("malformed weight checksum '" + words[4] + "'");
+      if (index != int64_t(result.weights.size()))
+        return fail("weight lines must be numbered 0, 1, ... in order");
+      result.weights.push_back(std::move(weight));
+      continue;
+    }
+    if (words[0] == "device") {
+      if (words.size() != 2)
+        return fail("expected 'device NAME'");
+      result.device = words[1];
       continue;
     }
     bool isInput = words[0] == "input";

@@ -6,12 +6,25 @@
 // per-call context (CallContext) through which the generated code reaches
 // its inputs, allocates its outputs and temporaries, and reports failures.
 //
+// A session whose metadata names a device (`device cuda`) owns a Device
+// (Device.h): inputs are uploaded when a call starts, outputs, temporaries
+// and pools are device memory, and outputs are copied back into the
+// caller's host tensors when the call succeeds.
+//
 // Nothing in this file lets an exception escape into C code or aborts.
 //
 //===----------------------------------------------------------------------===//
+#include "Device.h"
 #include "Internal.h"
 
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <map>
 #include <new>
@@ -35,14 +48,28 @@ struct OnyxState {
     uint64_t requested = 0; ///< by the last call
   };
   std::map<int64_t, Pool> pools;
+  /// The external weights file, mapped read-only once per session.
+  void *weightsMap = nullptr;
+  size_t weightsMapSize = 0;
+
+  /// Where tensors live while the generated code runs; NULL: the host.
+  std::unique_ptr<Device> device;
 
   void trimPools() {
-    for (auto &entry : pools)
-      std::free(entry.second.data);
+    for (auto &entry : pools) {
+      if (device)
+        device->release(entry.second.data);
+      else
+        std::free(entry.second.data);
+    }
     pools.clear();
     retainedBytes = 0;
   }
-  ~OnyxState() { trimPools(); }
+  ~OnyxState() {
+    trimPools();
+    if (weightsMap)
+      munmap(weightsMap, weightsMapSize);
+  }
 };
 
 namespace {
@@ -68,16 +95,40 @@ struct CallContext {
   std::vector<PlannedTemp> planned;
   bool failed = false;
   std::string error;
+  /// Device sessions: the device copies of the inputs and the device
+  /// buffers of the outputs (temps then hold device pointers too).
+  Device *device;
+  std::vector<void *> deviceInputs;
+  std::vector<void *> deviceOutputs;
 
   CallContext(OnyxState *callState, const OnyxTensorList *callInputs)
       : state(callState), inputs(callInputs),
-        outputs(callState->metadata.outputs.size(), nullptr) {}
+        outputs(callState->metadata.outputs.size(), nullptr),
+        device(callState->device.get()) {
+    if (device) {
+      deviceInputs.assign(callState->metadata.inputs.size(), nullptr);
+      deviceOutputs.assign(outputs.size(), nullptr);
+    }
+  }
 
   ~CallContext() {
     for (auto &entry : temps)
-      freeAligned(entry.first);
+      releaseBuffer(entry.first);
+    for (void *ptr : deviceInputs)
+      releaseBuffer(ptr);
+    for (void *ptr : deviceOutputs)
+      releaseBuffer(ptr);
     for (OnyxTensor *tensor : outputs)
       destroyTensor(tensor);
+  }
+
+  void releaseBuffer(void *ptr) {
+    if (!ptr)
+      return;
+    if (device)
+      device->release(ptr);
+    else
+      freeAligned(ptr);
   }
 
   /// Records the first failure of the call; later ones are consequences.
@@ -225,7 +276,74 @@ std::string formatMessage(const char *format, int64_t numArgs,
   return out;
 }
 
+/// Device sessions, at the start of a call: makes the device current and
+/// uploads every input.
+bool uploadInputs(CallContext &ctx, std::string &error) {
+  if (!ctx.device->beginCall(error))
+    return false;
+  const ModelMetadata &md = ctx.state->metadata;
+  for (size_t i = 0; i < ctx.deviceInputs.size(); ++i) {
+    const OnyxTensor *tensor = ctx.inputs->tensors[i];
+    std::string why;
+    void *data = ctx.device->allocate(tensor->byteSize, why);
+    if (data) {
+      ctx.deviceInputs[i] = data;
+      if (ctx.device->upload(data, tensor->data, tensor->byteSize, why))
+        continue;
+    }
+    error = "copying " + inputLabel(md, i) + " to the " +
+            ctx.device->name() + " device: " + why;
+    return false;
+  }
+  return true;
+}
+
+/// Device sessions, after a successful run: copies the outputs into the
+/// host tensors and waits for the device.
+bool downloadOutputs(CallContext &ctx, std::string &error) {
+  const ModelMetadata &md = ctx.state->metadata;
+  std::string why;
+  for (size_t k = 0; k < ctx.outputs.size(); ++k) {
+    OnyxTensor *tensor = ctx.outputs[k];
+    if (!tensor || !ctx.deviceOutputs[k])
+      continue;
+    if (!ctx.device->download(tensor->data, ctx.deviceOutputs[k],
+                              tensor->byteSize, why)) {
+      error = "copying output " + std::to_string(k) + " " +
+              quoted(md.outputs[k].name) + " to the host: " + why;
+      return false;
+    }
+  }
+  if (!ctx.device->synchronize(why)) {
+    error = "running the model on the " + std::string(ctx.device->name()) +
+            " device: " + why;
+    return false;
+  }
+  return true;
+}
+
 } // namespace
+
+namespace onyx {
+namespace rt {
+
+Device *callDevice(void *ctx) {
+  CallContext *c = asContext(ctx);
+  return c ? c->device : nullptr;
+}
+
+void failCall(void *ctx, const std::string &message) {
+  if (CallContext *c = asContext(ctx)) {
+    try {
+      c->fail(message);
+    } catch (...) {
+      c->fail(std::string());
+    }
+  }
+}
+
+} // namespace rt
+} // namespace onyx
 
 extern "C" {
 
@@ -233,8 +351,98 @@ extern "C" {
 // Sessions
 //===----------------------------------------------------------------------===//
 
+namespace {
+
+/// Directory of the shared object that holds `address` (the artifact).
+std::string artifactDirectory(const void *address) {
+  Dl_info info;
+  if (!dladdr(address, &info) || !info.dli_fname)
+    return ".";
+  std::string path = info.dli_fname;
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+/// Maps the weights file and checks every weight's extent and checksum.
+bool loadWeights(OnyxState &state, const OnyxModelDesc &desc,
+                 const char *weightsPath, std::string &error) {
+  const auto &weights = state.metadata.weights;
+  if (weights.empty())
+    return true;
+  for (const WeightSpec &w : weights)
+    if (w.location != weights.front().location) {
+      error = "the model's weights are spread over several files; this "
+              "runtime loads one";
+      return false;
+    }
+  // A file, a directory holding the model's weights file, or (default) the
+  // artifact's directory.
+  std::string path;
+  struct stat given;
+  if (weightsPath && *weightsPath && stat(weightsPath, &given) == 0 &&
+      S_ISDIR(given.st_mode))
+    path = std::string(weightsPath) + "/" + weights.front().location;
+  else if (weightsPath && *weightsPath)
+    path = weightsPath;
+  else
+    path = artifactDirectory(desc.metadata) + "/" + weights.front().location;
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    error = "cannot open the weights file '" + path + "': " +
+            std::strerror(errno);
+    return false;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    error = "cannot stat the weights file '" + path + "'";
+    close(fd);
+    return false;
+  }
+  size_t size = size_t(st.st_size);
+  for (size_t i = 0; i < weights.size(); ++i)
+    if (uint64_t(weights[i].offset) + uint64_t(weights[i].length) > size) {
+      error = "the weights file '" + path + "' holds " + std::to_string(size) +
+              " bytes, but weight " + std::to_string(i) + " needs bytes " +
+              std::to_string(weights[i].offset) + ".." +
+              std::to_string(weights[i].offset + weights[i].length);
+      close(fd);
+      return false;
+    }
+  void *map = size ? mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0)
+                   : nullptr;
+  close(fd);
+  if (size && map == MAP_FAILED) {
+    error = "cannot map the weights file '" + path + "'";
+    return false;
+  }
+  state.weightsMap = map;
+  state.weightsMapSize = size;
+  for (size_t i = 0; i < weights.size(); ++i) {
+    if (weights[i].checksum == 0)
+      continue;
+    uint64_t sum = fnv1a64(static_cast<unsigned char *>(map) + weights[i].offset,
+                           size_t(weights[i].length));
+    if (sum == 0)
+      sum = 1;
+    if (sum != weights[i].checksum) {
+      error = "the weights file '" + path + "' does not match the model: "
+              "checksum of weight " + std::to_string(i) + " differs";
+      return false;
+    }
+  }
+  return true;
+}
+
+} // namespace
+
 ONYX_API OnyxState *onyxrt_state_create(const OnyxModelDesc *desc,
                                         const char **errorOut) {
+  return onyxrt_state_create_with_weights(desc, nullptr, errorOut);
+}
+
+ONYX_API OnyxState *onyxrt_state_create_with_weights(const OnyxModelDesc *desc,
+                                                     const char *weightsPath,
+                                                     const char **errorOut) {
   std::string &error = threadCreateError();
   try {
     error.clear();
@@ -249,13 +457,23 @@ ONYX_API OnyxState *onyxrt_state_create(const OnyxModelDesc *desc,
     } else {
       auto *state = new OnyxState();
       std::string message;
-      if (parseMetadata(desc->metadata, state->metadata, message)) {
+      if (!parseMetadata(desc->metadata, state->metadata, message)) {
+        delete state;
+        error = "invalid model metadata: " + message;
+      } else if (!loadWeights(*state, *desc, weightsPath, message)) {
+        delete state;
+        error = message;
+      } else if (!state->metadata.device.empty() &&
+                 !(state->device =
+                       createDevice(state->metadata.device, message))) {
+        error = "cannot create the " + state->metadata.device +
+                " device for this model: " + message;
+        delete state;
+      } else {
         state->metadataText = desc->metadata;
         state->entry = desc->entry;
         return state;
       }
-      delete state;
-      error = "invalid model metadata: " + message;
     }
   } catch (const std::bad_alloc &) {
     error = "out of memory creating the session";
@@ -289,6 +507,10 @@ ONYX_API OnyxTensorList *onyxrt_run(OnyxState *state,
     }
 
     CallContext ctx(state, inputs);
+    if (ctx.device && !uploadInputs(ctx, error)) {
+      state->lastError = error;
+      return nullptr;
+    }
     for (auto &entry : state->pools)
       entry.second.requested = 0;
     int32_t status = state->entry(&ctx);
@@ -312,6 +534,10 @@ ONYX_API OnyxTensorList *onyxrt_run(OnyxState *state,
                            quoted(state->metadata.outputs[k].name) + ")";
         return nullptr;
       }
+    }
+    if (ctx.device && !downloadOutputs(ctx, error)) {
+      state->lastError = error;
+      return nullptr;
     }
     OnyxTensorList *result = new OnyxTensorList();
     result->tensors = std::move(ctx.outputs); // May throw; ctx still owns.
@@ -374,6 +600,8 @@ ONYX_API void *onyxrt_input_data(void *ctx, int64_t index) {
     failOutOfRange(c, "onyxrt_input_data: input index", index);
     return nullptr;
   }
+  if (c->device)
+    return c->deviceInputs[index];
   return c->inputs->tensors[index]->data;
 }
 
@@ -437,6 +665,15 @@ ONYX_API void *onyxrt_alloc_output(void *ctx, int64_t index, int64_t rank,
     }
     c->outputs[index] = tensor;
     c->stats.outputBytes += tensor->byteSize;
+    if (c->device) {
+      void *data = c->device->allocate(tensor->byteSize, error);
+      if (!data) {
+        c->fail(label + ": " + error);
+        return nullptr;
+      }
+      c->deviceOutputs[index] = data;
+      return data;
+    }
     return tensor->data;
   } catch (...) {
     c->fail("out of memory allocating output " + std::to_string(index));
@@ -465,7 +702,17 @@ ONYX_API void *onyxrt_alloc_temp(void *ctx, int64_t bytes) {
     }
     if (bytes == 0)
       accounted = 0;
-    ptr = allocAligned(static_cast<size_t>(bytes));
+    if (c->device) {
+      std::string error;
+      ptr = c->device->allocate(static_cast<size_t>(bytes), error);
+      if (!ptr) {
+        c->fail("allocating a temporary of " + std::to_string(bytes) +
+                " bytes: " + error);
+        return nullptr;
+      }
+    } else {
+      ptr = allocAligned(static_cast<size_t>(bytes));
+    }
     if (!ptr) {
       c->fail("out of memory allocating a temporary of " +
               std::to_string(bytes) + " bytes");
@@ -479,7 +726,7 @@ ONYX_API void *onyxrt_alloc_temp(void *ctx, int64_t bytes) {
     return ptr;
   } catch (...) {
     if (ptr && !c->temps.count(ptr))
-      freeAligned(ptr);
+      c->releaseBuffer(ptr);
     c->fail(std::string());
     return nullptr;
   }
@@ -502,7 +749,7 @@ ONYX_API void onyxrt_free_temp(void *ctx, void *ptr) {
     return;
   }
   c->liveTempBytes -= it->second;
-  freeAligned(ptr);
+  c->releaseBuffer(ptr);
   c->temps.erase(it);
 }
 
@@ -525,14 +772,19 @@ ONYX_API void *onyxrt_get_pool(void *ctx, int64_t domainId, int64_t bytes) {
     uint64_t capacity = std::max<uint64_t>(
         kPoolAlignment, (want + kPoolAlignment - 1) / kPoolAlignment *
                             kPoolAlignment);
-    void *data = std::aligned_alloc(kPoolAlignment, capacity);
+    std::string why = "out of memory";
+    void *data = c->device ? c->device->allocate(capacity, why)
+                           : std::aligned_alloc(kPoolAlignment, capacity);
     if (!data) {
-      c->fail("out of memory growing pool " + std::to_string(domainId) +
-              " to " + std::to_string(capacity) + " bytes");
+      c->fail("growing pool " + std::to_string(domainId) + " to " +
+              std::to_string(capacity) + " bytes: " + why);
       return nullptr;
     }
     c->state->retainedBytes -= pool.capacity;
-    std::free(pool.data);
+    if (c->device)
+      c->device->release(pool.data);
+    else
+      std::free(pool.data);
     pool.data = data;
     pool.capacity = capacity;
     c->state->retainedBytes += capacity;
@@ -554,6 +806,18 @@ ONYX_API void onyxrt_record_temp(void *ctx, int64_t domainId, int64_t start,
   } catch (...) {
     c->fail(std::string());
   }
+}
+
+ONYX_API void *onyxrt_get_weight(void *ctx, int64_t index) {
+  CallContext *c = asContext(ctx);
+  if (!c)
+    return nullptr;
+  const auto &weights = c->state->metadata.weights;
+  if (index < 0 || size_t(index) >= weights.size() || !c->state->weightsMap) {
+    c->fail("external weight " + std::to_string(index) + " is not loaded");
+    return nullptr;
+  }
+  return static_cast<char *>(c->state->weightsMap) + weights[index].offset;
 }
 
 ONYX_API void onyxrt_fail(void *ctx, const char *format, int64_t numArgs,

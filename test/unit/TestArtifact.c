@@ -53,6 +53,9 @@ static const OnyxModelDesc kDesc = {ONYX_ABI_VERSION, kMetadata, onyx_main};
 ONYX_API OnyxState *onyx_state_create(void) {
   return onyxrt_state_create(&kDesc, NULL);
 }
+ONYX_API OnyxState *onyx_state_create_with_weights(const char *weights) {
+  return onyxrt_state_create_with_weights(&kDesc, weights, NULL);
+}
 ONYX_API void onyx_state_destroy(OnyxState *state) {
   onyxrt_state_destroy(state);
 }

@@ -41,6 +41,11 @@ int main(int argc, char **argv) {
       cl::desc("Memory plan for temporaries: lifetime (default), iree "
                "(share only equal run-time sizes) or none"),
       cl::init("lifetime"), cl::cat(category));
+  cl::opt<bool> externalWeights(
+      "external-weights",
+      cl::desc("Do not embed initializers stored in external data files; "
+               "the session loads them at creation"),
+      cl::init(false), cl::cat(category));
   cl::opt<bool> timing("timing", cl::desc("Print per-stage timing"),
                        cl::init(false), cl::cat(category));
   cl::HideUnrelatedOptions(category);
@@ -66,6 +71,7 @@ int main(int argc, char **argv) {
   options.makeInputsDynamic = makeDynamic;
   options.timing = timing;
   options.poolScheme = poolScheme;
+  options.externalWeights = externalWeights;
   std::string error;
   if (!onyx::compileModelFile(input, outputPath, options, error)) {
     llvm::errs() << "error: " << error << "\n";

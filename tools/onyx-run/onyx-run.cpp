@@ -51,6 +51,9 @@ const char kUsage[] =
     "  --output-dir DIR         where output_K.npy are written (default .)\n"
     "  --target=cpu|cuda        compilation target for .onnx (default cpu)\n"
     "  --make-inputs-dynamic    compile .onnx with every input dim symbolic\n"
+    "  --external-weights       compile .onnx without embedding external-data\n"
+    "                           initializers (loaded at session creation)\n"
+    "  --weights PATH           external weights file (or its directory)\n"
     "  --pool-scheme=S          memory plan when compiling .onnx: lifetime\n"
     "                           (default), iree or none\n"
     "  --repeat N               run N times (outputs of the last run); print\n"
@@ -81,6 +84,8 @@ struct Options {
   std::string memoryReport;
   bool makeInputsDynamic = false;
   std::string poolScheme = "lifetime";
+  bool externalWeights = false;
+  std::string weights;
 };
 
 bool startsWith(const std::string &s, const char *prefix) {
@@ -118,6 +123,12 @@ bool parseArgs(int argc, char **argv, Options &opts) {
       name = name.substr(0, eq);
       hasValue = true;
     }
+    if (name == "external-weights") {
+      if (hasValue)
+        fail("--external-weights takes no value");
+      opts.externalWeights = true;
+      continue;
+    }
     if (name == "make-inputs-dynamic") {
       if (hasValue)
         fail("--make-inputs-dynamic takes no value");
@@ -125,12 +136,17 @@ bool parseArgs(int argc, char **argv, Options &opts) {
       continue;
     }
     if (name != "target" && name != "input" && name != "output-dir" &&
-        name != "repeat" && name != "memory-report" && name != "pool-scheme")
+        name != "repeat" && name != "memory-report" && name != "pool-scheme" &&
+        name != "weights")
       fail("unknown option '--" + name + "' (see --help)");
     if (!hasValue) {
       if (i + 1 >= argc)
         fail("--" + name + " needs a value");
       value = argv[++i];
+    }
+    if (name == "weights") {
+      opts.weights = value;
+      continue;
     }
     if (name == "pool-scheme") {
       opts.poolScheme = value;
@@ -196,6 +212,7 @@ struct TempDir {
 struct Artifact {
   void *handle = nullptr;
   OnyxState *(*stateCreate)() = nullptr;
+  OnyxState *(*stateCreateWithWeights)(const char *) = nullptr;
   void (*stateDestroy)(OnyxState *) = nullptr;
   OnyxTensorList *(*compute)(OnyxState *, OnyxTensorList *) = nullptr;
   const char *(*metadata)() = nullptr;
@@ -209,6 +226,7 @@ struct Artifact {
       fail("cannot load '" + path + "': " + (message ? message : "dlopen"));
     }
     resolve("onyx_state_create", stateCreate, path);
+    resolve("onyx_state_create_with_weights", stateCreateWithWeights, path);
     resolve("onyx_state_destroy", stateDestroy, path);
     resolve("inference_compute", compute, path);
     resolve("onyx_model_metadata", metadata, path);
@@ -312,6 +330,17 @@ ListPtr loadInputs(const Options &opts, const OnyxMetadata *md) {
     TensorPtr tensor = readTensorFile(files[i], error);
     if (!tensor)
       fail(error);
+    // ONNX <= 1.13 stores bfloat16 test data as UINT16 bit patterns (numpy
+    // has no bfloat16): accept them for a bf16 input.
+    if (onyx_tensor_element_type(tensor.get()) == ONYX_U16 &&
+        onyx_metadata_element_type(md, 0, i) == ONYX_BF16) {
+      TensorPtr asBf16(onyx_tensor_create_copy(
+          ONYX_BF16, onyx_tensor_rank(tensor.get()),
+          onyx_tensor_shape(tensor.get()), onyx_tensor_data(tensor.get())));
+      if (!asBf16)
+        throw std::bad_alloc();
+      tensor = std::move(asBf16);
+    }
     if (onyx_tensor_list_append(list.get(), tensor.get()) != 0)
       throw std::bad_alloc();
     tensor.release();
@@ -397,6 +426,7 @@ int runMain(int argc, char **argv) {
     options.target = opts.target;
     options.makeInputsDynamic = opts.makeInputsDynamic;
     options.poolScheme = opts.poolScheme;
+    options.externalWeights = opts.externalWeights;
     std::string error;
     if (!onyx::compileModelFile(opts.model, artifactPath, options, error))
       fail(error.empty() ? "compilation of '" + opts.model + "' failed"
@@ -416,7 +446,14 @@ int runMain(int argc, char **argv) {
 
   ListPtr inputs = loadInputs(opts, md.get());
 
-  OnyxState *state = artifact.stateCreate();
+  // Weights: --weights, else for a model compiled here the model's own
+  // directory, else (an artifact) the artifact's directory.
+  std::string weights = opts.weights;
+  if (weights.empty() && !isArtifact)
+    weights = fs::absolute(opts.model).parent_path().string();
+  OnyxState *state = weights.empty()
+                         ? artifact.stateCreate()
+                         : artifact.stateCreateWithWeights(weights.c_str());
   if (!state) {
     std::string why = onyxrt_state_create_error();
     fail("cannot create a session for '" + opts.model +

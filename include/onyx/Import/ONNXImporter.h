@@ -13,6 +13,10 @@ struct ImportOptions {
   /// Replace every graph-input dim by a symbol named "<input>_d<K>" unless
   /// it already has a dim_param.
   bool makeInputsDynamic = false;
+  /// Keep initializers stored in external data files out of the IR: they
+  /// become `onyx.weight` ops naming the file, offset and length (and a
+  /// checksum when the file is present), loaded by the session at run time.
+  bool externalWeights = false;
   /// Name of the generated graph function.
   std::string funcName = "main_graph";
 };

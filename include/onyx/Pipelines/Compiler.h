@@ -20,6 +20,9 @@ struct CompileOptions {
   /// Replace every graph-input dim by a symbol (testing aid: one artifact
   /// for all shapes).
   bool makeInputsDynamic = false;
+  /// Leave initializers stored in external data out of the artifact; the
+  /// session loads them (docs/runtime-abi.md, "External weights").
+  bool externalWeights = false;
   /// Memory plan for temporaries: "lifetime" (session pools packed by
   /// liveness), "iree" (share only equal run-time sizes) or "none" (one
   /// allocation per temporary).

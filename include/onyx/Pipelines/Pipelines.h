@@ -22,6 +22,11 @@ void buildBufferizationPipeline(mlir::OpPassManager &pm,
                                 llvm::StringRef poolScheme = "lifetime");
 /// Stage 9-10 for the CPU: loops, LLVM dialect, exported interface.
 void buildCPUCodegenPipeline(mlir::OpPassManager &pm);
+/// Stages 5 and 9-10 for CUDA: each top-level linalg op an NVVM kernel
+/// (cubin for `chip` + PTX, embedded), host launches through the runtime,
+/// LLVM dialect, exported interface.
+void buildCUDACodegenPipeline(mlir::OpPassManager &pm,
+                              llvm::StringRef chip = "sm_90");
 
 } // namespace onyx
 

@@ -1,4 +1,5 @@
-//===- DataMovementShapes.h - Result shapes of data-movement ops -*- C++ -*-===//
+//===- DataMovementShapes.h - Result shapes of data-movement ops -*- C++
+//-*-===//
 //
 // Result dims of the ONNX data-movement and shape operators (Shape, Slice,
 // Gather, Pad, Expand, ...), as OpFoldResults. Most of these operators take
@@ -102,8 +103,7 @@ public:
   OpFoldResult getOr(IndexMath &m, int64_t k, OpFoldResult fallback) const;
   /// The same for a run-time position `k` (any value; out of [0, size)
   /// gives `fallback`).
-  OpFoldResult getOr(IndexMath &m, OpFoldResult k,
-                     OpFoldResult fallback) const;
+  OpFoldResult getOr(IndexMath &m, OpFoldResult k, OpFoldResult fallback) const;
   /// Requires exactly `expected` entries.
   mlir::LogicalResult requireSize(IndexMath &m, int64_t expected,
                                   llvm::StringRef what,
@@ -159,7 +159,7 @@ mlir::FailureOr<llvm::SmallVector<OpFoldResult>>
 squeezeShape(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
              const IntList &axes, std::optional<int64_t> outRank,
              std::optional<llvm::SmallVector<int64_t>> *unitAxes,
-               mlir::Operation *diagOp);
+             mlir::Operation *diagOp);
 
 /// Concat along `axis`: the other dims must agree; `offsets[i]` is where
 /// input i starts along the axis.
@@ -167,8 +167,7 @@ struct ConcatShape {
   llvm::SmallVector<OpFoldResult> dims;
   llvm::SmallVector<OpFoldResult> offsets;
 };
-mlir::FailureOr<ConcatShape> concatShape(mlir::OpBuilder &b,
-                                         mlir::Location loc,
+mlir::FailureOr<ConcatShape> concatShape(mlir::OpBuilder &b, mlir::Location loc,
                                          mlir::ValueRange inputs, int64_t axis,
                                          mlir::Operation *diagOp);
 
@@ -211,13 +210,10 @@ elementsIndexShape(mlir::OpBuilder &b, mlir::Location loc, mlir::Value data,
 /// GatherND / ScatterND: the length of the index tuples (indices' last
 /// dim), from its static extent or from the rank the result must have
 /// (`resultRank`, the updates' rank for a scatter); checked at run time.
-mlir::FailureOr<int64_t> indexTupleLength(mlir::OpBuilder &b,
-                                          mlir::Location loc,
-                                          mlir::Value data,
-                                          mlir::Value indices,
-                                          int64_t batchDims,
-                                          std::optional<int64_t> resultRank,
-                                          mlir::Operation *diagOp);
+mlir::FailureOr<int64_t>
+indexTupleLength(mlir::OpBuilder &b, mlir::Location loc, mlir::Value data,
+                 mlir::Value indices, int64_t batchDims,
+                 std::optional<int64_t> resultRank, mlir::Operation *diagOp);
 
 /// GatherND: data[:b] + indices[b:-1] + data[b+k:], with the batch dims
 /// of data and indices checked equal.
@@ -235,12 +231,9 @@ mlir::LogicalResult scatterNDCheck(mlir::OpBuilder &b, mlir::Location loc,
 /// Expand: `input` broadcast (multidirectionally) with the shape in
 /// `shape`, which has at most `outRank` entries; operands[0] says how the
 /// input is read.
-mlir::FailureOr<BroadcastShape> expandShape(mlir::OpBuilder &b,
-                                            mlir::Location loc,
-                                            mlir::Value input,
-                                            const IntList &shape,
-                                            int64_t outRank,
-                                            mlir::Operation *diagOp);
+mlir::FailureOr<BroadcastShape>
+expandShape(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
+            const IntList &shape, int64_t outRank, mlir::Operation *diagOp);
 
 /// Tile: input dim i times repeats[i] (repeats >= 0, one per dim).
 mlir::FailureOr<llvm::SmallVector<OpFoldResult>>
@@ -264,9 +257,8 @@ shapeFromList(mlir::OpBuilder &b, mlir::Location loc, const IntList &shape,
 /// Range: max(ceil((limit - start) / delta), 0) from scalar element
 /// values (integer or float); delta must be non-zero.
 mlir::FailureOr<OpFoldResult> rangeLength(mlir::OpBuilder &b,
-                                          mlir::Location loc,
-                                          mlir::Value start, mlir::Value limit,
-                                          mlir::Value delta,
+                                          mlir::Location loc, mlir::Value start,
+                                          mlir::Value limit, mlir::Value delta,
                                           mlir::Operation *diagOp);
 
 /// DepthToSpace: [N, C / bs^2, H * bs, W * bs] (C divisible by bs^2).

@@ -70,11 +70,13 @@ mlir::FailureOr<BroadcastShape> broadcastShapes(mlir::OpBuilder &b,
                                                 mlir::Operation *diagOp);
 
 /// ONNX unidirectional broadcasting of `dims` to `target` (Gemm's C,
-/// Expand-like uses): each dim equals the target or is 1.
+/// Expand-like uses): each dim equals the target or is 1. `operandIndex`
+/// names the operand in run-time error messages.
 mlir::FailureOr<OperandBroadcast>
 broadcastTo(mlir::OpBuilder &b, mlir::Location loc,
             llvm::ArrayRef<OpFoldResult> dims,
-            llvm::ArrayRef<OpFoldResult> target, mlir::Operation *diagOp);
+            llvm::ArrayRef<OpFoldResult> target, mlir::Operation *diagOp,
+            unsigned operandIndex = 0);
 
 /// Checks (statically or at run time) that two extents are equal, e.g. a
 /// contraction dim. `what` names them in the message.

@@ -10,6 +10,33 @@
 
 include "mlir/Pass/PassBase.td"
 
+def ONNXDimAnalysis : Pass<"onnx-dim-analysis", "mlir::ModuleOp"> {
+  let summary = "Annotate each dynamic dim with its DimAnalysis equality group";
+  let description = [{
+    Runs DimAnalysis (include/onyx/Analysis/DimAnalysis.h) on every function
+    and inserts `onnx.DimGroup(%v) {axis, group_id}` right after the
+    definition of each dynamic dim (block arguments: at the top of their
+    block). Dims with the same `group_id` are proven equal at run time.
+    Changes nothing else; for tests and inspection (`onyx-annotate` folds
+    the groups into the types). `trace=true` prints each iteration's facts,
+    the final groups and the offset relations to stderr (what
+    `-debug-only=dim-analysis` prints in builds with LLVM assertions).
+  }];
+  let options = [
+    Option<"trace", "trace", "bool", "false",
+           "Print the iterations, groups and offset relations to stderr">
+  ];
+  let statistics = [
+    Statistic<"numDynamicDims", "dynamic-dims", "Dynamic dims analyzed">,
+    Statistic<"numGroups", "groups", "Equality groups of dynamic dims">,
+    Statistic<"numMerges", "merges", "Unions of dim sets">,
+    Statistic<"numIterations", "iterations", "Sweeps to the fixed point">
+  ];
+  let dependentDialects = [
+    "onyx::onnx::ONNXDialect", "mlir::arith::ArithDialect", "onyx::OnyxDialect"
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // ONNX -> tensor-level destination-passing ops
 //===----------------------------------------------------------------------===//
@@ -27,7 +54,7 @@ def ConvertONNXToTensor : Pass<"convert-onnx-to-tensor", "mlir::ModuleOp"> {
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
     "mlir::math::MathDialect", "mlir::tensor::TensorDialect",
-    "mlir::func::FuncDialect", "onyx::OnyxDialect"
+    "mlir::func::FuncDialect", "mlir::scf::SCFDialect", "onyx::OnyxDialect"
   ];
 }
 
@@ -168,7 +195,7 @@ def CUDAOutlineDispatches
     metadata gains the line `device cuda`.
   }];
   let options = [
-    Option<"chip", "chip", "std::string", ""sm_90"",
+    Option<"chip", "chip", "std::string", "\"sm_90\"",
            "NVVM target chip of the kernels">,
     Option<"blockSize", "block-size", "int64_t", "256",
            "Threads per block of every kernel">
@@ -193,7 +220,7 @@ def CUDASerializeKernels
     `$CUDA_PATH` or /usr/local/cuda.
   }];
   let options = [
-    Option<"toolkit", "toolkit", "std::string", """",
+    Option<"toolkit", "toolkit", "std::string", "\"\"",
            "CUDA toolkit root (holds bin/ptxas and nvvm/libdevice)">,
     Option<"emitBinary", "emit-binary", "bool", "true",
            "Run ptxas (false: keep only the PTX)">

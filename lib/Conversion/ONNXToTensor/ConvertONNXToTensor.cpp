@@ -282,6 +282,8 @@ const LoweringTable &loweringTable() {
     addNormalizationLowerings(t);
     addReductionLowerings(t);
     addConvolutionLowerings(t);
+    addDataDependentLowerings(t);
+    addControlFlowLowerings(t);
     return t;
   }();
   return table;
@@ -311,66 +313,75 @@ FailureOr<Value> reconcile(OpBuilder &b, Operation *op, Value value,
   return tensor::CastOp::create(b, op->getLoc(), want, value).getResult();
 }
 
+} // namespace
+
+/// Lowers one onnx op with its table entry and replaces its results.
+static LogicalResult lowerOneOp(Operation *op, const LoweringTable &table) {
+  auto it = table.find(op->getName().getStringRef());
+  if (it == table.end())
+    return op->emitError() << "operator "
+                           << op->getName().getStringRef().drop_front(5)
+                           << " is not supported by the CPU lowering yet";
+  OpBuilder b(op);
+  FailureOr<SmallVector<Value>> results = it->second(op, b);
+  if (failed(results))
+    return failure();
+  for (auto [oldValue, newValue] : llvm::zip(op->getResults(), *results)) {
+    if (!newValue)
+      continue;
+    // Graph-visible types stay as declared where they are used by
+    // the return; elsewhere the refined type flows on.
+    bool usedByReturn = llvm::any_of(oldValue.getUsers(), [](Operation *u) {
+      return isa<func::ReturnOp>(u);
+    });
+    Value replacement = newValue;
+    if (usedByReturn || !isa<RankedTensorType>(newValue.getType())) {
+      FailureOr<Value> r = reconcile(b, op, newValue, oldValue.getType());
+      if (failed(r))
+        return failure();
+      replacement = *r;
+    } else if (auto declared =
+                   dyn_cast<RankedTensorType>(oldValue.getType())) {
+      FailureOr<Value> r = reconcile(b, op, newValue, declared);
+      if (failed(r))
+        return failure();
+      // Keep the more static of the two.
+      replacement = newValue;
+    }
+    oldValue.replaceAllUsesWith(replacement);
+  }
+  op->erase();
+  return success();
+}
+
+LogicalResult lowerONNXOpsIn(Block &block) {
+  const LoweringTable &table = loweringTable();
+  // The ops of this block, in order; ops nested in an op's regions (If,
+  // Loop and Scan bodies) are lowered by that op's lowering.
+  SmallVector<Operation *> ops;
+  for (Operation &op : block)
+    if (op.getDialect() && op.getDialect()->getNamespace() == "onnx" &&
+        !isa<onnx::ONNXNoValueOp, onnx::ONNXYieldOp>(op))
+      ops.push_back(&op);
+  for (Operation *op : ops)
+    if (failed(lowerOneOp(op, table)))
+      return failure();
+  return success();
+}
+
+namespace {
+
 struct ConvertONNXToTensorPass
     : public onyx::impl::ConvertONNXToTensorBase<ConvertONNXToTensorPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    const LoweringTable &table = loweringTable();
     bool failedAny = false;
     module.walk([&](func::FuncOp func) {
-      if (failedAny)
+      if (failedAny || func.getBody().empty())
         return;
-      SmallVector<Operation *> ops;
-      func.walk([&](Operation *op) {
-        if (op->getDialect() && op->getDialect()->getNamespace() == "onnx")
-          ops.push_back(op);
-      });
-      for (Operation *op : ops) {
-        if (isa<onnx::ONNXNoValueOp>(op))
-          continue;
-        auto it = table.find(op->getName().getStringRef());
-        if (it == table.end()) {
-          op->emitError() << "operator " << op->getName().getStringRef().drop_front(5)
-                          << " is not supported by the CPU lowering yet";
-          failedAny = true;
-          return;
-        }
-        OpBuilder b(op);
-        FailureOr<SmallVector<Value>> results = it->second(op, b);
-        if (failed(results)) {
-          failedAny = true;
-          return;
-        }
-        for (auto [oldValue, newValue] :
-             llvm::zip(op->getResults(), *results)) {
-          if (!newValue)
-            continue;
-          // Graph-visible types stay as declared where they are used by
-          // the return; elsewhere the refined type flows on.
-          bool usedByReturn = llvm::any_of(oldValue.getUsers(), [](Operation *u) {
-            return isa<func::ReturnOp>(u);
-          });
-          Value replacement = newValue;
-          if (usedByReturn || !isa<RankedTensorType>(newValue.getType())) {
-            FailureOr<Value> r = reconcile(b, op, newValue, oldValue.getType());
-            if (failed(r)) {
-              failedAny = true;
-              return;
-            }
-            replacement = *r;
-          } else if (auto declared =
-                         dyn_cast<RankedTensorType>(oldValue.getType())) {
-            FailureOr<Value> r = reconcile(b, op, newValue, declared);
-            if (failed(r)) {
-              failedAny = true;
-              return;
-            }
-            // Keep the more static of the two.
-            replacement = newValue;
-          }
-          oldValue.replaceAllUsesWith(replacement);
-        }
-        op->erase();
+      if (failed(lowerONNXOpsIn(func.getBody().front()))) {
+        failedAny = true;
+        return;
       }
       // A graph output declared without a rank takes the lowered type.
       auto returnOp = cast<func::ReturnOp>(func.getBody().back().getTerminator());

@@ -1,12 +1,14 @@
 //===- Convolution.cpp - Convolution and pooling ops ----------------------===//
 //
 // Conv, ConvInteger, QLinearConv, ConvTranspose and the pools each lower to
-// one linalg.generic whose window taps are reduction loops. The input is
-// padded explicitly (tensor.pad with a value that cannot change the result:
-// 0 for sums, the lowest value for max) and read at
-// `out * stride + tap * dilation`, which works for every spatial rank and
-// for dynamic batch and spatial extents. Result dims and paddings come from
-// lib/Shape/ConvolutionShapes.cpp.
+// a linalg.generic whose window taps are reduction loops. The input is
+// padded explicitly (with a value that cannot change the result: 0 for
+// sums, the lowest value for max) and read at `out * stride + tap *
+// dilation`, which works for every spatial rank and for dynamic batch,
+// channel and spatial extents. Result dims and paddings come from
+// lib/Shape/ConvolutionShapes.cpp. AveragePool divides by the number of
+// taps inside the input (or the explicit padding with count_include_pad),
+// computed per output position.
 //
 // Convolutions view the channels as [group, channels per group]
 // (tensor.expand_shape), so one generic serves group 1, grouped and
@@ -176,8 +178,9 @@ Value spreadSpatial(OpBuilder &b, Location loc, Value input,
       });
 }
 
-/// `input` [N, C, S...] padded by `low`/`high` on the spatial dims with
-/// `padValue`; `input` itself when nothing is padded.
+/// `input` [N, C, S...] padded to the spatial `extents`, `low` elements of
+/// `padValue` before the input and the rest after; `input` itself when
+/// nothing is padded.
 Value padSpatial(OpBuilder &b, Location loc, Value input,
                  ArrayRef<OpFoldResult> low, ArrayRef<OpFoldResult> extents,
                  Value padValue) {
@@ -268,7 +271,6 @@ Value kernelBounds(OpBuilder &b, Location loc, ArrayRef<int64_t> kernel,
 struct ConvGeometry {
   int64_t group;
   OpFoldResult inPerGroup, outPerGroup;
-  SmallVector<OpFoldResult> resultDims; ///< [N, M, O...]
   SmallVector<int64_t> strides, dilations;
 };
 
@@ -378,8 +380,6 @@ FailureOr<Value> lowerConvCore(Operation *op, OpBuilder &b, Value x, Value w,
   auto attrs = shape::getWindowAttrs(op, rank);
   if (failed(attrs))
     return failure();
-  if (attrs->ceilMode)
-    return op->emitError("ceil_mode is not a convolution attribute");
   SmallVector<int64_t> kernel = intList(kernelAttr);
   auto shape = shape::convShape(b, loc, x, w, group,
                                 optionalList(kernel, kernelAttr), *attrs, op);
@@ -394,7 +394,7 @@ FailureOr<Value> lowerConvCore(Operation *op, OpBuilder &b, Value x, Value w,
   if (failed(init))
     return failure();
   ConvGeometry geo{group, shape->inChannelsPerGroup,
-                   shape->outChannelsPerGroup, shape->dims, attrs->strides,
+                   shape->outChannelsPerGroup, attrs->strides,
                    attrs->dilations};
   return groupedConv(b, loc, padded, wg, *init, geo);
 }
@@ -525,6 +525,8 @@ FailureOr<OperandAccess> quantParamAccess(Operation *op, OpBuilder &b,
   auto type = requireRanked(op, param, what);
   if (failed(type))
     return failure();
+  if (what.ends_with("scale") && !type->getElementType().isF32())
+    return op->emitError() << what << " must be f32; it is " << param.getType();
   OperandAccess access;
   access.tensor = param;
   if (type->getRank() == 0)
@@ -699,8 +701,8 @@ FailureOr<SmallVector<Value>> lowerConvTranspose(Operation *op, OpBuilder &b) {
   if (failed(init))
     return failure();
   ConvGeometry geo{group, shape->inChannelsPerGroup,
-                   shape->outChannelsPerGroup, shape->dims,
-                   SmallVector<int64_t>(rank, 1), attrs->dilations};
+                   shape->outChannelsPerGroup, SmallVector<int64_t>(rank, 1),
+                   attrs->dilations};
   return SmallVector<Value>{groupedConv(b, loc, spread, flipped, *init, geo)};
 }
 

@@ -51,14 +51,33 @@ std::optional<int64_t> declaredRank(Operation *op, unsigned result) {
   return std::nullopt;
 }
 
-FailureOr<SmallVector<OpFoldResult>>
-declaredDims(OpBuilder &b, Location loc, Operation *op, unsigned result,
-             ArrayRef<OpFoldResult> dims) {
+FailureOr<SmallVector<OpFoldResult>> declaredDims(OpBuilder &b, Location loc,
+                                                  Operation *op,
+                                                  unsigned result,
+                                                  ArrayRef<OpFoldResult> dims) {
   std::string what = op->getNumResults() > 1
                          ? "result " + std::to_string(result)
                          : std::string("the result");
   return shape::matchDeclared(b, loc, dims, op->getResult(result).getType(),
                               what, op);
+}
+
+FailureOr<RankedTensorType> requireRankAtLeast(Operation *op, Value value,
+                                               int64_t minRank,
+                                               StringRef what) {
+  auto type = requireRanked(op, value, what);
+  if (failed(type))
+    return failure();
+  if (type->getRank() < minRank)
+    return op->emitError() << what << " must have rank >= " << minRank
+                           << ", got " << value.getType();
+  return type;
+}
+
+OpFoldResult scalarIndexOf(OpBuilder &b, Location loc, Value value) {
+  if (auto c = getConstantInts(value); c && c->size() == 1)
+    return b.getIndexAttr(c->front());
+  return shape::readScalarIndex(b, loc, value);
 }
 
 Value castToDims(OpBuilder &b, Location loc, Value value,
@@ -72,20 +91,36 @@ Value castToDims(OpBuilder &b, Location loc, Value value,
 }
 
 Value indexGeneric(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> dims,
-                   Type elementType, IndexBodyFn body) {
+                   Type elementType, ArrayRef<OperandAccess> inputs,
+                   IndexInputsBodyFn body) {
   Value init = emptyTensor(b, loc, dims, elementType);
   int64_t rank = int64_t(dims.size());
   SmallVector<int64_t> loops = llvm::to_vector(llvm::seq<int64_t>(0, rank));
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
-  return buildGeneric(b, loc, {}, init, loops, iterators,
-                      [&](OpBuilder &nb, Location nl, ValueRange, Value) {
+  return buildGeneric(b, loc, inputs, init, loops, iterators,
+                      [&](OpBuilder &nb, Location nl, ValueRange in, Value) {
                         SmallVector<Value> ivs;
                         for (int64_t i = 0; i < rank; ++i)
                           ivs.push_back(
                               linalg::IndexOp::create(nb, nl, uint64_t(i)));
-                        return body(nb, nl, ivs);
+                        return body(nb, nl, ivs, in);
                       });
+}
+
+Value indexGeneric(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> dims,
+                   Type elementType, IndexBodyFn body) {
+  return indexGeneric(b, loc, dims, elementType, {},
+                      [&](OpBuilder &nb, Location nl, ValueRange ivs,
+                          ValueRange) { return body(nb, nl, ivs); });
+}
+
+OperandAccess projectedAccess(Value tensor, ArrayRef<int64_t> loops) {
+  OperandAccess access;
+  access.tensor = tensor;
+  access.loops.assign(loops.begin(), loops.end());
+  access.isOne.assign(loops.size(), Value());
+  return access;
 }
 
 Value readScalar(OpBuilder &b, Location loc, Value tensor) {
@@ -173,9 +208,9 @@ FailureOr<SmallVector<Value>> lowerReshape(Operation *op, OpBuilder &b) {
     if (ShapedType::isDynamic(rank))
       return op->emitError("Reshape: the result rank is unknown (the shape "
                            "input has a dynamic length)");
-    auto dims = shape::reshapeShapeFromTensor(
-        b, loc, reshape.getData(), reshape.getShape(), rank,
-        reshape.getAllowzero() != 0, op);
+    auto dims = shape::reshapeShapeFromTensor(b, loc, reshape.getData(),
+                                              reshape.getShape(), rank,
+                                              reshape.getAllowzero() != 0, op);
     if (failed(dims))
       return failure();
     return SmallVector<Value>{reshapeTo(b, loc, reshape.getData(), *dims)};
@@ -217,8 +252,8 @@ Value dimsAsTensor(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> dims) {
         b, loc, DenseElementsAttr::get(type, ArrayRef<int64_t>{}));
   SmallVector<Value> values;
   for (OpFoldResult d : dims)
-    values.push_back(arith::IndexCastOp::create(
-        b, loc, b.getI64Type(), shape::toValue(b, loc, d)));
+    values.push_back(arith::IndexCastOp::create(b, loc, b.getI64Type(),
+                                                shape::toValue(b, loc, d)));
   return tensor::FromElementsOp::create(b, loc, type, values);
 }
 
@@ -228,8 +263,8 @@ FailureOr<SmallVector<Value>> lowerShape(Operation *op, OpBuilder &b) {
   auto type = requireRanked(op, shapeOp.getData(), "the input");
   if (failed(type))
     return failure();
-  auto [first, last] = shape::shapeOpRange(
-      type->getRank(), shapeOp.getStart(), shapeOp.getEnd());
+  auto [first, last] = shape::shapeOpRange(type->getRank(), shapeOp.getStart(),
+                                           shapeOp.getEnd());
   SmallVector<OpFoldResult> dims = shape::getDims(b, loc, shapeOp.getData());
   return SmallVector<Value>{dimsAsTensor(
       b, loc, ArrayRef<OpFoldResult>(dims).slice(first, last - first))};
@@ -357,7 +392,7 @@ FailureOr<SmallVector<Value>> lowerConcat(Operation *op, OpBuilder &b) {
     return op->emitError("Concat: no inputs");
   Type elementType;
   for (Value v : inputs) {
-    auto type = requireRanked(op, v, "an input");
+    auto type = requireRankAtLeast(op, v, 1, "Concat: an input");
     if (failed(type))
       return failure();
     if (elementType && type->getElementType() != elementType)
@@ -387,8 +422,8 @@ FailureOr<SmallVector<Value>> lowerConcat(Operation *op, OpBuilder &b) {
     sizes[*axis] = shape::getDim(b, loc, input, *axis);
     if (hasStaticZero(sizes))
       continue; // nothing to copy
-    Value slot = tensor::ExtractSliceOp::create(b, loc, result, offsets,
-                                                sizes, strides);
+    Value slot =
+        tensor::ExtractSliceOp::create(b, loc, result, offsets, sizes, strides);
     Value copied = copyInto(b, loc, castToDims(b, loc, input, sizes), slot);
     result = tensor::InsertSliceOp::create(b, loc, copied, result, offsets,
                                            sizes, strides);
@@ -404,8 +439,8 @@ Value extractWindow(OpBuilder &b, Location loc, Value input,
   Value result = emptyTensor(b, loc, dims, elementType);
   if (hasStaticZero(dims) || hasStaticZero(shape::getDims(b, loc, input)))
     return result;
-  Value view = tensor::ExtractSliceOp::create(b, loc, input, w.offsets,
-                                              w.sizes, w.strides);
+  Value view = tensor::ExtractSliceOp::create(b, loc, input, w.offsets, w.sizes,
+                                              w.strides);
   // A fresh buffer, not a strided view: returning a view would need a
   // strided memref.copy, which the CPU runtime does not provide.
   return copyInto(b, loc, view, result);
@@ -415,7 +450,7 @@ FailureOr<SmallVector<Value>> lowerSplit(Operation *op, OpBuilder &b) {
   auto split = cast<onnx::ONNXSplitOp>(op);
   Location loc = op->getLoc();
   Value input = split.getInput();
-  auto type = requireRanked(op, input, "the input");
+  auto type = requireRankAtLeast(op, input, 1, "Split: the input");
   if (failed(type))
     return failure();
   auto axis = normalizeAxis(op, split.getAxis(), type->getRank());
@@ -510,8 +545,7 @@ FailureOr<SmallVector<Value>> lowerExpand(Operation *op, OpBuilder &b) {
   if (failed(dims))
     return failure();
   Value init = emptyTensor(b, loc, *dims, type->getElementType());
-  SmallVector<int64_t> loops =
-      llvm::to_vector(llvm::seq<int64_t>(0, *outRank));
+  SmallVector<int64_t> loops = llvm::to_vector(llvm::seq<int64_t>(0, *outRank));
   SmallVector<utils::IteratorType> iterators(*outRank,
                                              utils::IteratorType::parallel);
   Value result = buildGeneric(
@@ -591,12 +625,11 @@ FailureOr<SmallVector<Value>> lowerPad(Operation *op, OpBuilder &b) {
   if (mode != "constant") {
     // Edge and reflect read the input for every output element.
     for (auto [i, n, out] : llvm::enumerate(in, *dims))
-      if (failed(m.require(
-              m.orOf(m.lt(m.cst(0), n), m.eq(out, m.cst(0))),
-              (mode + " padding of dim " + std::to_string(i) +
-               " needs a non-empty input, extent {0}")
-                  .str(),
-              {n}, op)))
+      if (failed(m.require(m.orOf(m.lt(m.cst(0), n), m.eq(out, m.cst(0))),
+                           (mode + " padding of dim " + std::to_string(i) +
+                            " needs a non-empty input, extent {0}")
+                               .str(),
+                           {n}, op)))
         return failure();
     Value result = indexGeneric(
         b, loc, *dims, elementType,
@@ -624,8 +657,8 @@ FailureOr<SmallVector<Value>> lowerPad(Operation *op, OpBuilder &b) {
         shape::Cond inside = shape::Cond::of(true);
         for (auto [iv, low, n] : llvm::zip(ivs, padded->low, in)) {
           OpFoldResult src = bm.sub(iv, low);
-          inside = bm.andOf(inside, bm.andOf(bm.le(bm.cst(0), src),
-                                             bm.lt(src, n)));
+          inside =
+              bm.andOf(inside, bm.andOf(bm.le(bm.cst(0), src), bm.lt(src, n)));
           indices.push_back(bm.value(src));
         }
         // Only in-bounds elements are read: no clamped read of a possibly
@@ -741,10 +774,10 @@ FailureOr<SmallVector<Value>> lowerRange(Operation *op, OpBuilder &b) {
           return arith::AddFOp::create(
               nb, nl, start, arith::MulFOp::create(nb, nl, fi, delta));
         }
-        Value ii = elementType.isInteger(64)
-                       ? i
-                       : arith::TruncIOp::create(nb, nl, elementType, i)
-                             .getResult();
+        Value ii =
+            elementType.isInteger(64)
+                ? i
+                : arith::TruncIOp::create(nb, nl, elementType, i).getResult();
         return arith::AddIOp::create(nb, nl, start,
                                      arith::MulIOp::create(nb, nl, ii, delta));
       });

@@ -48,20 +48,20 @@ std::pair<Value, Value> indexBounds(OpBuilder &b, Location loc, Value indices,
     iterators.back() = utils::IteratorType::parallel;
   }
   Type i64 = b.getI64Type();
-  Value lo = filledTensor(
-      b, loc, outDims,
-      arith::ConstantIntOp::create(b, loc, i64,
-                                   std::numeric_limits<int64_t>::max()));
-  Value hi = filledTensor(
-      b, loc, outDims,
-      arith::ConstantIntOp::create(b, loc, i64,
-                                   std::numeric_limits<int64_t>::min()));
+  Value lo =
+      filledTensor(b, loc, outDims,
+                   arith::ConstantIntOp::create(
+                       b, loc, i64, std::numeric_limits<int64_t>::max()));
+  Value hi =
+      filledTensor(b, loc, outDims,
+                   arith::ConstantIntOp::create(
+                       b, loc, i64, std::numeric_limits<int64_t>::min()));
   AffineMap inMap = AffineMap::getMultiDimIdentityMap(unsigned(rank), ctx);
   AffineMap outMap = AffineMap::get(unsigned(rank), 0, outExprs, ctx);
   auto generic = linalg::GenericOp::create(
       b, loc, TypeRange{lo.getType(), hi.getType()}, ValueRange{indices},
-      ValueRange{lo, hi}, ArrayRef<AffineMap>{inMap, outMap, outMap},
-      iterators, [&](OpBuilder &nb, Location nl, ValueRange args) {
+      ValueRange{lo, hi}, ArrayRef<AffineMap>{inMap, outMap, outMap}, iterators,
+      [&](OpBuilder &nb, Location nl, ValueRange args) {
         Value v = toI64(nb, nl, args[0]);
         Value mn = arith::MinSIOp::create(nb, nl, args[1], v);
         Value mx = arith::MaxSIOp::create(nb, nl, args[2], v);
@@ -150,7 +150,7 @@ FailureOr<SmallVector<Value>> lowerGather(Operation *op, OpBuilder &b) {
   auto gather = cast<onnx::ONNXGatherOp>(op);
   Location loc = op->getLoc();
   Value data = gather.getData(), indices = gather.getIndices();
-  auto type = requireRanked(op, data, "the data");
+  auto type = requireRankAtLeast(op, data, 1, "the data");
   if (failed(type) || failed(requireIntegerIndices(op, indices)))
     return failure();
   auto axis = normalizeAxis(op, gather.getAxis(), type->getRank());
@@ -165,32 +165,33 @@ FailureOr<SmallVector<Value>> lowerGather(Operation *op, OpBuilder &b) {
   if (failed(dims))
     return failure();
   int64_t q = cast<RankedTensorType>(indices.getType()).getRank();
+  // The indices follow the result loops axis..axis+q-1.
+  SmallVector<int64_t> indexLoops =
+      llvm::to_vector(llvm::seq<int64_t>(*axis, *axis + q));
   Value result = indexGeneric(
       b, loc, *dims, type->getElementType(),
-      [&](OpBuilder &nb, Location nl, ValueRange ivs) {
-        Value raw = tensor::ExtractOp::create(nb, nl, indices,
-                                              ivs.slice(*axis, q));
+      {projectedAccess(indices, indexLoops)},
+      [&](OpBuilder &nb, Location nl, ValueRange ivs, ValueRange in) {
         SmallVector<Value> position(ivs.take_front(*axis));
-        position.push_back(wrapIndex(nb, nl, raw, extent));
+        position.push_back(wrapIndex(nb, nl, in[0], extent));
         llvm::append_range(position, ivs.drop_front(*axis + q));
         return tensor::ExtractOp::create(nb, nl, data, position).getResult();
       });
   return SmallVector<Value>{result};
 }
 
-FailureOr<SmallVector<Value>> lowerGatherElements(Operation *op,
-                                                  OpBuilder &b) {
+FailureOr<SmallVector<Value>> lowerGatherElements(Operation *op, OpBuilder &b) {
   auto gather = cast<onnx::ONNXGatherElementsOp>(op);
   Location loc = op->getLoc();
   Value data = gather.getData(), indices = gather.getIndices();
-  auto type = requireRanked(op, data, "the data");
+  auto type = requireRankAtLeast(op, data, 1, "the data");
   if (failed(type) || failed(requireIntegerIndices(op, indices)))
     return failure();
   auto axis = normalizeAxis(op, gather.getAxis(), type->getRank());
   if (failed(axis))
     return failure();
-  auto shape = shape::elementsIndexShape(b, loc, data, indices, Value(),
-                                         *axis, op);
+  auto shape =
+      shape::elementsIndexShape(b, loc, data, indices, Value(), *axis, op);
   if (failed(shape))
     return failure();
   OpFoldResult extent = shape::getDim(b, loc, data, *axis);
@@ -201,11 +202,10 @@ FailureOr<SmallVector<Value>> lowerGatherElements(Operation *op,
   if (failed(dims))
     return failure();
   Value result = indexGeneric(
-      b, loc, *dims, type->getElementType(),
-      [&](OpBuilder &nb, Location nl, ValueRange ivs) {
-        Value raw = tensor::ExtractOp::create(nb, nl, indices, ivs);
+      b, loc, *dims, type->getElementType(), {identityAccess(indices)},
+      [&](OpBuilder &nb, Location nl, ValueRange ivs, ValueRange in) {
         SmallVector<Value> position(ivs);
-        position[*axis] = wrapIndex(nb, nl, raw, extent);
+        position[*axis] = wrapIndex(nb, nl, in[0], extent);
         return tensor::ExtractOp::create(nb, nl, data, position).getResult();
       });
   return SmallVector<Value>{result};
@@ -243,7 +243,7 @@ FailureOr<SmallVector<Value>> lowerGatherND(Operation *op, OpBuilder &b) {
   auto gather = cast<onnx::ONNXGatherNDOp>(op);
   Location loc = op->getLoc();
   Value data = gather.getData(), indices = gather.getIndices();
-  auto type = requireRanked(op, data, "the data");
+  auto type = requireRankAtLeast(op, data, 1, "the data");
   if (failed(type) || failed(requireIntegerIndices(op, indices)))
     return failure();
   int64_t batchDims = gather.getBatchDims();
@@ -251,8 +251,7 @@ FailureOr<SmallVector<Value>> lowerGatherND(Operation *op, OpBuilder &b) {
                                    declaredRank(op, 0), op);
   if (failed(k))
     return failure();
-  auto shape =
-      shape::gatherNDShape(b, loc, data, indices, batchDims, *k, op);
+  auto shape = shape::gatherNDShape(b, loc, data, indices, batchDims, *k, op);
   if (failed(shape))
     return failure();
   if (failed(requireIndicesIn(b, loc, op, indices,
@@ -267,9 +266,9 @@ FailureOr<SmallVector<Value>> lowerGatherND(Operation *op, OpBuilder &b) {
       b, loc, *dims, type->getElementType(),
       [&](OpBuilder &nb, Location nl, ValueRange ivs) {
         // ivs = batch dims, the other index dims, then the data's tail.
-        SmallVector<Value> position = tuplePosition(
-            nb, nl, data, indices, ivs.take_front(batchDims),
-            ivs.take_front(q - 1), *k, ivs.drop_front(q - 1));
+        SmallVector<Value> position =
+            tuplePosition(nb, nl, data, indices, ivs.take_front(batchDims),
+                          ivs.take_front(q - 1), *k, ivs.drop_front(q - 1));
         return tensor::ExtractOp::create(nb, nl, data, position).getResult();
       });
   return SmallVector<Value>{result};
@@ -332,11 +331,11 @@ Value scatterLoop(OpBuilder &b, Location loc, Value data, Value updates,
         SmallVector<Value> at = position(nb, nl, ivs);
         Value update = tensor::ExtractOp::create(nb, nl, updates, ivs);
         if (reduction != "none")
-          update = combine(nb, nl, reduction,
-                           tensor::ExtractOp::create(nb, nl, args[0], at),
-                           update);
-        return {tensor::InsertOp::create(nb, nl, update, args[0], at)
-                    .getResult()};
+          update =
+              combine(nb, nl, reduction,
+                      tensor::ExtractOp::create(nb, nl, args[0], at), update);
+        return {
+            tensor::InsertOp::create(nb, nl, update, args[0], at).getResult()};
       });
   return nest.results.front();
 }
@@ -348,7 +347,7 @@ FailureOr<SmallVector<Value>> lowerScatterElementsLike(Operation *op,
   Location loc = op->getLoc();
   Value data = op->getOperand(0), indices = op->getOperand(1),
         updates = op->getOperand(2);
-  auto type = requireRanked(op, data, "the data");
+  auto type = requireRankAtLeast(op, data, 1, "the data");
   if (failed(type) || failed(requireIntegerIndices(op, indices)) ||
       failed(requireRanked(op, updates, "the updates")) ||
       failed(checkReduction(op, reduction)))
@@ -356,8 +355,8 @@ FailureOr<SmallVector<Value>> lowerScatterElementsLike(Operation *op,
   auto axis = normalizeAxis(op, axisAttr, type->getRank());
   if (failed(axis))
     return failure();
-  if (failed(shape::elementsIndexShape(b, loc, data, indices, updates, *axis,
-                                       op)))
+  if (failed(
+          shape::elementsIndexShape(b, loc, data, indices, updates, *axis, op)))
     return failure();
   OpFoldResult extent = shape::getDim(b, loc, data, *axis);
   if (failed(requireIndicesIn(b, loc, op, indices, {signedRange(b, extent)},
@@ -396,7 +395,7 @@ FailureOr<SmallVector<Value>> lowerScatterND(Operation *op, OpBuilder &b) {
   Value data = scatter.getData(), indices = scatter.getIndices(),
         updates = scatter.getUpdates();
   StringRef reduction = scatter.getReduction();
-  auto type = requireRanked(op, data, "the data");
+  auto type = requireRankAtLeast(op, data, 1, "the data");
   auto updatesType = requireRanked(op, updates, "the updates");
   if (failed(type) || failed(updatesType) ||
       failed(requireIntegerIndices(op, indices)) ||
@@ -407,8 +406,7 @@ FailureOr<SmallVector<Value>> lowerScatterND(Operation *op, OpBuilder &b) {
   if (failed(k) ||
       failed(shape::scatterNDCheck(b, loc, data, indices, updates, *k, op)) ||
       failed(requireIndicesIn(b, loc, op, indices,
-                              tupleRanges(b, loc, data, 0, *k),
-                              "ScatterND")))
+                              tupleRanges(b, loc, data, 0, *k), "ScatterND")))
     return failure();
   auto dims = declaredDims(b, loc, op, 0, shape::getDims(b, loc, data));
   if (failed(dims))
@@ -419,8 +417,7 @@ FailureOr<SmallVector<Value>> lowerScatterND(Operation *op, OpBuilder &b) {
       [&](OpBuilder &nb, Location nl, ValueRange ivs) {
         // ivs = the index dims (indices[:-1]), then the data's tail.
         return tuplePosition(nb, nl, data, indices, ValueRange{},
-                             ivs.take_front(q - 1), *k,
-                             ivs.drop_front(q - 1));
+                             ivs.take_front(q - 1), *k, ivs.drop_front(q - 1));
       });
   return SmallVector<Value>{result};
 }
@@ -464,15 +461,18 @@ FailureOr<SmallVector<Value>> lowerOneHot(Operation *op, OpBuilder &b) {
       b, loc, values, ValueRange{arith::ConstantIndexOp::create(b, loc, 0)});
   Value on = tensor::ExtractOp::create(
       b, loc, values, ValueRange{arith::ConstantIndexOp::create(b, loc, 1)});
+  // The indices follow every result loop but the class axis.
+  SmallVector<int64_t> indexLoops;
+  for (int64_t i = 0; i <= q; ++i)
+    if (i != axis)
+      indexLoops.push_back(i);
   Value result = indexGeneric(
       b, loc, *dims, valuesType->getElementType(),
-      [&](OpBuilder &nb, Location nl, ValueRange ivs) {
-        SmallVector<Value> at(ivs.take_front(axis));
-        llvm::append_range(at, ivs.drop_front(axis + 1));
+      {projectedAccess(indices, indexLoops)},
+      [&](OpBuilder &nb, Location nl, ValueRange ivs, ValueRange in) {
         // Out-of-range indices select no class (an all-off row), so no
         // check is needed: the index is only compared.
-        Value idx = wrapIndex(
-            nb, nl, tensor::ExtractOp::create(nb, nl, indices, at), depth);
+        Value idx = wrapIndex(nb, nl, in[0], depth);
         Value hot = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq,
                                           ivs[axis], idx);
         return arith::SelectOp::create(nb, nl, hot, on, off).getResult();
@@ -493,10 +493,9 @@ FailureOr<SmallVector<Value>> lowerTrilu(Operation *op, OpBuilder &b) {
   Value k = trilu.getK();
   OpFoldResult diagonal = b.getIndexAttr(0);
   if (k && !isa<NoneType>(k.getType())) {
-    if (auto c = getConstantInts(k))
-      diagonal = b.getIndexAttr(c->front());
-    else
-      diagonal = shape::readScalarIndex(b, loc, k);
+    if (failed(requireRanked(op, k, "Trilu: k")))
+      return failure();
+    diagonal = scalarIndexOf(b, loc, k);
   }
   auto dims = declaredDims(b, loc, op, 0, shape::getDims(b, loc, input));
   if (failed(dims))
@@ -510,14 +509,14 @@ FailureOr<SmallVector<Value>> lowerTrilu(Operation *op, OpBuilder &b) {
       b, loc, {identityAccess(input)}, init, loops, iterators,
       [&](OpBuilder &nb, Location nl, ValueRange in, Value) {
         shape::IndexMath bm(nb, nl);
-        OpFoldResult row = linalg::IndexOp::create(nb, nl, rank - 2)
-                               .getResult();
-        OpFoldResult col = linalg::IndexOp::create(nb, nl, rank - 1)
-                               .getResult();
+        OpFoldResult row =
+            linalg::IndexOp::create(nb, nl, rank - 2).getResult();
+        OpFoldResult col =
+            linalg::IndexOp::create(nb, nl, rank - 1).getResult();
         OpFoldResult offset = bm.sub(col, row);
         // Upper keeps col - row >= k, lower keeps col - row <= k.
-        shape::Cond keep = upper ? bm.le(diagonal, offset)
-                                 : bm.le(offset, diagonal);
+        shape::Cond keep =
+            upper ? bm.le(diagonal, offset) : bm.le(offset, diagonal);
         Value zero = scalarConstant(nb, nl, in[0].getType(), 0.0);
         return arith::SelectOp::create(nb, nl, bm.value(keep), in[0], zero)
             .getResult();
@@ -547,12 +546,10 @@ FailureOr<SmallVector<Value>> lowerEyeLike(Operation *op, OpBuilder &b) {
       b, loc, *dims, elementType,
       [&](OpBuilder &nb, Location nl, ValueRange ivs) {
         shape::IndexMath bm(nb, nl);
-        shape::Cond onDiagonal =
-            bm.eq(bm.sub(ivs[1], ivs[0]), bm.cst(k));
-        return arith::SelectOp::create(
-                   nb, nl, bm.value(onDiagonal),
-                   scalarConstant(nb, nl, elementType, 1.0),
-                   scalarConstant(nb, nl, elementType, 0.0))
+        shape::Cond onDiagonal = bm.eq(bm.sub(ivs[1], ivs[0]), bm.cst(k));
+        return arith::SelectOp::create(nb, nl, bm.value(onDiagonal),
+                                       scalarConstant(nb, nl, elementType, 1.0),
+                                       scalarConstant(nb, nl, elementType, 0.0))
             .getResult();
       });
   return SmallVector<Value>{result};
@@ -574,11 +571,7 @@ FailureOr<SmallVector<Value>> lowerCumSum(Operation *op, OpBuilder &b) {
   Value axisInput = cumsum.getAxis();
   if (failed(requireRanked(op, axisInput, "the axis")))
     return failure();
-  OpFoldResult axis;
-  if (auto c = getConstantInts(axisInput))
-    axis = b.getIndexAttr(c->front());
-  else
-    axis = shape::readScalarIndex(b, loc, axisInput);
+  OpFoldResult axis = scalarIndexOf(b, loc, axisInput);
   // The scan runs along an axis that may only be known at run time: view
   // the input as [outer, extent, inner] around it.
   auto view = shape::axisView(b, loc, x, axis, op);
@@ -587,8 +580,7 @@ FailureOr<SmallVector<Value>> lowerCumSum(Operation *op, OpBuilder &b) {
   auto dims = declaredDims(b, loc, op, 0, shape::getDims(b, loc, x));
   if (failed(dims))
     return failure();
-  SmallVector<OpFoldResult> viewDims = {view->outer, view->extent,
-                                        view->inner};
+  SmallVector<OpFoldResult> viewDims = {view->outer, view->extent, view->inner};
   Value x3 = reshapeTo(b, loc, x, viewDims);
   Value init = emptyTensor(b, loc, viewDims, elementType);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
@@ -600,7 +592,8 @@ FailureOr<SmallVector<Value>> lowerCumSum(Operation *op, OpBuilder &b) {
   bool exclusive = cumsum.getExclusive() != 0;
   scf::LoopNest nest = scf::buildLoopNest(
       b, loc, {zero, zero},
-      {shape::toValue(b, loc, view->outer), shape::toValue(b, loc, view->inner)},
+      {shape::toValue(b, loc, view->outer),
+       shape::toValue(b, loc, view->inner)},
       {one, one}, ValueRange{init},
       [&](OpBuilder &nb, Location nl, ValueRange ivs,
           ValueRange args) -> scf::ValueVector {
@@ -608,9 +601,9 @@ FailureOr<SmallVector<Value>> lowerCumSum(Operation *op, OpBuilder &b) {
             nb, nl, zero, extent, one, ValueRange{args[0], zeroElement},
             [&](OpBuilder &fb, Location fl, Value t, ValueRange iter) {
               Value pos =
-                  reverse ? arith::SubIOp::create(fb, fl, lastIndex, t)
-                                .getResult()
-                          : t;
+                  reverse
+                      ? arith::SubIOp::create(fb, fl, lastIndex, t).getResult()
+                      : t;
               SmallVector<Value> at = {ivs[0], pos, ivs[1]};
               Value v = tensor::ExtractOp::create(fb, fl, x3, at);
               Value sum = combine(fb, fl, "add", iter[1], v);
@@ -637,8 +630,7 @@ FailureOr<SmallVector<Value>> lowerReverseSequence(Operation *op,
       batchAxis > 1 || timeAxis < 0 || timeAxis > 1)
     return op->emitError("ReverseSequence: needs rank >= 2 and batch_axis, "
                          "time_axis a permutation of 0 and 1");
-  if (lensType->getRank() != 1 ||
-      !isa<IntegerType>(lensType->getElementType()))
+  if (lensType->getRank() != 1 || !isa<IntegerType>(lensType->getElementType()))
     return op->emitError("ReverseSequence: sequence_lens must be 1-D "
                          "integers");
   OpFoldResult time = shape::getDim(b, loc, input, timeAxis);
@@ -656,14 +648,14 @@ FailureOr<SmallVector<Value>> lowerReverseSequence(Operation *op,
     return failure();
   Value result = indexGeneric(
       b, loc, *dims, type->getElementType(),
-      [&](OpBuilder &nb, Location nl, ValueRange ivs) {
+      {projectedAccess(lens, {batchAxis})},
+      [&](OpBuilder &nb, Location nl, ValueRange ivs, ValueRange in) {
         shape::IndexMath bm(nb, nl);
-        OpFoldResult len = shape::indexFromElement(
-            nb, nl, tensor::ExtractOp::create(nb, nl, lens, ivs[batchAxis]));
+        OpFoldResult len = shape::indexFromElement(nb, nl, in[0]);
         OpFoldResult t = ivs[timeAxis];
         // The first `len` steps are read backwards, the rest in place.
-        OpFoldResult src = bm.select(bm.lt(t, len),
-                                     bm.sub(bm.sub(len, bm.cst(1)), t), t);
+        OpFoldResult src =
+            bm.select(bm.lt(t, len), bm.sub(bm.sub(len, bm.cst(1)), t), t);
         SmallVector<Value> at(ivs);
         at[timeAxis] = bm.value(src);
         return tensor::ExtractOp::create(nb, nl, input, at).getResult();
@@ -710,9 +702,8 @@ FailureOr<SmallVector<Value>> lowerDepthToSpace(Operation *op, OpBuilder &b) {
         OpFoldResult block = bm.add(bm.mul(i, bm.cst(bs)), j);
         // DCR: depth is (block, channel); CRD: (channel, block).
         OpFoldResult channel =
-            mode == "DCR"
-                ? bm.add(bm.mul(block, outChannels), ivs[1])
-                : bm.add(bm.mul(ivs[1], bm.cst(bs * bs)), block);
+            mode == "DCR" ? bm.add(bm.mul(block, outChannels), ivs[1])
+                          : bm.add(bm.mul(ivs[1], bm.cst(bs * bs)), block);
         Value at[] = {ivs[0], bm.value(channel), h, w};
         return tensor::ExtractOp::create(nb, nl, input, at).getResult();
       });

@@ -19,9 +19,10 @@
 //    Signedness then lives in the lowering: divui, remui, maxui, cmpi ult,
 //    uitofp, extui.
 //  - f16 and bf16 elements are computed in f32 and rounded once when
-//    yielded. That is exact for + - * / (f32 carries more than 2p+2 bits),
-//    keeps every math function on a libm entry point, and avoids the host
-//    libgcc's missing __truncsfbf2: bf16 <-> f32 is done with integer ops.
+//    yielded. + - * / stay correctly rounded (f32's 24 bits are at least
+//    2p+2 for both), every math function stays on a libm entry point, and
+//    the host libgcc's missing __truncsfbf2 is never called: bf16 <-> f32
+//    is done with integer ops.
 //
 // Integer division and remainder by zero yield 0 (as numpy does) instead of
 // trapping, and INT_MIN / -1 wraps: the runtime must never die on a signal.
@@ -956,7 +957,8 @@ FailureOr<SmallVector<Value>> lowerPRelu(Operation *op, OpBuilder &b) {
   Value x = prelu.getX(), slope = prelu.getSlope();
   SmallVector<OpFoldResult> dims = shape::getDims(b, loc, x);
   auto slopeBroadcast =
-      shape::broadcastTo(b, loc, shape::getDims(b, loc, slope), dims, op);
+      shape::broadcastTo(b, loc, shape::getDims(b, loc, slope), dims, op,
+                         /*operandIndex=*/1);
   if (failed(slopeBroadcast))
     return failure();
   OperandAccess accesses[] = {

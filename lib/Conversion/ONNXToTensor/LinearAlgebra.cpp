@@ -165,7 +165,7 @@ FailureOr<SmallVector<Value>> lowerGemm(Operation *op, OpBuilder &b) {
     if (failed(cType))
       return failure();
     auto bc = shape::broadcastTo(b, loc, shape::getDims(b, loc, c), outDims,
-                                 op);
+                                 op, /*operandIndex=*/2);
     if (failed(bc))
       return failure();
     inputs.push_back(broadcastAccess(c, *bc, 2));

@@ -28,6 +28,14 @@ void addDataMovementLowerings(LoweringTable &table);
 void addNormalizationLowerings(LoweringTable &table);
 void addReductionLowerings(LoweringTable &table);
 void addConvolutionLowerings(LoweringTable &table);
+void addDataDependentLowerings(LoweringTable &table);
+void addControlFlowLowerings(LoweringTable &table);
+
+/// Lowers every onnx op of `block` in order with the lowering table (the
+/// pass driver's per-op step: results replaced, declared types reconciled).
+/// Ops nested in regions are left to their parent's lowering: the If, Loop
+/// and Scan lowerings call this on their bodies.
+mlir::LogicalResult lowerONNXOpsIn(mlir::Block &block);
 
 /// How the generic body reads one operand.
 struct OperandAccess {

@@ -51,5 +51,39 @@ LogicalResult AllocTempOp::verify() {
   return verifyDynamicSizes(*this, getType(), getDynamicSizes());
 }
 
+//===----------------------------------------------------------------------===//
+// onyx.weight bufferizes like a constant: a read-only buffer.
+//===----------------------------------------------------------------------===//
+
+bool WeightOp::bufferizesToMemoryRead(OpOperand &,
+                                      const bufferization::AnalysisState &) {
+  return false;
+}
+
+bool WeightOp::bufferizesToMemoryWrite(OpOperand &,
+                                       const bufferization::AnalysisState &) {
+  return false;
+}
+
+bufferization::AliasingValueList
+WeightOp::getAliasingValues(OpOperand &, const bufferization::AnalysisState &) {
+  return {};
+}
+
+bool WeightOp::isWritable(Value, const bufferization::AnalysisState &) {
+  return false;
+}
+
+LogicalResult WeightOp::bufferize(RewriterBase &rewriter,
+                                  const bufferization::BufferizationOptions &,
+                                  bufferization::BufferizationState &) {
+  auto type = cast<RankedTensorType>(getType());
+  auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
+  bufferization::replaceOpWithNewBufferizedOp<WeightBufferOp>(
+      rewriter, *this, memrefType, getLocation(), getOffset(), getLength(),
+      getChecksum());
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "onyx/Dialect/Onyx/OnyxOps.cpp.inc"

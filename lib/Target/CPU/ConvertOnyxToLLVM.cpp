@@ -149,6 +149,28 @@ struct GetPoolLowering : public ConvertOpToLLVMPattern<GetPoolOp> {
   }
 };
 
+struct GetWeightLowering : public ConvertOpToLLVMPattern<GetWeightOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(GetWeightOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<MemRefType>(op.getType());
+    Location loc = op.getLoc();
+    auto i64 = rewriter.getI64Type();
+    auto ptr = LLVM::LLVMPointerType::get(op->getContext());
+    Value index = LLVM::ConstantOp::create(rewriter, loc, i64, op.getIndex());
+    Value data = callRuntime(rewriter, op, "onyxrt_get_weight", ptr,
+                             {adaptor.getContext(), index});
+    SmallVector<Value> sizes, strides;
+    Value bytes;
+    getMemRefDescriptorSizes(loc, type, {}, rewriter, sizes, strides, bytes);
+    rewriter.replaceOp(op, {createMemRefDescriptor(loc, type, data, data, sizes,
+                                                   strides, rewriter)});
+    return success();
+  }
+};
+
 struct RecordTempLowering : public ConvertOpToLLVMPattern<RecordTempOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
 
@@ -188,7 +210,7 @@ struct ConvertOnyxToLLVMPass
     populateFinalizeMemRefToLLVMConversionPatterns(converter, patterns);
     ub::populateUBToLLVMConversionPatterns(converter, patterns);
     patterns.add<GetInputLowering, AllocLowering<AllocOutputOp>,
-                 AllocLowering<AllocTempOp>, GetPoolLowering,
+                 AllocLowering<AllocTempOp>, GetPoolLowering, GetWeightLowering,
                  RecordTempLowering>(converter);
 
     LLVMConversionTarget target(*ctx);

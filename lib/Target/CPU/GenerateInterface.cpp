@@ -84,6 +84,8 @@ struct GenerateInterfacePass
     };
     auto stateCreate =
         declare("onyxrt_state_create", {ptr, ptr}, ptr);
+    auto stateCreateWeights =
+        declare("onyxrt_state_create_with_weights", {ptr, ptr, ptr}, ptr);
     auto stateDestroy = declare("onyxrt_state_destroy", {ptr}, voidType);
     auto run = declare("onyxrt_run", {ptr, ptr}, ptr);
 
@@ -102,6 +104,14 @@ struct GenerateInterfacePass
       Value null = LLVM::ZeroOp::create(builder, loc, ptr);
       Value s = LLVM::CallOp::create(builder, loc, stateCreate,
                                      ValueRange{d, null})
+                    .getResult();
+      LLVM::ReturnOp::create(builder, loc, s);
+    });
+    define("onyx_state_create_with_weights", {ptr}, ptr, [&](Block *b) {
+      Value d = LLVM::AddressOfOp::create(builder, loc, ptr, "onyx_model_desc");
+      Value null = LLVM::ZeroOp::create(builder, loc, ptr);
+      Value s = LLVM::CallOp::create(builder, loc, stateCreateWeights,
+                                     ValueRange{d, b->getArgument(0), null})
                     .getResult();
       LLVM::ReturnOp::create(builder, loc, s);
     });

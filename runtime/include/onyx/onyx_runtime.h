@@ -156,6 +156,14 @@ ONYX_API void onyx_state_trim(OnyxState *state);
  * stores a static or thread-local message there. */
 ONYX_API OnyxState *onyxrt_state_create(const OnyxModelDesc *desc,
                                         const char **errorOut);
+/* As onyxrt_state_create; the model's external weights (if it has any) are
+ * read from `weightsPath` (the file, or a directory holding the file the
+ * model names), or, when it is NULL, from the file the model names, next to
+ * the artifact. The file is mapped once and every weight's
+ * extent and checksum is checked; a missing or wrong file fails here. */
+ONYX_API OnyxState *onyxrt_state_create_with_weights(const OnyxModelDesc *desc,
+                                                     const char *weightsPath,
+                                                     const char **errorOut);
 ONYX_API void onyxrt_state_destroy(OnyxState *state);
 /* Message of the most recent failed onyxrt_state_create on this thread ("" if
  * none). Lets callers of an artifact's onyx_state_create(), which passes
@@ -190,6 +198,8 @@ ONYX_API void onyxrt_free_temp(void *ctx, void *ptr);
  * (256-byte aligned, never NULL on success; contents are not preserved
  * across growth). NULL on failure (message recorded). */
 ONYX_API void *onyxrt_get_pool(void *ctx, int64_t domainId, int64_t bytes);
+/* The mapped bytes of external weight `index` (read-only). */
+ONYX_API void *onyxrt_get_weight(void *ctx, int64_t index);
 /* Reports one planned temporary: its lifetime [start, end] (positions in
  * the entry function) and aligned size at this call's shapes. */
 ONYX_API void onyxrt_record_temp(void *ctx, int64_t domainId, int64_t start,
@@ -199,6 +209,40 @@ ONYX_API void onyxrt_record_temp(void *ctx, int64_t domainId, int64_t start,
  * generated code returns a non-zero status right after this call. */
 ONYX_API void onyxrt_fail(void *ctx, const char *format, int64_t numArgs,
                           int64_t a0, int64_t a1, int64_t a2, int64_t a3);
+
+/*--- Services called by generated code: CUDA target ------------------------*/
+/* A CUDA artifact's metadata has the line `device cuda`: its session owns a
+ * CUDA device (created with the session; onyxrt_state_create fails with a
+ * message when no driver or device is present), and the services above
+ * answer with device memory. Inputs are copied to the device when a call
+ * starts, outputs back to the host when it succeeds (docs/cuda-backend.md). */
+
+/* One compiled kernel of a CUDA artifact: its cubin (NULL when absent), the
+ * NUL-terminated PTX the driver can JIT instead (NULL when absent) and the
+ * kernel's name in both. */
+typedef struct OnyxCudaKernel {
+  const void *cubin;
+  uint64_t cubinSize;
+  const char *ptx;
+  const char *name;
+} OnyxCudaKernel;
+
+/* Launches `kernel` on the session's stream, loading its module on first
+ * use in the session. `args` holds `numArgs` 8-byte slots (device pointers
+ * and 64-bit integers, in the kernel's parameter order). A grid with a zero
+ * dim launches nothing. Returns 0; non-zero after recording an error that
+ * names `label` (the node) and the failing CUDA call. */
+ONYX_API int32_t onyxrt_cuda_launch(void *ctx, const OnyxCudaKernel *kernel,
+                                    const char *label, int64_t gridX,
+                                    int64_t gridY, int64_t gridZ,
+                                    int64_t blockX, int64_t blockY,
+                                    int64_t blockZ, int64_t numArgs,
+                                    const uint64_t *args);
+/* Copies `bytes` from host memory to device memory on the session's stream
+ * (constants). Returns 0; non-zero after recording an error. */
+ONYX_API int32_t onyxrt_cuda_upload(void *ctx, void *deviceDst,
+                                    const void *hostSrc, int64_t bytes,
+                                    const char *label);
 
 #ifdef __cplusplus
 }

@@ -12,6 +12,7 @@
 include "mlir/IR/OpBase.td"
 include "mlir/IR/AttrTypeBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.td"
 
 def Onyx_Dialect : Dialect {
   let name = "onyx";
@@ -119,6 +120,40 @@ def Onyx_RecordTempOp : Onyx_Op<"record_temp"> {
   let assemblyFormat = [{
     $context `,` $bytes attr-dict
   }];
+}
+
+def Onyx_WeightOp : Onyx_Op<"weight", [Pure,
+    DeclareOpInterfaceMethods<BufferizableOpInterface,
+        ["bufferize", "bufferizesToMemoryRead", "bufferizesToMemoryWrite",
+         "getAliasingValues", "isWritable"]>]> {
+  let summary = "a tensor loaded from the model's external weights file";
+  let description = [{
+    An initializer kept out of the artifact (`onyx-compile
+    --external-weights`): `length` bytes at `offset` in the file `location`
+    (relative to the artifact), with an FNV-1a 64-bit `checksum` of those
+    bytes when the file was present at compile time (0: size check only).
+    The session maps the file once, at creation. Bufferizes to a read-only
+    `onyx.weight_buffer`.
+  }];
+  let arguments = (ins StrAttr:$location, I64Attr:$offset, I64Attr:$length,
+                       I64Attr:$checksum);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def Onyx_WeightBufferOp : Onyx_Op<"weight_buffer", [Pure]> {
+  let summary = "the read-only buffer of an external weight";
+  let arguments = (ins StrAttr:$location, I64Attr:$offset, I64Attr:$length,
+                       I64Attr:$checksum);
+  let results = (outs AnyStaticShapeMemRef:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def Onyx_GetWeightOp : Onyx_Op<"get_weight", [Pure]> {
+  let summary = "the session's mapped copy of external weight `index`";
+  let arguments = (ins Onyx_ContextType:$context, I64Attr:$index);
+  let results = (outs AnyStaticShapeMemRef:$result);
+  let assemblyFormat = "$context `[` $index `]` attr-dict `:` type($result)";
 }
 
 #endif // ONYX_DIALECT_ONYX_ONYXOPS_TD

@@ -1,0 +1,312 @@
+#!/usr/bin/python3
+"""Compile time and loading cost of real models, against the model's size.
+
+    /usr/bin/python3 bench/real_models_bench.py [--models resnet50,transformer_encoder]
+        [--external | --no-external] [--runs N] [--no-stages] [-o build/real_models_bench.md]
+
+For each model of test/e2e/real_models/make_models.py (default: ResNet-50 and the
+TransformerEncoder), in embedded-weights form (the default artifact) and, with
+--external (the default), also with the weights in an ONNX external data file
+compiled with `onyx-compile --external-weights`:
+
+- compile: wall time of `onyx-compile MODEL.onnx -o MODEL.so --timing`, the
+  total of each MLIR pass-manager stage that --timing prints (ONNX cleanup,
+  ONNX conversion, bufferization, CPU codegen), and, when `strace` is available
+  (--no-stages turns it off), where the rest goes, from the tool's system calls:
+  import (open of the .onnx to the end of the first --timing stage, minus
+  that stage), LLVM (end of the last MLIR stage to the creation of the object
+  file: translation to LLVM IR, O2, instruction selection), object file
+  (creation to the link), link (`cc -shared`), and exit (the link's end to
+  the tool's exit: freeing the MLIR/LLVM contexts).
+- loading, in a fresh process per artifact (ctypes, no onyx-run): dlopen of
+  the artifact, state creation (`onyx_state_create`, which maps and checks
+  external weights), the first `inference_compute`, and the median of --runs
+  further calls, at the model's first test shape.
+
+Writes a markdown report (default build/real_models_bench.md) and prints it.
+Timings on a shared machine vary; the report records the load average.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(REPO, "test", "e2e", "real_models"))
+import make_models  # noqa: E402
+
+BIN_DIR = os.environ.get("ONYX_BIN_DIR", os.path.join(REPO, "build", "bin"))
+ONYX_COMPILE = os.path.join(BIN_DIR, "onyx-compile")
+RUNTIME_LIB = os.environ.get("ONYX_RUNTIME_LIB", os.path.join(REPO, "build", "lib", "libonyx_runtime.so"))
+MLIR_STAGES = ["ONNX cleanup", "ONNX conversion", "bufferization", "CPU codegen"]
+
+# Runs in a fresh interpreter: loads one artifact and times state creation and runs.
+LOADER = r'''
+import ctypes, json, statistics, sys, time
+import numpy as np
+so, runtime, weights, nruns = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+inputs = [np.load(p) for p in sys.argv[5:]]
+rt = ctypes.CDLL(runtime, mode=ctypes.RTLD_GLOBAL)
+t0 = time.perf_counter()
+lib = ctypes.CDLL(so)
+t1 = time.perf_counter()
+P = ctypes.c_void_p
+lib.onyx_state_create.restype = P
+lib.inference_compute.restype = P
+lib.inference_compute.argtypes = [P, P]
+rt.onyx_tensor_create_copy.restype = P
+rt.onyx_tensor_create_copy.argtypes = [ctypes.c_int32, ctypes.c_int32, ctypes.POINTER(ctypes.c_int64), P]
+rt.onyx_tensor_list_create.restype = P
+rt.onyx_tensor_list_append.argtypes = [P, P]
+rt.onyx_tensor_list_destroy.argtypes = [P]
+rt.onyx_state_last_error.restype = ctypes.c_char_p
+rt.onyx_state_last_error.argtypes = [P]
+rt.onyxrt_state_create_error.restype = ctypes.c_char_p
+codes = {np.dtype(np.float32): 1, np.dtype(np.int64): 7}
+t2 = time.perf_counter()
+if weights:
+    lib.onyx_state_create_with_weights.restype = P
+    lib.onyx_state_create_with_weights.argtypes = [ctypes.c_char_p]
+    state = lib.onyx_state_create_with_weights(weights.encode())
+else:
+    state = lib.onyx_state_create()
+t3 = time.perf_counter()
+if not state:
+    print(json.dumps(dict(error="state creation failed: " + rt.onyxrt_state_create_error().decode())))
+    sys.exit(0)
+lst = rt.onyx_tensor_list_create()
+for a in inputs:
+    a = np.ascontiguousarray(a)
+    shape = (ctypes.c_int64 * a.ndim)(*a.shape)
+    rt.onyx_tensor_list_append(lst, rt.onyx_tensor_create_copy(codes[a.dtype], a.ndim, shape, a.ctypes.data))
+times = []
+for i in range(1 + nruns):
+    s = time.perf_counter()
+    out = lib.inference_compute(state, lst)
+    times.append(time.perf_counter() - s)
+    if not out:
+        print(json.dumps(dict(error="run failed: " + rt.onyx_state_last_error(state).decode())))
+        sys.exit(0)
+    rt.onyx_tensor_list_destroy(out)
+print(json.dumps(dict(dlopen=t1 - t0, state_create=t3 - t2, first_run=times[0],
+                      steady_run=statistics.median(times[1:]) if nruns else None)))
+'''
+
+
+def parse_timing(stderr):
+    """Totals of the MLIR --timing reports, in order."""
+    return [float(x) for x in re.findall(r"Total Execution Time: ([0-9.]+) seconds", stderr)]
+
+
+def strace_stages(trace_file, model_path):
+    """Phases from strace -f -tt output; None when the trace lacks a marker."""
+    def ts(line):
+        h, m, s = line.split()[1].split(":")
+        return int(h) * 3600 + int(m) * 60 + float(s)
+    main_pid = None
+    t = {}
+    timing_ends = []
+    cc_pid = None
+    with open(trace_file) as f:
+        for line in f:
+            parts = line.split(None, 2)
+            if len(parts) < 3:
+                continue
+            pid = parts[0]
+            if main_pid is None and "execve(" in line:
+                main_pid, t["start"] = pid, ts(line)
+            if pid == main_pid:
+                if "openat(" in line and os.path.basename(model_path) in line and "open_model" not in t:
+                    t["open_model"] = ts(line)
+                elif "write(2, \"... Execution time report" in line:
+                    timing_ends.append(ts(line))
+                elif "openat(" in line and re.search(r'/onyx-[^"/]*\.o"', line) and "O_CREAT" in line:
+                    t["object"] = ts(line)
+                elif "+++ exited" in line:
+                    t["end"] = ts(line)
+            elif cc_pid is None and "execve(" in line and re.search(r'execve\("[^"]*/(cc|gcc|clang|c\+\+)"', line):
+                cc_pid, t["link"] = pid, ts(line)
+            elif pid == cc_pid and "+++ exited" in line:
+                t["link_end"] = ts(line)
+    if not all(k in t for k in ("start", "open_model", "object", "link", "link_end", "end")) or len(timing_ends) < 4:
+        return None
+    return dict(t, timing_ends=timing_ends)
+
+
+def compile_artifact(onnx_path, so, extra, stages, log):
+    cmd = [ONYX_COMPILE, onnx_path, "-o", so, "--timing"] + extra
+    trace = None
+    if stages and shutil.which("strace"):
+        trace = so + ".strace"
+        cmd = ["strace", "-f", "--seccomp-bpf", "-tt", "-q", "-e", "trace=execve,openat,write,exit_group",
+               "-e", "signal=none", "-o", trace] + cmd
+    t0 = time.perf_counter()
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    wall = time.perf_counter() - t0
+    err = p.stderr.decode("utf-8", "replace")
+    res = dict(wall=wall, ok=p.returncode == 0 and os.path.isfile(so), mlir=parse_timing(err))
+    if not res["ok"]:
+        res["error"] = ([l for l in err.splitlines() if l.startswith("error:")] or err.splitlines()[-1:] or ["?"])[0]
+        return res
+    res["artifact_bytes"] = os.path.getsize(so)
+    if trace:
+        st = strace_stages(trace, onnx_path)
+        if st:
+            m = res["mlir"]
+            ends = st["timing_ends"]
+            res["phases"] = {
+                "import": ends[0] - m[0] - st["open_model"],
+                "LLVM": st["object"] - ends[-1],
+                "object file": st["link"] - st["object"],
+                "link": st["link_end"] - st["link"],
+                "exit": st["end"] - st["link_end"],
+            }
+            res["traced_wall"] = st["end"] - st["start"]
+        os.remove(trace)
+    return res
+
+
+def load_artifact(so, weights, inputs, runs):
+    cmd = [sys.executable, "-c", LOADER, so, RUNTIME_LIB, weights or "", str(runs)] + inputs
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+    out = p.stdout.decode().strip().splitlines()
+    if p.returncode != 0 or not out:
+        return dict(error="loader exited %d: %s" % (p.returncode, p.stderr.decode()[-300:]))
+    return json.loads(out[-1])
+
+
+def save_external(src, dst_dir, name):
+    import onnx
+    m = onnx.load(src)
+    path = os.path.join(dst_dir, name + ".onnx")
+    onnx.save_model(m, path, save_as_external_data=True, all_tensors_to_one_file=True,
+                    location=name + ".onnx.data", size_threshold=1024)
+    return path
+
+
+def fmt_s(x):
+    return "-" if x is None else ("%.2f" % x if x < 10 else "%.1f" % x)
+
+
+def fmt_ms(x):
+    return "-" if x is None else "%.1f" % (x * 1e3)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--models", default="resnet50,transformer_encoder")
+    ap.add_argument("--data", default=os.path.join(REPO, "build", "real_models"))
+    ap.add_argument("--external", dest="external", action="store_true", default=True,
+                    help="also measure external weights (default)")
+    ap.add_argument("--no-external", dest="external", action="store_false")
+    ap.add_argument("--runs", type=int, default=5, help="steady-state runs after the first (default 5)")
+    ap.add_argument("--no-stages", dest="stages", action="store_false",
+                    help="do not trace onyx-compile with strace")
+    ap.add_argument("-o", "--output", default=os.path.join(REPO, "build", "real_models_bench.md"))
+    ap.add_argument("--json", default=None, help="also write the raw numbers as JSON")
+    args = ap.parse_args(argv)
+    names = [n for n in args.models.split(",") if n]
+
+    p = subprocess.run([sys.executable, os.path.join(REPO, "test", "e2e", "real_models", "make_models.py"),
+                        "--out", args.data, "--models", ",".join(names)])
+    if p.returncode != 0:
+        return 1
+    with open(os.path.join(args.data, "manifest.json")) as f:
+        manifest = json.load(f)
+
+    work = tempfile.mkdtemp(prefix="onyx-bench-")
+    rows = []
+    load_before = os.getloadavg()
+    try:
+        for n in names:
+            e = manifest["models"][n]
+            case = e["cases"][0]
+            inputs = [os.path.join(args.data, case["inputs"][i["name"]]) for i in e["inputs"]]
+            variants = [("embedded", os.path.join(args.data, e["onnx"]), [], None)]
+            if args.external:
+                d = os.path.join(work, n + "-ext")
+                os.makedirs(d)
+                variants.append(("external", save_external(os.path.join(args.data, e["onnx"]), d, n),
+                                 ["--external-weights"], None))
+            for kind, onnx_path, extra, weights in variants:
+                so = os.path.join(os.path.dirname(onnx_path) if kind == "external" else work,
+                                  "%s-%s.so" % (n, kind))
+                print("%s (%s weights): compiling ..." % (n, kind), flush=True)
+                c = compile_artifact(onnx_path, so, extra, args.stages, print)
+                row = dict(model=n, weights=kind, params=e["params"], onnx_bytes=e["onnx_bytes"],
+                           shape=case["shapes"], compile=c)
+                if c["ok"]:
+                    row["load"] = load_artifact(so, weights, inputs, args.runs)
+                    os.remove(so)
+                rows.append(row)
+                print("  %s" % json.dumps(row, default=str)[:600], flush=True)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    load_after = os.getloadavg()
+
+    date = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
+    cmd = "/usr/bin/python3 bench/real_models_bench.py " + " ".join(argv if argv is not None else sys.argv[1:])
+    md = ["# Real-model benchmark", "",
+          "%s, `%s`, %s, %d cores, load average %.1f before / %.1f after "
+          "(a shared machine: other jobs ran at the same time)." % (
+              date, cmd.strip(), platform.node() or "host", os.cpu_count() or 0, load_before[0], load_after[0]),
+          "", "## Compile time and loading cost", "",
+          "| model | weights | params | ONNX MB | artifact MB | compile s | s / 100 MB | dlopen ms "
+          "| state creation ms | first run ms | next runs ms (median) | shape |",
+          "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+    for r in rows:
+        c, ld = r["compile"], r.get("load", {})
+        mb = r["onnx_bytes"] / 1e6
+        if not c["ok"]:
+            md.append("| %s | %s | %.1fM | %.1f | - | %s | - | - | - | - | - | compile failed: %s |" % (
+                r["model"], r["weights"], r["params"] / 1e6, mb, fmt_s(c["wall"]),
+                c.get("error", "?").replace("|", "\\|")[:200]))
+            continue
+        shape = ", ".join("%s %s" % (k, "x".join(map(str, v))) for k, v in r["shape"].items())
+        if "error" in ld:
+            shape += " (%s)" % ld["error"].replace("|", "\\|")[:200]
+        md.append("| %s | %s | %.2fM | %.1f | %.1f | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["model"], r["weights"], r["params"] / 1e6, mb, c["artifact_bytes"] / 1e6, fmt_s(c["wall"]),
+            fmt_s(c["wall"] / mb * 100) if mb >= 1 else "-",
+            fmt_ms(ld.get("dlopen")), fmt_ms(ld.get("state_create")), fmt_ms(ld.get("first_run")),
+            fmt_ms(ld.get("steady_run")), shape))
+    md += ["", "## Where the compile time goes (seconds)", "",
+           "MLIR stages: the pass-manager totals that `onyx-compile --timing` prints. "
+           "The other phases are measured from outside with strace (see the script's docstring); "
+           "`--timing` does not cover them.", "",
+           "| model | weights | " + " | ".join(MLIR_STAGES) + " | import | LLVM | object file | link | exit | total |",
+           "| --- | --- | " + " | ".join("---:" for _ in MLIR_STAGES) + " | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for r in rows:
+        c = r["compile"]
+        if not c["ok"]:
+            continue
+        m = c["mlir"] + [None] * (len(MLIR_STAGES) - len(c["mlir"]))
+        ph = c.get("phases", {})
+        md.append("| %s | %s | %s | %s | %s |" % (
+            r["model"], r["weights"], " | ".join(fmt_s(x) for x in m[:len(MLIR_STAGES)]),
+            " | ".join(fmt_s(ph.get(k)) for k in ("import", "LLVM", "object file", "link", "exit")),
+            fmt_s(c["wall"])))
+    text = "\n".join(md) + "\n"
+    os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
+    with open(args.output, "w") as f:
+        f.write(text)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(dict(date=date, command=cmd, rows=rows), f, indent=1, default=str)
+    print()
+    print(text)
+    print("wrote %s" % args.output)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,368 @@
+//===- LowerLaunches.cpp - Host side of the CUDA target -------------------===//
+//
+// The host program keeps the CPU target's shape (onyx.get_input,
+// onyx.alloc_*, onyx.get_pool lower to the same onyxrt_* services, which a
+// CUDA session answers with device memory); what is CUDA-specific becomes
+// calls into the runtime here:
+//
+//   gpu.launch_func @k::@k blocks in (%gx, %c1, %c1) threads in (...)
+//       args(%base : memref<f32>, %d0 : i64)
+//   ==>
+//   %slots = llvm.alloca %n x i64          // one 8-byte slot per argument
+//   llvm.store <aligned pointer of %base>, %slots[0]
+//   llvm.store %d0, %slots[1]
+//   %s = call @onyxrt_cuda_launch(%ctx, @onyx_cuda_kernel_k, @label,
+//                                 %gx, 1, 1, 256, 1, 1, %n, %slots)
+//   cf.cond_br (%s == 0), ^next, ^fail     // ^fail: return 1
+//
+// `gpu.memcpy` (constant uploads) becomes onyxrt_cuda_upload, and each
+// gpu.binary private globals: the cubin, the PTX and one OnyxCudaKernel
+// descriptor {cubin, cubinSize, ptx, name} per launched kernel.
+//
+//===----------------------------------------------------------------------===//
+
+#include "onyx/Transforms/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringMap.h"
+
+namespace onyx {
+#define GEN_PASS_DEF_CUDALOWERLAUNCHES
+#include "onyx/Transforms/Passes.h.inc"
+} // namespace onyx
+
+using namespace mlir;
+using namespace onyx;
+
+namespace {
+
+constexpr llvm::StringLiteral kLaunchFn = "onyxrt_cuda_launch";
+constexpr llvm::StringLiteral kUploadFn = "onyxrt_cuda_upload";
+
+/// Bytes of one element in memory (i1 takes a byte).
+int64_t elementBytes(Type type) {
+  if (type.isIndex())
+    return 8;
+  return (type.getIntOrFloatBitWidth() + 7) / 8;
+}
+
+struct CUDALowerLaunchesPass
+    : public onyx::impl::CUDALowerLaunchesBase<CUDALowerLaunchesPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *ctx = &getContext();
+    SmallVector<gpu::LaunchFuncOp> launches;
+    SmallVector<gpu::MemcpyOp> copies;
+    module.walk([&](Operation *op) {
+      if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op))
+        launches.push_back(launch);
+      else if (auto copy = dyn_cast<gpu::MemcpyOp>(op))
+        copies.push_back(copy);
+    });
+
+    for (auto binary :
+         llvm::make_early_inc_range(module.getOps<gpu::BinaryOp>()))
+      if (failed(lowerBinary(binary)))
+        return signalPassFailure();
+
+    for (gpu::LaunchFuncOp launch : launches)
+      if (failed(lowerLaunch(module, launch)))
+        return signalPassFailure();
+    for (gpu::MemcpyOp copy : copies)
+      if (failed(lowerCopy(module, copy)))
+        return signalPassFailure();
+
+    for (auto binary :
+         llvm::make_early_inc_range(module.getOps<gpu::BinaryOp>()))
+      binary.erase();
+    module->removeAttr(gpu::GPUDialect::getContainerModuleAttrName());
+    (void)ctx;
+  }
+
+  struct BinaryGlobals {
+    std::string cubin; ///< empty when there is no cubin
+    int64_t cubinSize = 0;
+    std::string ptx;
+  };
+
+  /// A private constant i8 array global holding `bytes`.
+  std::string createBytesGlobal(ModuleOp module, Location loc,
+                                StringRef prefix, StringRef bytes,
+                                uint64_t alignment) {
+    OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
+    std::string name = uniqueName(module, prefix);
+    auto type = LLVM::LLVMArrayType::get(b.getI8Type(), bytes.size());
+    LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
+                           LLVM::Linkage::Private, name,
+                           b.getStringAttr(bytes), alignment);
+    return name;
+  }
+
+  std::string uniqueName(ModuleOp module, StringRef prefix) {
+    std::string name = prefix.str();
+    while (module.lookupSymbol(name))
+      name = (prefix + "_" + std::to_string(++uniqueCounter)).str();
+    return name;
+  }
+
+  LogicalResult lowerBinary(gpu::BinaryOp binary) {
+    ModuleOp module = getOperation();
+    BinaryGlobals globals;
+    for (Attribute attr : binary.getObjects()) {
+      auto object = dyn_cast<gpu::ObjectAttr>(attr);
+      if (!object)
+        continue;
+      StringRef bytes = object.getObject().getValue();
+      if (object.getFormat() == gpu::CompilationTarget::Binary &&
+          globals.cubin.empty()) {
+        globals.cubin =
+            createBytesGlobal(module, binary.getLoc(),
+                              ("onyx_cuda_cubin_" + binary.getName()).str(),
+                              bytes, 64);
+        globals.cubinSize = bytes.size();
+      } else if (object.getFormat() == gpu::CompilationTarget::Assembly &&
+                 globals.ptx.empty()) {
+        std::string withNul = bytes.str();
+        withNul.push_back('\0');
+        globals.ptx =
+            createBytesGlobal(module, binary.getLoc(),
+                              ("onyx_cuda_ptx_" + binary.getName()).str(),
+                              withNul, 1);
+      }
+    }
+    if (globals.cubin.empty() && globals.ptx.empty())
+      return binary.emitError("kernel binary '")
+             << binary.getName() << "' holds neither a cubin nor PTX";
+    binaries[binary.getName()] = globals;
+    return success();
+  }
+
+  /// The OnyxCudaKernel descriptor of `kernel` in `binaryName`.
+  FailureOr<std::string> kernelDescriptor(ModuleOp module, Location loc,
+                                          StringRef binaryName,
+                                          StringRef kernel) {
+    std::string key = (binaryName + "::" + kernel).str();
+    auto found = descriptors.find(key);
+    if (found != descriptors.end())
+      return found->second;
+    auto binary = binaries.find(binaryName);
+    if (binary == binaries.end())
+      return emitError(loc) << "launch of '" << key
+                            << "' whose kernels were not compiled "
+                               "(onyx-cuda-serialize-kernels)";
+    MLIRContext *ctx = module.getContext();
+    std::string kernelName = kernel.str();
+    kernelName.push_back('\0');
+    std::string nameGlobal = createBytesGlobal(
+        module, loc, ("onyx_cuda_name_" + kernel).str(), kernelName, 1);
+
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    auto ptr = LLVM::LLVMPointerType::get(ctx);
+    auto i64 = b.getI64Type();
+    auto descType = LLVM::LLVMStructType::getLiteral(ctx, {ptr, i64, ptr, ptr});
+    std::string descName =
+        uniqueName(module, ("onyx_cuda_kernel_" + kernel).str());
+    auto desc = LLVM::GlobalOp::create(b, loc, descType, /*isConstant=*/true,
+                                       LLVM::Linkage::Private, descName,
+                                       Attribute());
+    Block *init = b.createBlock(&desc.getInitializerRegion());
+    b.setInsertionPointToStart(init);
+    auto addressOrNull = [&](const std::string &global) -> Value {
+      if (global.empty())
+        return LLVM::ZeroOp::create(b, loc, ptr);
+      return LLVM::AddressOfOp::create(b, loc, ptr, global);
+    };
+    Value value = LLVM::UndefOp::create(b, loc, descType);
+    const BinaryGlobals &g = binary->second;
+    Value fields[] = {
+        addressOrNull(g.cubin),
+        LLVM::ConstantOp::create(b, loc, i64, g.cubinSize),
+        addressOrNull(g.ptx), addressOrNull(nameGlobal)};
+    for (auto [i, field] : llvm::enumerate(fields))
+      value = LLVM::InsertValueOp::create(b, loc, value, field,
+                                          ArrayRef<int64_t>{int64_t(i)});
+    LLVM::ReturnOp::create(b, loc, value);
+    descriptors[key] = descName;
+    return descName;
+  }
+
+  /// The `!onyx.context` of the entry function enclosing `op`.
+  FailureOr<Value> contextOf(Operation *op) {
+    auto func = op->getParentOfType<func::FuncOp>();
+    if (!func || func.getNumArguments() == 0 ||
+        !isa<ContextType>(func.getArgument(0).getType()))
+      return op->emitError("CUDA launches and copies must be in the bound "
+                           "entry function (onyx-bind-entry-context)");
+    if (op->getParentRegion() != &func.getBody())
+      return op->emitError("CUDA launches inside host control flow are not "
+                           "supported yet");
+    return func.getArgument(0);
+  }
+
+  func::FuncOp declare(ModuleOp module, StringRef name, ArrayRef<Type> args,
+                       Type result) {
+    if (auto fn = module.lookupSymbol<func::FuncOp>(name))
+      return fn;
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    auto fn = func::FuncOp::create(b, module.getLoc(), name,
+                                   b.getFunctionType(args, {result}));
+    fn.setPrivate();
+    return fn;
+  }
+
+  /// After `call` (returning i32): a zero status continues, any other returns
+  /// 1 from the entry (the runtime has recorded the message).
+  void checkStatus(OpBuilder &b, Location loc, Value status) {
+    Value zero = arith::ConstantIntOp::create(b, loc, 0, 32);
+    Value ok =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, status, zero);
+    Operation *okOp = ok.getDefiningOp();
+    Block *before = okOp->getBlock();
+    Block *after = before->splitBlock(okOp->getNextNode());
+    Block *failBlock = new Block();
+    before->getParent()->getBlocks().insertAfter(Region::iterator(after),
+                                                 failBlock);
+    b.setInsertionPointToEnd(before);
+    cf::CondBranchOp::create(b, loc, ok, after, ValueRange{}, failBlock,
+                             ValueRange{});
+    b.setInsertionPointToEnd(failBlock);
+    Value one = arith::ConstantIntOp::create(b, loc, 1, 32);
+    func::ReturnOp::create(b, loc, ValueRange{one});
+    b.setInsertionPointToStart(after);
+  }
+
+  Value labelPointer(OpBuilder &b, ModuleOp module, Location loc,
+                     StringRef label) {
+    auto found = labels.find(label);
+    std::string name;
+    if (found != labels.end()) {
+      name = found->second;
+    } else {
+      std::string text = label.str();
+      text.push_back('\0');
+      name = createBytesGlobal(module, loc, "onyx_cuda_label", text, 1);
+      labels[label] = name;
+    }
+    return LLVM::AddressOfOp::create(b, loc,
+                                     LLVM::LLVMPointerType::get(b.getContext()),
+                                     name);
+  }
+
+  /// The aligned pointer of a buffer as i64.
+  Value pointerBits(OpBuilder &b, Location loc, Value buffer) {
+    Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+    return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+  }
+
+  LogicalResult lowerLaunch(ModuleOp module, gpu::LaunchFuncOp launch) {
+    Location loc = launch.getLoc();
+    FailureOr<Value> context = contextOf(launch);
+    if (failed(context))
+      return failure();
+    if (launch.getAsyncToken() || !launch.getAsyncDependencies().empty() ||
+        launch.hasClusterSize() || launch.getDynamicSharedMemorySize())
+      return launch.emitError("async launches, clusters and dynamic shared "
+                              "memory are not supported yet");
+    FailureOr<std::string> desc = kernelDescriptor(
+        module, loc, launch.getKernelModuleName().getValue(),
+        launch.getKernelName().getValue());
+    if (failed(desc))
+      return failure();
+
+    MLIRContext *ctx = module.getContext();
+    OpBuilder b(launch);
+    auto i64 = b.getI64Type();
+    auto ptr = LLVM::LLVMPointerType::get(ctx);
+    SmallVector<Value> slots;
+    for (Value operand : launch.getKernelOperands()) {
+      if (isa<MemRefType>(operand.getType()))
+        slots.push_back(pointerBits(b, loc, operand));
+      else if (operand.getType() == i64)
+        slots.push_back(operand);
+      else
+        return launch.emitError("kernel operand of type ")
+               << operand.getType() << " (expected a buffer or i64)";
+    }
+    Value count = LLVM::ConstantOp::create(b, loc, i64, int64_t(slots.size()));
+    Value arraySize = LLVM::ConstantOp::create(
+        b, loc, i64, std::max<int64_t>(1, slots.size()));
+    Value array = LLVM::AllocaOp::create(b, loc, ptr, i64, arraySize, 8);
+    for (auto [i, slot] : llvm::enumerate(slots)) {
+      Value address = LLVM::GEPOp::create(b, loc, ptr, i64, array,
+                                          ArrayRef<LLVM::GEPArg>{int32_t(i)});
+      LLVM::StoreOp::create(b, loc, slot, address);
+    }
+    std::string label;
+    if (auto node = launch->getAttrOfType<StringAttr>("onyx.node"))
+      label = ("node '" + node.getValue() + "' (kernel " +
+               launch.getKernelName().getValue() + ")")
+                  .str();
+    else
+      label = ("kernel " + launch.getKernelName().getValue()).str();
+    auto toI64 = [&](Value index) -> Value {
+      return arith::IndexCastOp::create(b, loc, i64, index);
+    };
+    gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
+    gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+    SmallVector<Value> args = {*context,
+                               LLVM::AddressOfOp::create(b, loc, ptr, *desc),
+                               labelPointer(b, module, loc, label),
+                               toI64(grid.x),
+                               toI64(grid.y),
+                               toI64(grid.z),
+                               toI64(block.x),
+                               toI64(block.y),
+                               toI64(block.z),
+                               count,
+                               array};
+    SmallVector<Type> argTypes;
+    for (Value a : args)
+      argTypes.push_back(a.getType());
+    func::FuncOp fn = declare(module, kLaunchFn, argTypes, b.getI32Type());
+    Value status = func::CallOp::create(b, loc, fn, args).getResult(0);
+    checkStatus(b, loc, status);
+    launch.erase();
+    return success();
+  }
+
+  LogicalResult lowerCopy(ModuleOp module, gpu::MemcpyOp copy) {
+    Location loc = copy.getLoc();
+    FailureOr<Value> context = contextOf(copy);
+    if (failed(context))
+      return failure();
+    auto type = cast<MemRefType>(copy.getSrc().getType());
+    if (copy.getAsyncToken() || !copy.getAsyncDependencies().empty() ||
+        !type.hasStaticShape() || !type.getLayout().isIdentity() ||
+        copy.getDst().getType() != copy.getSrc().getType())
+      return copy.emitError("only synchronous uploads of static, contiguous "
+                            "constants are supported");
+    OpBuilder b(copy);
+    auto i64 = b.getI64Type();
+    auto ptr = LLVM::LLVMPointerType::get(module.getContext());
+    auto asPointer = [&](Value buffer) -> Value {
+      return LLVM::IntToPtrOp::create(b, loc, ptr, pointerBits(b, loc, buffer));
+    };
+    Value bytes = LLVM::ConstantOp::create(
+        b, loc, i64, type.getNumElements() * elementBytes(type.getElementType()));
+    SmallVector<Value> args = {*context, asPointer(copy.getDst()),
+                               asPointer(copy.getSrc()), bytes,
+                               labelPointer(b, module, loc, "constant upload")};
+    SmallVector<Type> argTypes;
+    for (Value a : args)
+      argTypes.push_back(a.getType());
+    func::FuncOp fn = declare(module, kUploadFn, argTypes, b.getI32Type());
+    Value status = func::CallOp::create(b, loc, fn, args).getResult(0);
+    checkStatus(b, loc, status);
+    copy.erase();
+    return success();
+  }
+
+  llvm::StringMap<BinaryGlobals> binaries;
+  llvm::StringMap<std::string> descriptors;
+  llvm::StringMap<std::string> labels;
+  unsigned uniqueCounter = 0;
+};
+
+} // namespace

@@ -1,0 +1,834 @@
+//===- OutlineDispatches.cpp - Top-level linalg ops to GPU kernels --------===//
+//
+// The IREE seed's dispatch outlining for the CUDA target. After
+// bufferization and pooling, every top-level linalg op of the entry function
+// is one dispatch:
+//
+//   linalg.generic ins(%a, %b : memref<?x?xf32>, memref<?xf32>)
+//                  outs(%o : memref<?x?xf32>) {...}
+//
+// becomes, on the host,
+//
+//   %base_a, ... = memref.extract_strided_metadata %a
+//   gpu.launch_func @main_dispatch_0::@main_dispatch_0
+//       blocks in (%grid, %c1, %c1) threads in (%c256, %c1, %c1)
+//       args(%base_a : memref<f32>, %base_b : memref<f32>,
+//            %base_o : memref<f32>, %d0 : i64, %d1 : i64)
+//
+// and a `gpu.module @main_dispatch_0 [#nvvm.target<chip = "sm_90">]` whose
+// kernel rebuilds each binding from its base pointer and the dynamic dims
+// (memref.reinterpret_cast: the shape ties folded into the loads and
+// stores) and walks the linearized iteration space with a grid-stride loop.
+// Dynamic dims are scalar arguments, deduplicated by SSA value, so one
+// compiled kernel serves every shape.
+//
+//===----------------------------------------------------------------------===//
+
+#include "onyx/Target/CUDA/CUDATarget.h"
+#include "onyx/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallBitVector.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <functional>
+
+namespace onyx {
+#define GEN_PASS_DEF_CUDAOUTLINEDISPATCHES
+#include "onyx/Transforms/Passes.h.inc"
+} // namespace onyx
+
+using namespace mlir;
+using namespace onyx;
+
+namespace {
+
+/// Grid-stride loops cover any size; the grid is capped well inside the
+/// hardware limit.
+constexpr int64_t kMaxGridBlocks = int64_t(1) << 20;
+
+/// The node name carried by a location, if any.
+std::string nodeNameOf(Location loc) {
+  if (auto nameLoc = dyn_cast<NameLoc>(loc))
+    return nameLoc.getName().str();
+  if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations()) {
+      std::string name = nodeNameOf(inner);
+      if (!name.empty())
+        return name;
+    }
+  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
+    return nodeNameOf(callSite.getCallee());
+  return "";
+}
+
+bool isSupportedScalarType(Type type) {
+  if (type.isIndex())
+    return true;
+  if (auto intType = dyn_cast<IntegerType>(type))
+    return intType.getWidth() <= 64;
+  if (auto floatType = dyn_cast<FloatType>(type))
+    return floatType.getWidth() <= 64 && floatType.getWidth() % 8 == 0;
+  return false;
+}
+
+/// Host side: a scalar as the i64 bits of a kernel argument slot.
+Value toI64(OpBuilder &b, Location loc, Value value) {
+  Type type = value.getType();
+  auto i64 = b.getI64Type();
+  if (type == i64)
+    return value;
+  if (type.isIndex())
+    return arith::IndexCastOp::create(b, loc, i64, value);
+  if (auto floatType = dyn_cast<FloatType>(type)) {
+    auto bits = b.getIntegerType(floatType.getWidth());
+    value = arith::BitcastOp::create(b, loc, bits, value);
+    if (floatType.getWidth() == 64)
+      return value;
+  }
+  return arith::ExtUIOp::create(b, loc, i64, value);
+}
+
+/// Kernel side: the inverse of toI64.
+Value fromI64(OpBuilder &b, Location loc, Value slot, Type type) {
+  if (type == slot.getType())
+    return slot;
+  if (type.isIndex())
+    return arith::IndexCastOp::create(b, loc, type, slot);
+  if (auto floatType = dyn_cast<FloatType>(type)) {
+    auto bits = b.getIntegerType(floatType.getWidth());
+    Value raw = floatType.getWidth() == 64
+                    ? slot
+                    : Value(arith::TruncIOp::create(b, loc, bits, slot));
+    return arith::BitcastOp::create(b, loc, type, raw);
+  }
+  return arith::TruncIOp::create(b, loc, type, slot);
+}
+
+/// The buffer a chain of views starts from.
+Value rootBuffer(Value buffer) {
+  while (auto view = buffer.getDefiningOp<ViewLikeOpInterface>())
+    buffer = view.getViewSource();
+  return buffer;
+}
+
+/// Whether `buffer` (a root) is host memory: constants, external weights and
+/// stack buffers. Everything else (inputs, outputs, temporaries, pools) is
+/// device memory in a CUDA session.
+bool isHostMemory(Value root) {
+  Operation *def = root.getDefiningOp();
+  if (!def)
+    return false;
+  if (isa<memref::GetGlobalOp, memref::AllocaOp>(def))
+    return true;
+  StringRef name = def->getName().getStringRef();
+  return name == "onyx.get_weight" || name == "onyx.weight_buffer";
+}
+
+/// Whether `op` is inside a linalg op's region or is one.
+bool isInDispatch(Operation *op) {
+  return isa<linalg::LinalgOp>(op) || op->getParentOfType<linalg::LinalgOp>();
+}
+
+/// One dispatch in the making: the host values the kernel needs.
+struct DispatchInterface {
+  /// Distinct buffers (operands and captures), in first-use order.
+  llvm::SetVector<Value> bindings;
+  /// Host values passed as i64 slots: dynamic offsets/sizes/strides of the
+  /// bindings and captured scalars, deduplicated.
+  llvm::SetVector<Value> scalars;
+  /// Per binding: the host value of each dim (null for static dims), and of
+  /// each stride and the offset when the layout is strided and dynamic.
+  SmallVector<SmallVector<Value>> sizes;
+  SmallVector<SmallVector<Value>> strides;
+  SmallVector<Value> offsets;
+  /// Host base buffers (extract_strided_metadata), one per binding.
+  SmallVector<Value> bases;
+  /// Ops cloned into the kernel before the loop, in order: constants, and
+  /// host ops that read device data (a scalar input's memref.load and what
+  /// is computed from it), which must run on the device.
+  llvm::SetVector<Operation *> constants;
+  llvm::SetVector<Operation *> rematerialized;
+};
+
+struct CUDAOutlineDispatchesPass
+    : public onyx::impl::CUDAOutlineDispatchesBase<CUDAOutlineDispatchesPass> {
+  using CUDAOutlineDispatchesBase::CUDAOutlineDispatchesBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> funcs;
+    if (auto entry = module.lookupSymbol<func::FuncOp>(kEntryFuncName))
+      funcs.push_back(entry);
+    else
+      for (auto func : module.getOps<func::FuncOp>())
+        if (!func.isExternal())
+          funcs.push_back(func);
+
+    module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
+                    UnitAttr::get(&getContext()));
+    if (auto metadata =
+            module->getAttrOfType<StringAttr>(kModelMetadataAttrName)) {
+      std::string text = metadata.getValue().str();
+      if (text.find(kCUDADeviceMetadataLine.str()) == std::string::npos)
+        text += kCUDADeviceMetadataLine.str();
+      module->setAttr(kModelMetadataAttrName,
+                      StringAttr::get(&getContext(), text));
+    }
+
+    for (func::FuncOp func : funcs) {
+      dimCache.clear();
+      uploads.clear();
+      deviceData.clear();
+      if (failed(normalize(func)))
+        return signalPassFailure();
+      SmallVector<linalg::GenericOp> dispatches;
+      for (Block &block : func.getBody())
+        for (Operation &op : block)
+          if (auto generic = dyn_cast<linalg::GenericOp>(op))
+            dispatches.push_back(generic);
+      for (linalg::GenericOp op : dispatches)
+        if (failed(outline(module, func, op)))
+          return signalPassFailure();
+      eraseDeadDeviceReads(func);
+    }
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Normalization
+  //===--------------------------------------------------------------------===//
+
+  /// Whether the host value `value` is computed from device data (a
+  /// memref.load of a device buffer, directly or through pure scalar ops):
+  /// such values can only be used by kernels, which recompute them.
+  bool dependsOnDeviceData(Value value) {
+    Operation *def = value.getDefiningOp();
+    if (!def || isInDispatch(def))
+      return false;
+    auto found = deviceData.find(def);
+    if (found != deviceData.end())
+      return found->second;
+    bool result = false;
+    if (auto load = dyn_cast<memref::LoadOp>(def)) {
+      result = !isHostMemory(rootBuffer(load.getMemRef()));
+    } else if (isPure(def) && def->getNumRegions() == 0 &&
+               llvm::all_of(def->getResultTypes(), isSupportedScalarType)) {
+      for (Value operand : def->getOperands())
+        if (!isa<BaseMemRefType>(operand.getType()) &&
+            dependsOnDeviceData(operand))
+          result = true;
+    }
+    deviceData[def] = result;
+    return result;
+  }
+
+  /// Whether every use of a device-data value is (in) a kernel or another
+  /// device-data value.
+  bool onlyFeedsKernels(Operation *op) {
+    for (Operation *user : op->getUsers())
+      if (!isInDispatch(user) &&
+          !llvm::any_of(user->getResults(), [&](Value r) {
+            return dependsOnDeviceData(r);
+          }))
+        return false;
+    return true;
+  }
+
+  /// Small static buffers that only the host touches (shape operands of
+  /// memref.reshape, built with memref.store) may have been placed in a pool
+  /// or a temporary, which is device memory here: they become host stack
+  /// buffers.
+  void keepHostBuffersOnHost(func::FuncOp func) {
+    SmallVector<Operation *> candidates;
+    for (Block &block : func.getBody())
+      for (Operation &op : block)
+        if (isa<memref::ViewOp, AllocTempOp, memref::AllocOp>(op))
+          candidates.push_back(&op);
+    for (Operation *op : candidates) {
+      auto type = dyn_cast<MemRefType>(op->getResult(0).getType());
+      if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity() ||
+          !isSupportedScalarType(type.getElementType()) ||
+          type.getNumElements() > 512)
+        continue;
+      bool hostOnly = !op->use_empty();
+      for (Operation *user : op->getUsers()) {
+        if (isa<memref::LoadOp, memref::StoreOp>(user))
+          continue;
+        if (auto reshape = dyn_cast<memref::ReshapeOp>(user))
+          if (reshape.getShape() == op->getResult(0) &&
+              reshape.getSource() != op->getResult(0))
+            continue;
+        hostOnly = false;
+      }
+      if (!hostOnly)
+        continue;
+      OpBuilder b(op);
+      auto alloca = memref::AllocaOp::create(b, op->getLoc(), type);
+      op->getResult(0).replaceAllUsesWith(alloca.getResult());
+      op->erase();
+    }
+  }
+
+  LogicalResult normalize(func::FuncOp func) {
+    keepHostBuffersOnHost(func);
+    SmallVector<Operation *> ops;
+    for (Block &block : func.getBody())
+      for (Operation &op : block)
+        ops.push_back(&op);
+    IRRewriter rewriter(func.getContext());
+    for (Operation *op : ops) {
+      if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+        rewriter.setInsertionPoint(copy);
+        op = linalg::CopyOp::create(rewriter, copy.getLoc(), copy.getSource(),
+                                    copy.getTarget());
+        rewriter.eraseOp(copy);
+      }
+      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+        if (failed(checkDispatchable(linalgOp)))
+          return failure();
+        if (!isa<linalg::GenericOp>(op)) {
+          rewriter.setInsertionPoint(op);
+          if (failed(linalg::generalizeNamedOp(rewriter, linalgOp)))
+            return op->emitError()
+                   << "'" << op->getName()
+                   << "' cannot be generalized for the cuda target";
+        }
+        continue;
+      }
+      // A device value computed on the host is fine when only kernels use
+      // it: they recompute it.
+      if (op->getNumResults() > 0 &&
+          llvm::any_of(op->getResults(),
+                       [&](Value r) { return dependsOnDeviceData(r); })) {
+        if (onlyFeedsKernels(op))
+          continue;
+        return op->emitError()
+               << "the host needs the value of a tensor that lives on the "
+                  "device ('"
+               << op->getName()
+               << "'); reading device data on the host is not supported on "
+                  "cuda yet";
+      }
+      // Other host ops may compute shapes and read host memory (constants,
+      // stack buffers), never touch device tensor data.
+      WalkResult walk = op->walk([&](Operation *inner) {
+        if (isa<linalg::LinalgOp>(inner)) {
+          inner->emitError()
+              << "'" << inner->getName()
+              << "' inside host control flow is not supported on cuda yet";
+          return WalkResult::interrupt();
+        }
+        if (isa<memref::CopyOp>(inner) || touchesDeviceData(inner)) {
+          inner->emitError()
+              << "reading or writing tensor data on the host ('"
+              << inner->getName()
+              << "') is not supported on cuda yet (the data is on the "
+                 "device)";
+          return WalkResult::interrupt();
+        }
+        return WalkResult::advance();
+      });
+      if (walk.wasInterrupted())
+        return failure();
+    }
+    return success();
+  }
+
+  /// Whether `op` reads or writes the data of a device buffer.
+  bool touchesDeviceData(Operation *op) {
+    auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!iface)
+      return false;
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    iface.getEffects(effects);
+    for (auto &effect : effects) {
+      if (!isa<MemoryEffects::Read, MemoryEffects::Write>(effect.getEffect()))
+        continue;
+      Value value = effect.getValue();
+      if (value && isa<BaseMemRefType>(value.getType()) &&
+          !isHostMemory(rootBuffer(value)))
+        return true;
+    }
+    return false;
+  }
+
+  LogicalResult checkDispatchable(linalg::LinalgOp op) {
+    if (!op.hasPureBufferSemantics())
+      return op->emitError() << "'" << op->getName()
+                             << "' on tensors reached the cuda target";
+    if (linalg::isaContractionOpInterface(op) ||
+        linalg::isaConvolutionOpInterface(op))
+      return op->emitError()
+             << "'" << op->getName()
+             << "' is a library op (cuBLASLt/cuDNN); library ops are not "
+                "supported on cuda yet";
+    // One thread per output element, serially over the reduction dims:
+    // each output element must belong to one thread.
+    if (op.getNumLoops() !=
+        op.getNumParallelLoops() + op.getNumReductionLoops())
+      return op->emitError() << "'" << op->getName()
+                             << "' has iterators other than parallel and "
+                                "reduction; not supported on cuda yet";
+    {
+      for (OpOperand &init : op.getDpsInitsMutable()) {
+        AffineMap map = op.getMatchingIndexingMap(&init);
+        llvm::SmallBitVector seen(op.getNumLoops());
+        for (AffineExpr expr : map.getResults())
+          if (auto dim = dyn_cast<AffineDimExpr>(expr))
+            seen.set(dim.getPosition());
+        for (unsigned d = 0; d < op.getNumLoops(); ++d)
+          if (linalg::isParallelIterator(op.getIteratorTypesArray()[d]) &&
+              !seen.test(d))
+            return op->emitError()
+                   << "'" << op->getName()
+                   << "' writes one output element from several parallel "
+                      "iterations; not supported on cuda yet";
+      }
+    }
+    return success();
+  }
+
+  /// Host memory a kernel reads (a constant, an external weight) is copied
+  /// into a call temporary on the device, once per call, right after it is
+  /// defined.
+  FailureOr<Value> deviceCopyOf(Value buffer, Operation *user) {
+    auto found = uploads.find(buffer);
+    if (found != uploads.end())
+      return found->second;
+    auto type = cast<MemRefType>(buffer.getType());
+    if (!type.hasStaticShape() || !type.getLayout().isIdentity())
+      return user->emitError("a kernel reads the host constant of type ")
+             << type << ", which is not supported on cuda yet";
+    if (isa<memref::AllocaOp>(rootBuffer(buffer).getDefiningOp()))
+      return user->emitError(
+          "a kernel reads a host stack buffer; not supported on cuda yet");
+    auto func = user->getParentOfType<func::FuncOp>();
+    Value context = func.getNumArguments() > 0 ? func.getArgument(0) : Value();
+    if (!context || !isa<ContextType>(context.getType()))
+      return user->emitError(
+          "constants need the bound entry function (onyx-bind-entry-context)");
+    OpBuilder b(user);
+    if (Operation *def = buffer.getDefiningOp())
+      b.setInsertionPointAfter(def);
+    auto temp =
+        AllocTempOp::create(b, buffer.getLoc(), type, context, ValueRange{});
+    gpu::MemcpyOp::create(b, buffer.getLoc(), Type(), ValueRange{}, temp,
+                          buffer);
+    uploads[buffer] = temp;
+    return Value(temp);
+  }
+
+  /// Erases the host ops whose device-data values all moved into kernels.
+  void eraseDeadDeviceReads(func::FuncOp func) {
+    SmallVector<Operation *> ops;
+    for (Block &block : func.getBody())
+      for (Operation &op : block)
+        ops.push_back(&op);
+    for (Operation *op : llvm::reverse(ops))
+      if (op->use_empty() && op->getNumResults() > 0 &&
+          llvm::any_of(op->getResults(),
+                       [&](Value r) { return dependsOnDeviceData(r); }))
+        op->erase();
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Outlining
+  //===--------------------------------------------------------------------===//
+
+  /// The host value of dim `d` of `buffer`, reusing the sizes the buffer was
+  /// allocated with or an existing memref.dim, so that equal dims are one
+  /// kernel argument.
+  Value resolveDim(OpBuilder &b, Operation *anchor, Value buffer, int64_t d) {
+    auto key = std::make_pair(buffer, d);
+    auto cached = dimCache.find(key);
+    if (cached != dimCache.end())
+      return cached->second;
+    auto type = cast<MemRefType>(buffer.getType());
+    Value result;
+    Operation *def = buffer.getDefiningOp();
+    auto fromSizes = [&](ValueRange dynamicSizes) {
+      return dynamicSizes[type.getDynamicDimIndex(d)];
+    };
+    if (auto op = dyn_cast_or_null<AllocOutputOp>(def))
+      result = fromSizes(op.getDynamicSizes());
+    else if (auto op = dyn_cast_or_null<AllocTempOp>(def))
+      result = fromSizes(op.getDynamicSizes());
+    else if (auto op = dyn_cast_or_null<memref::AllocOp>(def))
+      result = fromSizes(op.getDynamicSizes());
+    else if (auto op = dyn_cast_or_null<memref::ViewOp>(def))
+      result = fromSizes(op.getSizes());
+    if (!result) {
+      for (Operation *user : buffer.getUsers()) {
+        auto dim = dyn_cast<memref::DimOp>(user);
+        if (!dim || dim->getBlock() != anchor->getBlock() ||
+            !dim->isBeforeInBlock(anchor))
+          continue;
+        if (std::optional<int64_t> index = dim.getConstantIndex();
+            index && *index == d) {
+          result = dim.getResult();
+          break;
+        }
+      }
+    }
+    if (!result)
+      result = memref::DimOp::create(b, anchor->getLoc(), buffer, d);
+    dimCache[key] = result;
+    return result;
+  }
+
+  LogicalResult collectInterface(OpBuilder &hb, linalg::GenericOp op,
+                                 DispatchInterface &iface) {
+    llvm::SetVector<Value> bodyScalars;
+    std::function<LogicalResult(Value)> addValue;
+    addValue = [&](Value value) -> LogicalResult {
+      if (isa<MemRefType>(value.getType())) {
+        iface.bindings.insert(value);
+        return success();
+      }
+      Operation *def = value.getDefiningOp();
+      if (def &&
+          (def->hasTrait<OpTrait::ConstantLike>() || isa<ub::PoisonOp>(def))) {
+        iface.constants.insert(def);
+        return success();
+      }
+      if (def && dependsOnDeviceData(value)) {
+        // Recomputed in the kernel from its operands.
+        if (iface.rematerialized.contains(def))
+          return success();
+        for (Value operand : def->getOperands())
+          if (failed(addValue(operand)))
+            return failure();
+        iface.rematerialized.insert(def);
+        return success();
+      }
+      if (!isSupportedScalarType(value.getType()))
+        return op.emitError("the kernel would capture a value of type ")
+               << value.getType() << ", which is not supported on cuda yet";
+      bodyScalars.insert(value);
+      return success();
+    };
+    // Buffer operands are bindings; scalar operands (ins(%x : f32)) and
+    // values the body uses from above are captures.
+    llvm::SetVector<Value> captured;
+    for (Value operand : op->getOperands()) {
+      if (isa<MemRefType>(operand.getType()))
+        iface.bindings.insert(operand);
+      else
+        captured.insert(operand);
+    }
+    getUsedValuesDefinedAbove(op->getRegions(), captured);
+    for (Value value : captured)
+      if (failed(addValue(value)))
+        return failure();
+
+    // Bindings rooted in host memory read a device copy.
+    Location loc = op.getLoc();
+    llvm::SetVector<Value> hostBindings = std::move(iface.bindings);
+    iface.bindings.clear();
+    for (Value buffer : hostBindings) {
+      if (isHostMemory(rootBuffer(buffer))) {
+        FailureOr<Value> copy = deviceCopyOf(buffer, op);
+        if (failed(copy))
+          return failure();
+        deviceCopies[buffer] = *copy;
+        buffer = *copy;
+      }
+      iface.bindings.insert(buffer);
+    }
+    // The binding metadata first, then the captured scalars.
+    for (Value buffer : iface.bindings) {
+      auto type = cast<MemRefType>(buffer.getType());
+      if (!isSupportedScalarType(type.getElementType()))
+        return op.emitError("buffers of ")
+               << type.getElementType() << " are not supported on cuda yet";
+      SmallVector<int64_t> staticStrides;
+      int64_t staticOffset;
+      if (failed(type.getStridesAndOffset(staticStrides, staticOffset)))
+        return op.emitError("buffer layout ")
+               << type << " is not strided; not supported on cuda yet";
+      auto metadata =
+          memref::ExtractStridedMetadataOp::create(hb, loc, buffer);
+      iface.bases.push_back(metadata.getBaseBuffer());
+      SmallVector<Value> sizes(type.getRank());
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        if (type.isDynamicDim(d))
+          iface.scalars.insert(sizes[d] = resolveDim(hb, op, buffer, d));
+      iface.sizes.push_back(sizes);
+      SmallVector<Value> strides(type.getRank());
+      Value offset;
+      if (!type.getLayout().isIdentity()) {
+        if (ShapedType::isDynamic(staticOffset))
+          iface.scalars.insert(offset = metadata.getOffset());
+        for (int64_t d = 0; d < type.getRank(); ++d)
+          if (ShapedType::isDynamic(staticStrides[d]))
+            iface.scalars.insert(strides[d] = metadata.getStrides()[d]);
+      }
+      iface.strides.push_back(strides);
+      iface.offsets.push_back(offset);
+    }
+    for (Value scalar : bodyScalars)
+      iface.scalars.insert(scalar);
+    return success();
+  }
+
+  /// Builds the kernel body: rebuilds the bindings, then a grid-stride loop
+  /// over the linearized parallel iteration space of a clone of `op`; each
+  /// thread walks the reduction dims (if any) serially.
+  void buildKernelBody(OpBuilder &kb, gpu::GPUFuncOp kernel,
+                       linalg::GenericOp op, const DispatchInterface &iface) {
+    Location loc = op.getLoc();
+    Block &entry = kernel.getBody().front();
+    unsigned numBindings = iface.bindings.size();
+    IRMapping map;
+    for (auto [i, scalar] : llvm::enumerate(iface.scalars))
+      map.map(scalar, fromI64(kb, loc, entry.getArgument(numBindings + i),
+                              scalar.getType()));
+    for (Operation *constant : iface.constants)
+      kb.clone(*constant, map);
+
+    for (auto [j, buffer] : llvm::enumerate(iface.bindings)) {
+      auto type = cast<MemRefType>(buffer.getType());
+      int64_t rank = type.getRank();
+      SmallVector<int64_t> staticStrides;
+      int64_t staticOffset;
+      (void)type.getStridesAndOffset(staticStrides, staticOffset);
+      SmallVector<OpFoldResult> sizes, strides(rank);
+      for (int64_t d = 0; d < rank; ++d)
+        sizes.push_back(type.isDynamicDim(d)
+                            ? OpFoldResult(map.lookup(iface.sizes[j][d]))
+                            : OpFoldResult(kb.getIndexAttr(type.getDimSize(d))));
+      OpFoldResult offset = kb.getIndexAttr(0);
+      if (type.getLayout().isIdentity()) {
+        // Row-major strides from the sizes.
+        OpFoldResult running = kb.getIndexAttr(1);
+        for (int64_t d = rank - 1; d >= 0; --d) {
+          strides[d] = running;
+          if (d == 0)
+            break;
+          auto a = getConstantIntValue(running);
+          auto s = getConstantIntValue(sizes[d]);
+          if (a && s)
+            running = kb.getIndexAttr(*a * *s);
+          else
+            running = OpFoldResult(arith::MulIOp::create(
+                kb, loc, getValueOrCreateConstantIndexOp(kb, loc, running),
+                getValueOrCreateConstantIndexOp(kb, loc, sizes[d])));
+        }
+      } else {
+        offset = ShapedType::isDynamic(staticOffset)
+                     ? OpFoldResult(map.lookup(iface.offsets[j]))
+                     : OpFoldResult(kb.getIndexAttr(staticOffset));
+        for (int64_t d = 0; d < rank; ++d)
+          strides[d] = ShapedType::isDynamic(staticStrides[d])
+                           ? OpFoldResult(map.lookup(iface.strides[j][d]))
+                           : OpFoldResult(kb.getIndexAttr(staticStrides[d]));
+      }
+      Value rebuilt = memref::ReinterpretCastOp::create(
+          kb, loc, type, entry.getArgument(j), offset, sizes, strides);
+      map.map(buffer, rebuilt);
+    }
+    // Host bindings were replaced by their device copies.
+    for (auto &[host, copy] : deviceCopies)
+      if (map.contains(copy))
+        map.map(host, map.lookup(copy));
+    // Scalars the host computed from device data, recomputed here.
+    for (Operation *remat : iface.rematerialized)
+      kb.clone(*remat, map);
+
+    auto generic = cast<linalg::GenericOp>(kb.clone(*op, map));
+    // Loop sizes from the rebuilt buffers.
+    SmallVector<Value> loopSizes;
+    for (Range range : cast<linalg::LinalgOp>(generic.getOperation())
+                           .createLoopRanges(kb, loc))
+      loopSizes.push_back(
+          getValueOrCreateConstantIndexOp(kb, loc, range.size));
+    SmallVector<utils::IteratorType> iterators =
+        generic.getIteratorTypesArray();
+    SmallVector<int64_t> parallelDims, reductionDims;
+    for (auto [d, iterator] : llvm::enumerate(iterators))
+      (linalg::isParallelIterator(iterator) ? parallelDims : reductionDims)
+          .push_back(d);
+
+    Value total = arith::ConstantIndexOp::create(kb, loc, 1);
+    for (int64_t d : parallelDims)
+      total = arith::MulIOp::create(kb, loc, total, loopSizes[d]);
+    Value tid = gpu::ThreadIdOp::create(kb, loc, gpu::Dimension::x);
+    Value bid = gpu::BlockIdOp::create(kb, loc, gpu::Dimension::x);
+    Value bdim = gpu::BlockDimOp::create(kb, loc, gpu::Dimension::x);
+    Value gdim = gpu::GridDimOp::create(kb, loc, gpu::Dimension::x);
+    Value start = arith::AddIOp::create(
+        kb, loc, arith::MulIOp::create(kb, loc, bid, bdim), tid);
+    Value step = arith::MulIOp::create(kb, loc, gdim, bdim);
+    auto loop = scf::ForOp::create(kb, loc, start, total, step);
+
+    OpBuilder lb(loop.getBody()->getTerminator());
+    // Delinearize over the parallel dims, innermost fastest.
+    SmallVector<Value> ivs(loopSizes.size());
+    Value rest = loop.getInductionVar();
+    for (int64_t k = int64_t(parallelDims.size()) - 1; k >= 0; --k) {
+      int64_t d = parallelDims[k];
+      if (k == 0) {
+        ivs[d] = rest;
+        break;
+      }
+      ivs[d] = arith::RemUIOp::create(lb, loc, rest, loopSizes[d]);
+      rest = arith::DivUIOp::create(lb, loc, rest, loopSizes[d]);
+    }
+    // Reduction dims: serial loops, in iteration order.
+    for (int64_t d : reductionDims) {
+      Value zero = arith::ConstantIndexOp::create(lb, loc, 0);
+      Value one = arith::ConstantIndexOp::create(lb, loc, 1);
+      auto inner = scf::ForOp::create(lb, loc, zero, loopSizes[d], one);
+      ivs[d] = inner.getInductionVar();
+      lb.setInsertionPoint(inner.getBody()->getTerminator());
+    }
+    auto applyMap = [&](AffineMap indexing) {
+      SmallVector<Value> indices;
+      for (unsigned r = 0; r < indexing.getNumResults(); ++r) {
+        AffineExpr expr = indexing.getResult(r);
+        if (auto dim = dyn_cast<AffineDimExpr>(expr))
+          indices.push_back(ivs[dim.getPosition()]);
+        else if (auto cst = dyn_cast<AffineConstantExpr>(expr))
+          indices.push_back(
+              arith::ConstantIndexOp::create(lb, loc, cst.getValue()));
+        else
+          indices.push_back(affine::AffineApplyOp::create(
+              lb, loc, indexing.getSubMap({r}), ivs));
+      }
+      return indices;
+    };
+
+    Block &body = generic.getRegion().front();
+    IRMapping bodyMap;
+    for (OpOperand &operand : generic->getOpOperands()) {
+      BlockArgument arg = body.getArgument(operand.getOperandNumber());
+      Value value = operand.get();
+      if (!isa<MemRefType>(value.getType())) {
+        bodyMap.map(arg, value);
+        continue;
+      }
+      if (generic.isDpsInit(&operand) && arg.use_empty())
+        continue;
+      bodyMap.map(arg, memref::LoadOp::create(
+                           lb, loc, value,
+                           applyMap(generic.getMatchingIndexingMap(&operand))));
+    }
+    for (Operation &bodyOp : body.without_terminator())
+      lb.clone(bodyOp, bodyMap);
+    auto yield = cast<linalg::YieldOp>(body.getTerminator());
+    for (OpOperand &init : generic.getDpsInitsMutable()) {
+      unsigned i = init.getOperandNumber() - generic.getNumDpsInputs();
+      memref::StoreOp::create(
+          lb, loc, bodyMap.lookupOrDefault(yield.getOperand(i)), init.get(),
+          applyMap(generic.getMatchingIndexingMap(&init)));
+    }
+    // linalg.index (also in nested regions of the body) is the loop index.
+    SmallVector<linalg::IndexOp> indexOps;
+    loop.walk([&](linalg::IndexOp index) { indexOps.push_back(index); });
+    for (linalg::IndexOp index : indexOps) {
+      index.replaceAllUsesWith(ivs[index.getDim()]);
+      index.erase();
+    }
+    generic.erase();
+    gpu::ReturnOp::create(kb, loc);
+  }
+
+  LogicalResult outline(ModuleOp module, func::FuncOp func,
+                        linalg::GenericOp op) {
+    MLIRContext *ctx = &getContext();
+    Location loc = op.getLoc();
+    OpBuilder hb(op);
+    DispatchInterface iface;
+    if (failed(collectInterface(hb, op, iface)))
+      return failure();
+
+    // The kernel: bindings (bare base pointers), then i64 slots.
+    SmallVector<Type> argTypes;
+    for (Value base : iface.bases)
+      argTypes.push_back(base.getType());
+    argTypes.append(iface.scalars.size(), hb.getI64Type());
+    std::string name = (func.getSymName() + "_dispatch_" +
+                        std::to_string(dispatchCounter++))
+                           .str();
+    OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+    Attribute target = NVVM::NVVMTargetAttr::get(
+        ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", chip, /*features=*/"");
+    auto gpuModule = gpu::GPUModuleOp::create(mb, loc, name,
+                                              ArrayRef<Attribute>{target});
+    OpBuilder kb = OpBuilder::atBlockBegin(gpuModule.getBody());
+    auto kernel = gpu::GPUFuncOp::create(kb, loc, name,
+                                         kb.getFunctionType(argTypes, {}));
+    kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
+                    kb.getUnitAttr());
+    kernel.setKnownBlockSizeAttr(kb.getDenseI32ArrayAttr(
+        {int32_t(blockSize), 1, 1}));
+    kb.setInsertionPointToStart(&kernel.getBody().front());
+    buildKernelBody(kb, kernel, op, iface);
+
+    // Identical kernels are one executable.
+    std::string key;
+    {
+      SymbolTable::setSymbolName(kernel, "kernel");
+      llvm::raw_string_ostream os(key);
+      kernel->print(os, OpPrintingFlags().useLocalScope());
+      SymbolTable::setSymbolName(kernel, name);
+    }
+    auto [it, inserted] = kernelsByBody.try_emplace(key, kernel);
+    if (!inserted) {
+      gpuModule.erase();
+      kernel = it->second;
+      --dispatchCounter;
+    }
+
+    // The host launch: grid from the parallel iteration space.
+    SmallVector<Value> hostArgs(iface.bases.begin(), iface.bases.end());
+    for (Value scalar : iface.scalars)
+      hostArgs.push_back(toI64(hb, loc, scalar));
+    Value total = arith::ConstantIndexOp::create(hb, loc, 1);
+    auto linalgOp = cast<linalg::LinalgOp>(op.getOperation());
+    SmallVector<utils::IteratorType> iterators =
+        linalgOp.getIteratorTypesArray();
+    for (auto [d, range] :
+         llvm::enumerate(linalgOp.createLoopRanges(hb, loc)))
+      if (linalg::isParallelIterator(iterators[d]))
+        total = arith::MulIOp::create(
+            hb, loc, total,
+            getValueOrCreateConstantIndexOp(hb, loc, range.size));
+    Value one = arith::ConstantIndexOp::create(hb, loc, 1);
+    Value block = arith::ConstantIndexOp::create(hb, loc, blockSize);
+    Value roundedUp = arith::AddIOp::create(
+        hb, loc, total, arith::ConstantIndexOp::create(hb, loc, blockSize - 1));
+    Value blocks = arith::MinUIOp::create(
+        hb, loc, arith::DivUIOp::create(hb, loc, roundedUp, block),
+        arith::ConstantIndexOp::create(hb, loc, kMaxGridBlocks));
+    auto launch = gpu::LaunchFuncOp::create(
+        hb, loc, kernel, gpu::KernelDim3{blocks, one, one},
+        gpu::KernelDim3{block, one, one}, Value(), hostArgs);
+    std::string node = nodeNameOf(loc);
+    if (!node.empty())
+      launch->setAttr("onyx.node", hb.getStringAttr(node));
+    op.erase();
+    return success();
+  }
+
+  unsigned dispatchCounter = 0;
+  llvm::StringMap<gpu::GPUFuncOp> kernelsByBody;
+  DenseMap<std::pair<Value, int64_t>, Value> dimCache;
+  /// Device copies of host buffers, by host buffer.
+  DenseMap<Value, Value> uploads;
+  DenseMap<Value, Value> deviceCopies;
+  /// dependsOnDeviceData, memoized.
+  DenseMap<Operation *, bool> deviceData;
+};
+
+} // namespace

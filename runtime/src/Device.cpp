@@ -1,0 +1,16 @@
+//===- Device.cpp - Device selection --------------------------------------===//
+#include "Device.h"
+
+namespace onyx {
+namespace rt {
+
+std::unique_ptr<Device> createDevice(const std::string &kind,
+                                     std::string &error) {
+  if (kind == "cuda")
+    return createCudaDevice(error);
+  error = "unknown device '" + kind + "' (this runtime knows: cuda)";
+  return nullptr;
+}
+
+} // namespace rt
+} // namespace onyx

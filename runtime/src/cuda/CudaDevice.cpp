@@ -1,0 +1,494 @@
+//===- CudaDevice.cpp - The CUDA device and launch services ---------------===//
+//
+// The CUDA driver API is loaded with dlopen("libcuda.so.1") the first time a
+// CUDA session is created, so that the runtime library loads (and CPU
+// artifacts run) on machines without a GPU or driver; such a machine gets a
+// clean error from onyxrt_state_create instead.
+//
+// One session = one device (ONYX_CUDA_DEVICE, default 0), its primary
+// context and one non-blocking stream. Kernel modules are loaded from the
+// artifact's embedded images once per session, on first launch: the cubin
+// first, the PTX (JIT-compiled by the driver) when the cubin does not load.
+// Every failing driver call becomes a message naming the call, the node or
+// kernel, and the driver's error name and text.
+//
+// Environment (debugging aids):
+//   ONYX_CUDA_DEVICE=N    device ordinal
+//   ONYX_CUDA_FORCE_PTX=1 ignore the cubins, JIT the PTX
+//   ONYX_CUDA_SYNC=1      synchronize after every launch, so that a fault is
+//                         attributed to the kernel that caused it
+//
+//===----------------------------------------------------------------------===//
+#include "../Device.h"
+#include "../Internal.h"
+
+#include <cuda.h>
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <type_traits>
+#include <unordered_map>
+#include <vector>
+
+namespace onyx {
+namespace rt {
+namespace {
+
+/// The driver entry points this runtime uses, resolved by name. The names
+/// are the versioned symbols libcuda exports (cuda.h maps cuMemAlloc to
+/// cuMemAlloc_v2, ...); the types come from cuda.h.
+struct DriverApi {
+  std::string loadError; ///< empty when every symbol was found
+#define ONYX_CU_FN(name) decltype(&::name) name = nullptr;
+  ONYX_CU_FN(cuInit)
+  ONYX_CU_FN(cuDriverGetVersion)
+  ONYX_CU_FN(cuDeviceGetCount)
+  ONYX_CU_FN(cuDeviceGet)
+  ONYX_CU_FN(cuDeviceGetName)
+  ONYX_CU_FN(cuDeviceGetAttribute)
+  ONYX_CU_FN(cuDevicePrimaryCtxRetain)
+  ONYX_CU_FN(cuDevicePrimaryCtxRelease)
+  ONYX_CU_FN(cuCtxSetCurrent)
+  ONYX_CU_FN(cuStreamCreate)
+  ONYX_CU_FN(cuStreamDestroy)
+  ONYX_CU_FN(cuStreamSynchronize)
+  ONYX_CU_FN(cuMemAlloc)
+  ONYX_CU_FN(cuMemFree)
+  ONYX_CU_FN(cuMemcpyHtoDAsync)
+  ONYX_CU_FN(cuMemcpyDtoHAsync)
+  ONYX_CU_FN(cuModuleLoadData)
+  ONYX_CU_FN(cuModuleLoadDataEx)
+  ONYX_CU_FN(cuModuleUnload)
+  ONYX_CU_FN(cuModuleGetFunction)
+  ONYX_CU_FN(cuLaunchKernel)
+  ONYX_CU_FN(cuGetErrorName)
+  ONYX_CU_FN(cuGetErrorString)
+#undef ONYX_CU_FN
+};
+
+DriverApi loadDriver() {
+  DriverApi api;
+  void *handle = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char *why = dlerror();
+    api.loadError = std::string("cannot load the CUDA driver: ") +
+                    (why ? why : "libcuda.so.1 not found") +
+                    " (no NVIDIA driver on this machine?)";
+    return api;
+  }
+  auto load = [&](auto &fn, const char *symbol) {
+    if (!api.loadError.empty())
+      return;
+    void *address = dlsym(handle, symbol);
+    if (!address) {
+      api.loadError = std::string("the CUDA driver lacks ") + symbol +
+                      " (driver too old?)";
+      return;
+    }
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(address);
+  };
+  load(api.cuInit, "cuInit");
+  load(api.cuDriverGetVersion, "cuDriverGetVersion");
+  load(api.cuDeviceGetCount, "cuDeviceGetCount");
+  load(api.cuDeviceGet, "cuDeviceGet");
+  load(api.cuDeviceGetName, "cuDeviceGetName");
+  load(api.cuDeviceGetAttribute, "cuDeviceGetAttribute");
+  load(api.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
+  load(api.cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2");
+  load(api.cuCtxSetCurrent, "cuCtxSetCurrent");
+  load(api.cuStreamCreate, "cuStreamCreate");
+  load(api.cuStreamDestroy, "cuStreamDestroy_v2");
+  load(api.cuStreamSynchronize, "cuStreamSynchronize");
+  load(api.cuMemAlloc, "cuMemAlloc_v2");
+  load(api.cuMemFree, "cuMemFree_v2");
+  load(api.cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");
+  load(api.cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2");
+  load(api.cuModuleLoadData, "cuModuleLoadData");
+  load(api.cuModuleLoadDataEx, "cuModuleLoadDataEx");
+  load(api.cuModuleUnload, "cuModuleUnload");
+  load(api.cuModuleGetFunction, "cuModuleGetFunction");
+  load(api.cuLaunchKernel, "cuLaunchKernel");
+  load(api.cuGetErrorName, "cuGetErrorName");
+  load(api.cuGetErrorString, "cuGetErrorString");
+  // The handle stays open for the life of the process: sessions may come
+  // and go, and the driver does not like being unloaded.
+  return api;
+}
+
+const DriverApi &driver() {
+  static const DriverApi api = loadDriver();
+  return api;
+}
+
+/// "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory)".
+std::string describe(const char *call, CUresult result) {
+  const DriverApi &api = driver();
+  const char *name = nullptr, *text = nullptr;
+  if (api.cuGetErrorName)
+    api.cuGetErrorName(result, &name);
+  if (api.cuGetErrorString)
+    api.cuGetErrorString(result, &text);
+  std::string message = std::string(call) + " failed: ";
+  message += name ? name : ("CUDA error " + std::to_string(int(result)));
+  if (text)
+    message += std::string(" (") + text + ")";
+  return message;
+}
+
+bool envFlag(const char *name) {
+  const char *value = std::getenv(name);
+  return value && *value && std::strcmp(value, "0") != 0;
+}
+
+class CudaDevice final : public Device {
+public:
+  static std::unique_ptr<Device> create(std::string &error);
+  ~CudaDevice() override;
+
+  const char *name() const override { return "cuda"; }
+  bool beginCall(std::string &error) override;
+  void *allocate(size_t bytes, std::string &error) override;
+  void release(void *ptr) override;
+  bool upload(void *deviceDst, const void *hostSrc, size_t bytes,
+              std::string &error) override;
+  bool download(void *hostDst, const void *deviceSrc, size_t bytes,
+                std::string &error) override;
+  bool synchronize(std::string &error) override;
+
+  bool launch(const OnyxCudaKernel *kernel, const char *label,
+              const int64_t grid[3], const int64_t block[3], int64_t numArgs,
+              const uint64_t *args, std::string &error);
+
+private:
+  CudaDevice() = default;
+  CUfunction function(const OnyxCudaKernel *kernel, std::string &error);
+
+  const DriverApi &api = driver();
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  CUstream stream = nullptr;
+  bool forcePTX = envFlag("ONYX_CUDA_FORCE_PTX");
+  bool syncEachLaunch = envFlag("ONYX_CUDA_SYNC");
+  /// Loaded modules by image address, and kernels by descriptor.
+  std::unordered_map<const void *, CUmodule> modules;
+  std::unordered_map<const OnyxCudaKernel *, CUfunction> functions;
+};
+
+std::unique_ptr<Device> CudaDevice::create(std::string &error) {
+  const DriverApi &api = driver();
+  if (!api.loadError.empty()) {
+    error = api.loadError;
+    return nullptr;
+  }
+  // cuInit is idempotent and thread safe.
+  CUresult result = api.cuInit(0);
+  if (result != CUDA_SUCCESS) {
+    error = describe("cuInit", result);
+    return nullptr;
+  }
+  int count = 0;
+  if ((result = api.cuDeviceGetCount(&count)) != CUDA_SUCCESS) {
+    error = describe("cuDeviceGetCount", result);
+    return nullptr;
+  }
+  int ordinal = 0;
+  if (const char *env = std::getenv("ONYX_CUDA_DEVICE"))
+    ordinal = std::atoi(env);
+  if (count == 0) {
+    error = "no CUDA device is present";
+    return nullptr;
+  }
+  if (ordinal < 0 || ordinal >= count) {
+    error = "ONYX_CUDA_DEVICE=" + std::to_string(ordinal) +
+            " but there are " + std::to_string(count) + " CUDA devices";
+    return nullptr;
+  }
+  std::unique_ptr<CudaDevice> self(new CudaDevice());
+  if ((result = api.cuDeviceGet(&self->device, ordinal)) != CUDA_SUCCESS) {
+    error = describe("cuDeviceGet", result);
+    return nullptr;
+  }
+  if ((result = api.cuDevicePrimaryCtxRetain(&self->context, self->device)) !=
+      CUDA_SUCCESS) {
+    self->context = nullptr;
+    error = describe("cuDevicePrimaryCtxRetain", result);
+    return nullptr;
+  }
+  if ((result = api.cuCtxSetCurrent(self->context)) != CUDA_SUCCESS) {
+    error = describe("cuCtxSetCurrent", result);
+    return nullptr;
+  }
+  if ((result = api.cuStreamCreate(&self->stream, CU_STREAM_NON_BLOCKING)) !=
+      CUDA_SUCCESS) {
+    self->stream = nullptr;
+    error = describe("cuStreamCreate", result);
+    return nullptr;
+  }
+  return self;
+}
+
+CudaDevice::~CudaDevice() {
+  if (!context)
+    return;
+  api.cuCtxSetCurrent(context);
+  if (stream)
+    api.cuStreamSynchronize(stream);
+  for (auto &entry : modules)
+    api.cuModuleUnload(entry.second);
+  if (stream)
+    api.cuStreamDestroy(stream);
+  api.cuDevicePrimaryCtxRelease(device);
+}
+
+bool CudaDevice::beginCall(std::string &error) {
+  CUresult result = api.cuCtxSetCurrent(context);
+  if (result != CUDA_SUCCESS) {
+    error = describe("cuCtxSetCurrent", result);
+    return false;
+  }
+  return true;
+}
+
+void *CudaDevice::allocate(size_t bytes, std::string &error) {
+  constexpr size_t kGranule = 256;
+  size_t size = bytes < kGranule ? kGranule
+                                 : (bytes + kGranule - 1) / kGranule * kGranule;
+  if (size < bytes) {
+    error = "allocation of " + std::to_string(bytes) + " bytes is too large";
+    return nullptr;
+  }
+  CUdeviceptr ptr = 0;
+  CUresult result = api.cuMemAlloc(&ptr, size);
+  if (result != CUDA_SUCCESS) {
+    error = describe("cuMemAlloc", result) + " allocating " +
+            std::to_string(size) + " bytes";
+    return nullptr;
+  }
+  return reinterpret_cast<void *>(ptr);
+}
+
+void CudaDevice::release(void *ptr) {
+  if (ptr)
+    api.cuMemFree(reinterpret_cast<CUdeviceptr>(ptr));
+}
+
+bool CudaDevice::upload(void *deviceDst, const void *hostSrc, size_t bytes,
+                        std::string &error) {
+  if (bytes == 0)
+    return true;
+  CUresult result = api.cuMemcpyHtoDAsync(
+      reinterpret_cast<CUdeviceptr>(deviceDst), hostSrc, bytes, stream);
+  if (result != CUDA_SUCCESS) {
+    error = describe("cuMemcpyHtoDAsync", result);
+    return false;
+  }
+  return true;
+}
+
+bool CudaDevice::download(void *hostDst, const void *deviceSrc, size_t bytes,
+                          std::string &error) {
+  if (bytes == 0)
+    return true;
+  CUresult result = api.cuMemcpyDtoHAsync(
+      hostDst, reinterpret_cast<CUdeviceptr>(deviceSrc), bytes, stream);
+  if (result != CUDA_SUCCESS) {
+    error = describe("cuMemcpyDtoHAsync", result);
+    return false;
+  }
+  return true;
+}
+
+bool CudaDevice::synchronize(std::string &error) {
+  CUresult result = api.cuStreamSynchronize(stream);
+  if (result != CUDA_SUCCESS) {
+    error = describe("cuStreamSynchronize", result);
+    return false;
+  }
+  return true;
+}
+
+CUfunction CudaDevice::function(const OnyxCudaKernel *kernel,
+                                std::string &error) {
+  auto found = functions.find(kernel);
+  if (found != functions.end())
+    return found->second;
+  const char *name = kernel->name ? kernel->name : "";
+  const void *image = nullptr;
+  CUmodule module = nullptr;
+  std::string cubinError;
+  if (kernel->cubin && kernel->cubinSize && !forcePTX) {
+    image = kernel->cubin;
+    auto loaded = modules.find(image);
+    if (loaded != modules.end()) {
+      module = loaded->second;
+    } else {
+      CUresult result = api.cuModuleLoadData(&module, image);
+      if (result == CUDA_SUCCESS)
+        modules[image] = module;
+      else {
+        module = nullptr;
+        cubinError = describe("cuModuleLoadData (cubin)", result);
+      }
+    }
+  }
+  if (!module && kernel->ptx) {
+    image = kernel->ptx;
+    auto loaded = modules.find(image);
+    if (loaded != modules.end()) {
+      module = loaded->second;
+    } else {
+      char log[4096] = {0};
+      CUjit_option options[] = {CU_JIT_ERROR_LOG_BUFFER,
+                                CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+      void *values[] = {log, reinterpret_cast<void *>(sizeof(log))};
+      CUresult result =
+          api.cuModuleLoadDataEx(&module, image, 2, options, values);
+      if (result == CUDA_SUCCESS) {
+        modules[image] = module;
+      } else {
+        module = nullptr;
+        error = (cubinError.empty() ? "" : cubinError + "; ") +
+                describe("cuModuleLoadDataEx (PTX)", result) +
+                (log[0] ? std::string(": ") + log : std::string());
+        return nullptr;
+      }
+    }
+  }
+  if (!module) {
+    error = cubinError.empty() ? "the kernel has neither a cubin nor PTX"
+                               : cubinError;
+    return nullptr;
+  }
+  CUfunction fn = nullptr;
+  CUresult result = api.cuModuleGetFunction(&fn, module, name);
+  if (result != CUDA_SUCCESS) {
+    error = describe("cuModuleGetFunction", result);
+    return nullptr;
+  }
+  functions[kernel] = fn;
+  return fn;
+}
+
+bool CudaDevice::launch(const OnyxCudaKernel *kernel, const char *label,
+                        const int64_t grid[3], const int64_t block[3],
+                        int64_t numArgs, const uint64_t *args,
+                        std::string &error) {
+  std::string where = std::string(label ? label : "kernel") + ": ";
+  if (!kernel) {
+    error = where + "no kernel descriptor";
+    return false;
+  }
+  for (int i = 0; i < 3; ++i) {
+    if (grid[i] < 0 || block[i] <= 0 || grid[i] > 0x7fffffff ||
+        block[i] > 1024) {
+      error = where + "invalid launch configuration grid (" +
+              std::to_string(grid[0]) + ", " + std::to_string(grid[1]) +
+              ", " + std::to_string(grid[2]) + ") block (" +
+              std::to_string(block[0]) + ", " + std::to_string(block[1]) +
+              ", " + std::to_string(block[2]) + ")";
+      return false;
+    }
+  }
+  if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
+    return true; // An empty iteration space: nothing to run.
+  CUfunction fn = function(kernel, error);
+  if (!fn) {
+    error = where + error;
+    return false;
+  }
+  std::vector<void *> params(size_t(numArgs > 0 ? numArgs : 0));
+  for (int64_t i = 0; i < numArgs; ++i)
+    params[i] = const_cast<uint64_t *>(&args[i]);
+  CUresult result = api.cuLaunchKernel(
+      fn, unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2]),
+      unsigned(block[0]), unsigned(block[1]), unsigned(block[2]),
+      /*sharedMemBytes=*/0, stream, params.empty() ? nullptr : params.data(),
+      nullptr);
+  if (result != CUDA_SUCCESS) {
+    error = where + describe("cuLaunchKernel", result);
+    return false;
+  }
+  if (syncEachLaunch && !synchronize(error)) {
+    error = where + error;
+    return false;
+  }
+  return true;
+}
+
+CudaDevice *cudaDeviceOf(void *ctx) {
+  Device *device = callDevice(ctx);
+  if (!device || std::strcmp(device->name(), "cuda") != 0)
+    return nullptr;
+  return static_cast<CudaDevice *>(device);
+}
+
+} // namespace
+
+std::unique_ptr<Device> createCudaDevice(std::string &error) {
+  try {
+    return CudaDevice::create(error);
+  } catch (...) {
+    error = "out of memory creating the CUDA device";
+    return nullptr;
+  }
+}
+
+} // namespace rt
+} // namespace onyx
+
+using namespace onyx::rt;
+
+extern "C" {
+
+ONYX_API int32_t onyxrt_cuda_launch(void *ctx, const OnyxCudaKernel *kernel,
+                                    const char *label, int64_t gridX,
+                                    int64_t gridY, int64_t gridZ,
+                                    int64_t blockX, int64_t blockY,
+                                    int64_t blockZ, int64_t numArgs,
+                                    const uint64_t *args) {
+  CudaDevice *device = cudaDeviceOf(ctx);
+  try {
+    if (!device) {
+      failCall(ctx, "onyxrt_cuda_launch: the session has no CUDA device");
+      return 1;
+    }
+    const int64_t grid[3] = {gridX, gridY, gridZ};
+    const int64_t block[3] = {blockX, blockY, blockZ};
+    std::string error;
+    if (!device->launch(kernel, label, grid, block, numArgs, args, error)) {
+      failCall(ctx, error);
+      return 1;
+    }
+    return 0;
+  } catch (...) {
+    failCall(ctx, "out of memory launching a kernel");
+    return 1;
+  }
+}
+
+ONYX_API int32_t onyxrt_cuda_upload(void *ctx, void *deviceDst,
+                                    const void *hostSrc, int64_t bytes,
+                                    const char *label) {
+  CudaDevice *device = cudaDeviceOf(ctx);
+  try {
+    if (!device) {
+      failCall(ctx, "onyxrt_cuda_upload: the session has no CUDA device");
+      return 1;
+    }
+    std::string error;
+    if (bytes < 0 ||
+        !device->upload(deviceDst, hostSrc, size_t(bytes), error)) {
+      failCall(ctx, std::string(label ? label : "upload") + ": " +
+                        (bytes < 0 ? "negative size" : error));
+      return 1;
+    }
+    return 0;
+  } catch (...) {
+    failCall(ctx, "out of memory uploading a constant");
+    return 1;
+  }
+}
+
+} // extern "C"

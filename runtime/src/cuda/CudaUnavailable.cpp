@@ -1,0 +1,38 @@
+//===- CudaUnavailable.cpp - CUDA services of a runtime built without CUDA -===//
+//
+// Built instead of CudaDevice.cpp when CMake finds no CUDA toolkit: the
+// runtime exports the same symbols, so CUDA artifacts still load, and
+// creating their session fails with a clear message.
+//
+//===----------------------------------------------------------------------===//
+#include "../Device.h"
+#include "../Internal.h"
+
+namespace onyx {
+namespace rt {
+
+std::unique_ptr<Device> createCudaDevice(std::string &error) {
+  error = "this Onyx runtime was built without CUDA support";
+  return nullptr;
+}
+
+} // namespace rt
+} // namespace onyx
+
+extern "C" {
+
+ONYX_API int32_t onyxrt_cuda_launch(void *ctx, const OnyxCudaKernel *,
+                                    const char *, int64_t, int64_t, int64_t,
+                                    int64_t, int64_t, int64_t, int64_t,
+                                    const uint64_t *) {
+  onyx::rt::failCall(ctx, "this Onyx runtime was built without CUDA support");
+  return 1;
+}
+
+ONYX_API int32_t onyxrt_cuda_upload(void *ctx, void *, const void *, int64_t,
+                                    const char *) {
+  onyx::rt::failCall(ctx, "this Onyx runtime was built without CUDA support");
+  return 1;
+}
+
+} // extern "C"
