@@ -14,14 +14,15 @@ compiled with `onyx-compile --external-weights`:
   ONNX conversion, bufferization, CPU codegen), and, when `strace` is available
   (--no-stages turns it off), where the rest goes, from the tool's system calls:
   import (open of the .onnx to the end of the first --timing stage, minus
-  that stage), LLVM (end of the last MLIR stage to the creation of the object
-  file: translation to LLVM IR, O2, instruction selection), object file
-  (creation to the link), link (`cc -shared`), and exit (the link's end to
-  the tool's exit: freeing the MLIR/LLVM contexts).
+  that stage), LLVM IR + O2 (end of the last MLIR stage to the creation of
+  the object file: translation to LLVM IR and the O2 pipeline), codegen +
+  object (the object file's creation to the link: instruction selection and
+  object emission stream into the file), link (`cc -shared`), and exit (the
+  link's end to the tool's exit: freeing the MLIR/LLVM contexts).
 - loading, in a fresh process per artifact (ctypes, no onyx-run): dlopen of
   the artifact, state creation (`onyx_state_create`, which maps and checks
   external weights), the first `inference_compute`, and the median of --runs
-  further calls, at the model's first test shape.
+  further calls, at the model's largest test shape.
 
 Writes a markdown report (default build/real_models_bench.md) and prints it.
 Timings on a shared machine vary; the report records the load average.
@@ -47,6 +48,7 @@ import make_models  # noqa: E402
 BIN_DIR = os.environ.get("ONYX_BIN_DIR", os.path.join(REPO, "build", "bin"))
 ONYX_COMPILE = os.path.join(BIN_DIR, "onyx-compile")
 RUNTIME_LIB = os.environ.get("ONYX_RUNTIME_LIB", os.path.join(REPO, "build", "lib", "libonyx_runtime.so"))
+TRANSIENT = re.compile(r"cannot find -lonyx_runtime|Text file busy|cannot execute|exec: Permission denied")
 MLIR_STAGES = ["ONNX cleanup", "ONNX conversion", "bufferization", "CPU codegen"]
 
 # Runs in a fresh interpreter: loads one artifact and times state creation and runs.
@@ -149,10 +151,16 @@ def compile_artifact(onnx_path, so, extra, stages, log):
         trace = so + ".strace"
         cmd = ["strace", "-f", "--seccomp-bpf", "-tt", "-q", "-e", "trace=execve,openat,write,exit_group",
                "-e", "signal=none", "-o", trace] + cmd
-    t0 = time.perf_counter()
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
-    wall = time.perf_counter() - t0
-    err = p.stderr.decode("utf-8", "replace")
+    for attempt in range(3):
+        t0 = time.perf_counter()
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
+        wall = time.perf_counter() - t0
+        err = p.stderr.decode("utf-8", "replace")
+        # the tools or the runtime library being rebuilt meanwhile (a developer's machine)
+        if p.returncode == 0 or not TRANSIENT.search(err):
+            break
+        log("  note: transient failure (%s); retrying" % TRANSIENT.search(err).group(0))
+        time.sleep(10)
     res = dict(wall=wall, ok=p.returncode == 0 and os.path.isfile(so), mlir=parse_timing(err))
     if not res["ok"]:
         res["error"] = ([l for l in err.splitlines() if l.startswith("error:")] or err.splitlines()[-1:] or ["?"])[0]
@@ -165,8 +173,8 @@ def compile_artifact(onnx_path, so, extra, stages, log):
             ends = st["timing_ends"]
             res["phases"] = {
                 "import": ends[0] - m[0] - st["open_model"],
-                "LLVM": st["object"] - ends[-1],
-                "object file": st["link"] - st["object"],
+                "LLVM IR + O2": st["object"] - ends[-1],
+                "codegen + object": st["link"] - st["object"],
                 "link": st["link_end"] - st["link"],
                 "exit": st["end"] - st["link_end"],
             }
@@ -191,6 +199,13 @@ def save_external(src, dst_dir, name):
     onnx.save_model(m, path, save_as_external_data=True, all_tensors_to_one_file=True,
                     location=name + ".onnx.data", size_threshold=1024)
     return path
+
+
+def _numel(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
 
 
 def fmt_s(x):
@@ -229,7 +244,8 @@ def main(argv=None):
     try:
         for n in names:
             e = manifest["models"][n]
-            case = e["cases"][0]
+            # the largest test shape
+            case = max(e["cases"], key=lambda c: sum(_numel(v) for v in c["shapes"].values()))
             inputs = [os.path.join(args.data, case["inputs"][i["name"]]) for i in e["inputs"]]
             variants = [("embedded", os.path.join(args.data, e["onnx"]), [], None)]
             if args.external:
@@ -283,7 +299,7 @@ def main(argv=None):
            "MLIR stages: the pass-manager totals that `onyx-compile --timing` prints. "
            "The other phases are measured from outside with strace (see the script's docstring); "
            "`--timing` does not cover them.", "",
-           "| model | weights | " + " | ".join(MLIR_STAGES) + " | import | LLVM | object file | link | exit | total |",
+           "| model | weights | " + " | ".join(MLIR_STAGES) + " | import | LLVM IR + O2 | codegen + object | link | exit | total |",
            "| --- | --- | " + " | ".join("---:" for _ in MLIR_STAGES) + " | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for r in rows:
         c = r["compile"]
@@ -293,7 +309,7 @@ def main(argv=None):
         ph = c.get("phases", {})
         md.append("| %s | %s | %s | %s | %s |" % (
             r["model"], r["weights"], " | ".join(fmt_s(x) for x in m[:len(MLIR_STAGES)]),
-            " | ".join(fmt_s(ph.get(k)) for k in ("import", "LLVM", "object file", "link", "exit")),
+            " | ".join(fmt_s(ph.get(k)) for k in ("import", "LLVM IR + O2", "codegen + object", "link", "exit")),
             fmt_s(c["wall"])))
     text = "\n".join(md) + "\n"
     os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)

@@ -856,7 +856,7 @@ void Engine::finalize() {
           groupOfKey.try_emplace(key, int64_t(groupMembers.size()));
       if (inserted)
         groupMembers.emplace_back();
-      groupMembers[it->second].push_back({v, axis});
+      groupMembers[it->second].push_back(n);
       if (nodeGroup.size() < nodes.size())
         nodeGroup.resize(nodes.size(), -1);
       nodeGroup[n] = it->second;
@@ -925,6 +925,13 @@ Time Engine::boundBefore(Operation *op) const {
   return ops[it->second].bound;
 }
 
+SmallVector<DimRef> Engine::membersOf(int64_t group) const {
+  SmallVector<DimRef> result;
+  for (NodeId n : groupMembers[group])
+    result.push_back({nodes[n].value, nodes[n].index});
+  return result;
+}
+
 std::optional<int64_t> Engine::groupOf(NodeId n) const {
   if (n == kNoNode || n >= nodeGroup.size() || nodeGroup[n] < 0)
     return std::nullopt;
@@ -936,8 +943,7 @@ SmallVector<DimAnalysis::OffsetRelation> Engine::offsetRelations() const {
   DenseMap<NodeId, std::pair<int64_t, int64_t>> base; // root -> (group, off)
   SmallVector<DimAnalysis::OffsetRelation> result;
   for (int64_t g = 0, e = numGroups(); g < e; ++g) {
-    const DimRef &d = groupMembers[g].front();
-    auto [root, offset] = find(lookupDim(d.value, d.axis));
+    auto [root, offset] = find(groupMembers[g].front());
     auto [it, inserted] = base.try_emplace(root, g, offset);
     if (!inserted)
       result.push_back({g, it->second.first, offset - it->second.second});
@@ -948,8 +954,7 @@ SmallVector<DimAnalysis::OffsetRelation> Engine::offsetRelations() const {
 SmallVector<std::pair<int64_t, int64_t>> Engine::constantGroups() const {
   SmallVector<std::pair<int64_t, int64_t>> result;
   for (int64_t g = 0, e = numGroups(); g < e; ++g) {
-    const DimRef &d = groupMembers[g].front();
-    if (auto c = constantOf(Sym::of(lookupDim(d.value, d.axis))))
+    if (auto c = constantOf(Sym::of(groupMembers[g].front())))
       result.push_back({g, *c});
   }
   return result;
@@ -962,13 +967,12 @@ void Engine::dumpGroups(raw_ostream &os) const {
     os << "  group " << g << ":";
     llvm::interleave(
         groupMembers[g], os,
-        [&](const DimRef &d) {
+        [&](NodeId n) {
           os << " ";
-          self->printNode(os, lookupDim(d.value, d.axis));
+          self->printNode(os, n);
         },
         ",");
-    const DimRef &d = groupMembers[g].front();
-    if (auto c = constantOf(Sym::of(lookupDim(d.value, d.axis))))
+    if (auto c = constantOf(Sym::of(groupMembers[g].front())))
       os << "  (= " << *c << ")";
     os << "\n";
   }
@@ -1003,10 +1007,6 @@ void Engine::replaceValue(Value from, Value to) {
     contents.erase(c);
     contents[to] = std::move(elements);
   }
-  for (auto &members : groupMembers)
-    for (DimRef &d : members)
-      if (d.value == from)
-        d.value = to;
 }
 
 //===----------------------------------------------------------------------===//

@@ -153,9 +153,7 @@ public:
 
   std::optional<int64_t> groupOf(NodeId n) const;
   int64_t numGroups() const { return int64_t(groupMembers.size()); }
-  const llvm::SmallVector<DimRef> &membersOf(int64_t group) const {
-    return groupMembers[group];
-  }
+  llvm::SmallVector<DimRef> membersOf(int64_t group) const;
   llvm::SmallVector<DimAnalysis::OffsetRelation> offsetRelations() const;
   llvm::SmallVector<std::pair<int64_t, int64_t>> constantGroups() const;
   void dumpGroups(llvm::raw_ostream &os) const;
@@ -231,7 +229,7 @@ private:
 
   // Results.
   std::vector<int64_t> nodeGroup; ///< group id per node, -1 if none
-  std::vector<llvm::SmallVector<DimRef>> groupMembers;
+  std::vector<llvm::SmallVector<NodeId, 2>> groupMembers;
 
   // Scratch IR for the shared broadcast helper.
   std::unique_ptr<mlir::Block> scratch;

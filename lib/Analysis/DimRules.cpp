@@ -249,7 +249,7 @@ void equalRule(Engine &e, Operation *op) {
   auto differ = [&](Sym a, Sym b) {
     // a == b + c with c != 0, or a constant outside the other's bounds.
     Sym ca = e.canonical(a), cb = e.canonical(b);
-    if (ca.isKnown() && ca.node == cb.node && !ca.isConstant())
+    if (ca.isKnown() && ca.node == cb.node)
       return ca.offset != cb.offset;
     if (cb.isConstant() && !ca.isConstant()) {
       auto lb = e.lowerBound(ca);

@@ -74,6 +74,10 @@ public:
   LogicalResult require(arith::CmpIPredicate pred, OpFoldResult lhs,
                         OpFoldResult rhs, const Twine &message,
                         Operation *diagOp) {
+    using P = arith::CmpIPredicate;
+    if (provablyEqual(lhs, rhs) &&
+        (pred == P::eq || pred == P::sge || pred == P::sle))
+      return success();
     auto sl = getStatic(lhs), sr = getStatic(rhs);
     if (sl && sr) {
       if (arith::applyCmpPredicate(pred, APInt(64, *sl, true),

@@ -31,6 +31,19 @@ std::optional<int64_t> getStatic(OpFoldResult dim) {
   return getConstantIntValue(dim);
 }
 
+namespace {
+thread_local const DimEquivalence *activeEquivalence = nullptr;
+} // namespace
+
+ScopedDimEquivalence::ScopedDimEquivalence(const DimEquivalence *equivalence)
+    : previous(activeEquivalence) {
+  activeEquivalence = equivalence;
+}
+
+ScopedDimEquivalence::~ScopedDimEquivalence() {
+  activeEquivalence = previous;
+}
+
 bool provablyEqual(OpFoldResult a, OpFoldResult b) {
   auto sa = getStatic(a), sb = getStatic(b);
   if (sa && sb)
@@ -43,12 +56,16 @@ bool provablyEqual(OpFoldResult a, OpFoldResult b) {
   // The same dim of the same tensor, read twice.
   auto da = va.getDefiningOp<tensor::DimOp>();
   auto db = vb.getDefiningOp<tensor::DimOp>();
-  if (da && db && da.getSource() == db.getSource()) {
-    auto ia = getConstantIntValue(da.getIndex());
-    auto ib = getConstantIntValue(db.getIndex());
-    return ia && ib && *ia == *ib;
-  }
-  return false;
+  if (!da || !db)
+    return false;
+  auto ia = getConstantIntValue(da.getIndex());
+  auto ib = getConstantIntValue(db.getIndex());
+  if (!ia || !ib)
+    return false;
+  if (da.getSource() == db.getSource() && *ia == *ib)
+    return true;
+  return activeEquivalence && (*activeEquivalence)(da.getSource(), *ia,
+                                                   db.getSource(), *ib);
 }
 
 Value toValue(OpBuilder &b, Location loc, OpFoldResult dim) {

@@ -36,6 +36,18 @@ import node_suite  # noqa: E402  (the suite loader and op attribution)
 DEFAULT_SUITE = node_suite.DEFAULT_SUITE
 
 
+def input_elem_types(model_path):
+    """ONNX element type code of each graph input (initializers excluded)."""
+    import onnx
+    try:
+        m = onnx.load(model_path, load_external_data=False)
+    except Exception:  # noqa: BLE001
+        return []
+    inits = {i.name for i in m.graph.initializer}
+    return [i.type.tensor_type.elem_type if i.type.HasField("tensor_type") else 0
+            for i in m.graph.input if i.name not in inits]
+
+
 def compile_one(compiler, model, out, target, symbolic, timeout):
     cmd = [compiler, model, "--target=" + target, "-o", out]
     if symbolic:
@@ -99,7 +111,8 @@ def main():
                  "inputs": [], "outputs": [],
                  "output_elem_types": [ot.tensor_type.elem_type
                                        if ot.HasField("tensor_type") else 0
-                                       for ot in t.output_types]}
+                                       for ot in t.output_types],
+                 "input_elem_types": input_elem_types(t.model)}
         if any(r["status"] == "ok" for r in entry["compile"].values()):
             ddir = os.path.join(stage, "data", t.name)
             os.makedirs(ddir, exist_ok=True)

@@ -31,6 +31,7 @@ import ctypes
 import json
 import os
 import re
+import select
 import subprocess
 import sys
 import tarfile
@@ -83,11 +84,13 @@ class Runtime:
             fn = getattr(L, name)
             fn.restype, fn.argtypes = res, args
 
-    def make_list(self, arrays):
+    def make_list(self, arrays, codes=None):
         lst = self.lib.onyx_tensor_list_create()
-        for a in arrays:
-            a = np.ascontiguousarray(a)
+        for i, a in enumerate(arrays):
+            a = np.require(a, requirements="C")  # keeps rank 0, unlike ascontiguousarray
             code = NP_TO_ONNX.get(a.dtype)
+            if codes and i < len(codes) and codes[i] == 16 and a.dtype == np.uint16:
+                code = 16  # bfloat16 travels as its raw bits
             if code is None:
                 self.lib.onyx_tensor_list_destroy(lst)
                 raise ValueError("unsupported input dtype %s" % a.dtype)
@@ -125,6 +128,7 @@ class Artifact:
         L.inference_compute.restype = ctypes.c_void_p
         L.inference_compute.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
         self.state = None
+        self.input_codes = None
 
     def create(self):
         self.state = self.lib.onyx_state_create()
@@ -133,7 +137,7 @@ class Artifact:
                                (self.rt.lib.onyxrt_state_create_error() or b"").decode())
 
     def run(self, inputs):
-        lst = self.rt.make_list(inputs)
+        lst = self.rt.make_list(inputs, self.input_codes)
         try:
             res = self.lib.inference_compute(self.state, lst)
             if not res:
@@ -267,6 +271,7 @@ def run_test(rt, root, manifest, name, mode, shapes):
     t0 = time.perf_counter()
     try:
         art = Artifact(rt, art_path)
+        art.input_codes = entry.get("input_elem_types")
         art.create()
     except (OSError, RuntimeError) as e:
         res.update(status="error", reason=str(e).splitlines()[0])
@@ -339,7 +344,10 @@ def main():
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--shapes", action="store_true", help="also run other shapes (ORT reference)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--timeout", type=float, default=600)
+    ap.add_argument("--timeout", type=float, default=120,
+                    help="seconds one test may take (a hung test is a crash)")
+    ap.add_argument("--max-list", type=int, default=80,
+                    help="non-passing tests to list")
     args = ap.parse_args()
 
     if args.suite.endswith(".tar.xz"):
@@ -372,16 +380,29 @@ def main():
             cmd += ["--runtime", args.runtime]
         if args.shapes:
             cmd.append("--shapes")
-        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
-        try:
-            out, err = proc.communicate("".join("%s\t%s\n" % t for t in todo),
-                                        timeout=args.timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            out, err = proc.communicate()
+        errfile = tempfile.TemporaryFile(mode="w+")
+        with tempfile.TemporaryFile(mode="w+") as todo_file:
+            todo_file.write("".join("%s\t%s\n" % t for t in todo))
+            todo_file.seek(0)
+            proc = subprocess.Popen(cmd, stdin=todo_file, stdout=subprocess.PIPE,
+                                    stderr=errfile, text=True)
+        # One test may take --timeout seconds; a silent worker is killed.
+        lines = []
+        while True:
+            ready, _, _ = select.select([proc.stdout], [], [], args.timeout)
+            if not ready:
+                proc.kill()
+                break
+            line = proc.stdout.readline()
+            if not line:
+                break
+            lines.append(line)
+        proc.wait()
+        errfile.seek(0)
+        err = errfile.read()
+        errfile.close()
         started = None
-        for line in out.splitlines():
+        for line in lines:
             try:
                 rec = json.loads(line)
             except ValueError:
@@ -418,7 +439,7 @@ def main():
     bad = [r for r in results.values() if r["status"] != "pass"]
     if bad:
         print("\nnot passing:")
-        for r in sorted(bad, key=lambda r: (r["mode"], r["test"]))[:80]:
+        for r in sorted(bad, key=lambda r: (r["mode"], r["test"]))[:args.max_list]:
             print("  %-8s %-50s %-5s %s" % (r["mode"], r["test"], r["status"],
                                             r.get("reason", "")[:160]))
     shape_runs = [r for r in results.values() if "shapes" in r]
@@ -429,8 +450,9 @@ def main():
         print("\nother shapes vs ONNX Runtime (symbolic artifacts): %s" % json.dumps(sc))
         for r in shape_runs:
             if r["shapes"]["status"] in ("wrong", "error"):
-                print("  %-50s %s %s" % (r["test"], r["shapes"]["status"],
-                                         r["shapes"].get("reason", "")[:140]))
+                print("  %-50s %s %s %s" % (r["test"], r["shapes"]["status"],
+                                            r["shapes"].get("shape", ""),
+                                            r["shapes"].get("reason", "")[:140]))
         timed = [(r["test"], run) for r in shape_runs if r["shapes"]["status"] == "pass"
                  for run in r["shapes"]["runs"] if "median_ms" in run]
         if timed:

@@ -91,7 +91,7 @@ def rel_err(y, ref):
 
 # Signs that the tools or the runtime library were being rebuilt while the test
 # ran (a developer's machine, never CI): such a run is retried, not classified.
-TRANSIENT = re.compile(r"cannot find -lonyx_runtime|Text file busy|cannot execute|"
+TRANSIENT = re.compile(r"cannot find -lonyx_runtime|Text file busy|cannot execute|exec: Permission denied|"
                        r"libonyx_runtime\.so: cannot open shared object file")
 RETRIES = 2
 

@@ -59,7 +59,7 @@ e.g. `onyx-compile MODEL.onnx --emit=onnx -o FILE.mlir`) and writes two files:
                          %0 = "onnx.Sigmoid"(%arg0) : (tensor<d0x3xd1xf32, #onnx.dg<0:0,2:1>>)
                                                      -> tensor<u0x3xu1xf32, #onnx.dg<0:0,2:1>>
                        says %0 has the dims of %arg0. A header comment lists
-                       the offset relations ("group 3 = group 1 + 2") and the
+                       the offset relations ("d3 = d1 + 2") and the
                        groups proven constant. This file is for reading: the
                        dN/uN dims and #onnx.dg are not MLIR syntax, and it
                        does not parse back.

@@ -16,6 +16,8 @@
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/Value.h"
 
+#include <functional>
+
 namespace onyx::shape {
 
 using mlir::OpFoldResult;
@@ -27,7 +29,24 @@ OpFoldResult getDim(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value,
 llvm::SmallVector<OpFoldResult> getDims(mlir::OpBuilder &b, mlir::Location loc,
                                         mlir::Value value);
 
-/// True when `a` and `b` are provably the same extent.
+/// Extra knowledge for provablyEqual: whether dim `axisA` of tensor `a`
+/// equals dim `axisB` of tensor `b` at run time (DimAnalysis). A converter
+/// installs one for the duration of one op's lowering; it must only answer
+/// true for facts that hold whenever that op runs.
+using DimEquivalence =
+    std::function<bool(mlir::Value, int64_t, mlir::Value, int64_t)>;
+class ScopedDimEquivalence {
+public:
+  explicit ScopedDimEquivalence(const DimEquivalence *equivalence);
+  ~ScopedDimEquivalence();
+
+private:
+  const DimEquivalence *previous;
+};
+
+/// True when `a` and `b` are provably the same extent: the same value or
+/// constant, the same dim of the same tensor, or equal by the installed
+/// DimEquivalence.
 bool provablyEqual(OpFoldResult a, OpFoldResult b);
 /// The static value of `dim`, if any.
 std::optional<int64_t> getStatic(OpFoldResult dim);

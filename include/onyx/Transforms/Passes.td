@@ -51,6 +51,10 @@ def ConvertONNXToTensor : Pass<"convert-onnx-to-tensor", "mlir::ModuleOp"> {
     mismatch is a clean error. An op this pass cannot lower is reported with
     its node name and op type.
   }];
+  let options = [
+    Option<"useDimAnalysis", "use-dim-analysis", "bool", "true",
+           "Skip run-time broadcast checks for dims DimAnalysis proves equal">
+  ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
     "mlir::math::MathDialect", "mlir::tensor::TensorDialect",

@@ -81,10 +81,13 @@ FailureOr<SmallVector<Value>> matchResults(OpBuilder &b, Location loc,
   for (auto [i, original] : llvm::enumerate(values)) {
     Value value = original;
     auto type = cast<RankedTensorType>(value.getType());
-    // A graph output gets a fresh buffer: after bufferization a structured
-    // op's result may be a view with a layout, and the CPU runtime has no
-    // strided memref.copy for the output copy.
-    if (llvm::any_of(op->getResult(i).getUsers(),
+    // The entries of a stack (an extract_slice), and a graph output, get a
+    // fresh buffer: after bufferization they may be views with a layout,
+    // and a consumer that needs a contiguous buffer (a reshape, the output
+    // copy) would copy them with a strided memref.copy, which the CPU
+    // runtime does not provide.
+    if (value.getDefiningOp<tensor::ExtractSliceOp>() ||
+        llvm::any_of(op->getResult(i).getUsers(),
                      [](Operation *u) { return isa<func::ReturnOp>(u); })) {
       Value fresh = emptyTensor(b, loc, shape::getDims(b, loc, value),
                                 type.getElementType());
@@ -170,8 +173,8 @@ FailureOr<LoweredBody> lowerLoopBody(OpBuilder &b, Operation *op,
     }
     bool changed = false;
     for (auto [j, type] : llvm::enumerate(carried)) {
-      auto yielded = dyn_cast<RankedTensorType>(
-          body.yielded[carriedYield + j].getType());
+      Type leaving = body.yielded[carriedYield + j].getType();
+      auto yielded = dyn_cast<RankedTensorType>(leaving);
       FailureOr<RankedTensorType> joined =
           yielded ? shape::joinTypes(type, yielded)
                   : FailureOr<RankedTensorType>(failure());
@@ -179,8 +182,7 @@ FailureOr<LoweredBody> lowerLoopBody(OpBuilder &b, Operation *op,
         body.scratch->erase();
         return op->emitError()
                << "loop-carried value " << j << " enters the body as "
-               << type << " and leaves it as "
-               << body.yielded[carriedYield + j].getType()
+               << type << " and leaves it as " << leaving
                << " (element type and rank must stay the same)";
       }
       if (*joined != type) {
@@ -301,33 +303,42 @@ Value pushToStack(OpBuilder &b, Location loc, Value stack, bool preallocated,
           Value fresh = emptyTensor(nb, nl,
                                     shape::stackedShape(elementDims, grown, 0),
                                     stackType.getElementType());
-          // Keep the `count` entries written so far, read element by
-          // element (none in the first iteration, whose element may have
-          // another shape than the empty stack); an extract_slice of the
-          // old stack could be materialized with a strided memref.copy.
-          SmallVector<OpFoldResult> sizes =
-              shape::stackedShape(elementDims, count, 0);
-          SmallVector<OpFoldResult> zeros(rank + 1, nb.getIndexAttr(0));
-          SmallVector<OpFoldResult> ones(rank + 1, nb.getIndexAttr(1));
-          Value slot =
-              tensor::ExtractSliceOp::create(nb, nl, fresh, zeros, sizes, ones);
+          // The new stack keeps the `count` entries written so far (none in
+          // the first iteration, whose element may have another shape than
+          // the empty stack): one generic over the whole new stack that
+          // reads the old one element by element where an entry exists. (A
+          // copy through extract_slice/insert_slice could be materialized
+          // with a strided memref.copy, which the CPU runtime lacks.)
           auto map = AffineMap::getMultiDimIdentityMap(unsigned(rank + 1),
                                                        nb.getContext());
           SmallVector<utils::IteratorType> iterators(
               rank + 1, utils::IteratorType::parallel);
           auto copy = linalg::GenericOp::create(
-              nb, nl, TypeRange{slot.getType()}, ValueRange{}, ValueRange{slot},
-              ArrayRef<AffineMap>{map}, iterators,
+              nb, nl, TypeRange{fresh.getType()}, ValueRange{},
+              ValueRange{fresh}, ArrayRef<AffineMap>{map}, iterators,
               [&](OpBuilder &gb, Location gl, ValueRange) {
                 SmallVector<Value> ivs;
                 for (int64_t i = 0; i <= rank; ++i)
                   ivs.push_back(linalg::IndexOp::create(gb, gl, uint64_t(i)));
-                linalg::YieldOp::create(
-                    gb, gl,
-                    ValueRange{tensor::ExtractOp::create(gb, gl, stack, ivs)});
+                Value kept = arith::CmpIOp::create(
+                    gb, gl, arith::CmpIPredicate::ult, ivs[0], count);
+                auto read = scf::IfOp::create(
+                    gb, gl, kept,
+                    [&](OpBuilder &rb, Location rl) {
+                      scf::YieldOp::create(
+                          rb, rl,
+                          ValueRange{tensor::ExtractOp::create(rb, rl, stack,
+                                                               ivs)});
+                    },
+                    [&](OpBuilder &rb, Location rl) {
+                      scf::YieldOp::create(
+                          rb, rl,
+                          scalarConstant(rb, rl, stackType.getElementType(),
+                                         0.0));
+                    });
+                linalg::YieldOp::create(gb, gl, read.getResult(0));
               });
-          Value kept = tensor::InsertSliceOp::create(
-              nb, nl, copy.getResult(0), fresh, zeros, sizes, ones);
+          Value kept = copy.getResult(0);
           scf::YieldOp::create(nb, nl, castTo(nb, nl, kept, stackType));
         },
         [&](OpBuilder &nb, Location nl) {

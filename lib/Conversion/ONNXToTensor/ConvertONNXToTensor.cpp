@@ -10,11 +10,13 @@
 
 #include "Lowering.h"
 
+#include "onyx/Analysis/DimAnalysis.h"
 #include "onyx/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "llvm/ADT/ScopeExit.h"
 
 namespace onyx {
 #define GEN_PASS_DEF_CONVERTONNXTOTENSOR
@@ -262,6 +264,12 @@ FailureOr<SmallVector<Value>> lowerConstant(Operation *op, OpBuilder &b) {
   if (failed(requireSupportedElement(
           op, cast<ShapedType>(value.getType()).getElementType())))
     return failure();
+  // No elements, no data: an empty tensor (a zero-size global crashes the
+  // LLVM translation). Empty initial values are common in Loop models.
+  if (auto shaped = cast<ShapedType>(value.getType());
+      shaped.hasStaticShape() && shaped.getNumElements() == 0)
+    return SmallVector<Value>{tensor::EmptyOp::create(
+        b, loc, shaped.getShape(), shaped.getElementType())};
   Value result = arith::ConstantOp::create(b, loc, value);
   (void)resultType;
   return SmallVector<Value>{result};
@@ -315,6 +323,9 @@ FailureOr<Value> reconcile(OpBuilder &b, Operation *op, Value value,
 
 } // namespace
 
+/// The DimAnalysis of the function being converted, if enabled.
+static thread_local DimAnalysis *activeAnalysis = nullptr;
+
 /// Lowers one onnx op with its table entry and replaces its results.
 static LogicalResult lowerOneOp(Operation *op, const LoweringTable &table) {
   auto it = table.find(op->getName().getStringRef());
@@ -323,6 +334,17 @@ static LogicalResult lowerOneOp(Operation *op, const LoweringTable &table) {
                            << op->getName().getStringRef().drop_front(5)
                            << " is not supported by the CPU lowering yet";
   OpBuilder b(op);
+  // Dims DimAnalysis proves equal whenever this op runs need no run-time
+  // broadcast check and no clamped reads.
+  std::optional<DimAnalysis::View> view;
+  shape::DimEquivalence equivalence;
+  if (activeAnalysis) {
+    view = activeAnalysis->before(op);
+    equivalence = [&](Value a, int64_t i, Value c, int64_t j) {
+      return view->sameDim(a, i, c, j);
+    };
+  }
+  shape::ScopedDimEquivalence scope(activeAnalysis ? &equivalence : nullptr);
   FailureOr<SmallVector<Value>> results = it->second(op, b);
   if (failed(results))
     return failure();
@@ -348,6 +370,8 @@ static LogicalResult lowerOneOp(Operation *op, const LoweringTable &table) {
       // Keep the more static of the two.
       replacement = newValue;
     }
+    if (activeAnalysis)
+      activeAnalysis->replaceValue(oldValue, replacement);
     oldValue.replaceAllUsesWith(replacement);
   }
   op->erase();
@@ -373,12 +397,21 @@ namespace {
 
 struct ConvertONNXToTensorPass
     : public onyx::impl::ConvertONNXToTensorBase<ConvertONNXToTensorPass> {
+  using ConvertONNXToTensorBase::ConvertONNXToTensorBase;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
     bool failedAny = false;
     module.walk([&](func::FuncOp func) {
       if (failedAny || func.getBody().empty())
         return;
+      std::optional<DimAnalysis> analysis;
+      if (useDimAnalysis) {
+        analysis.emplace(func);
+        analysis->run();
+      }
+      activeAnalysis = analysis ? &*analysis : nullptr;
+      llvm::scope_exit reset([] { activeAnalysis = nullptr; });
       if (failed(lowerONNXOpsIn(func.getBody().front()))) {
         failedAny = true;
         return;

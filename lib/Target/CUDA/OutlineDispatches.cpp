@@ -741,6 +741,19 @@ struct CUDAOutlineDispatchesPass
     }
     generic.erase();
     gpu::ReturnOp::create(kb, loc);
+    // Shape ties: a dim of a rebuilt binding is the size it was rebuilt with.
+    SmallVector<memref::DimOp> dims;
+    kernel.walk([&](memref::DimOp dim) { dims.push_back(dim); });
+    for (memref::DimOp dim : dims) {
+      auto cast = dim.getSource().getDefiningOp<memref::ReinterpretCastOp>();
+      std::optional<int64_t> index = dim.getConstantIndex();
+      if (!cast || !index)
+        continue;
+      OpBuilder db(dim);
+      dim.replaceAllUsesWith(getValueOrCreateConstantIndexOp(
+          db, dim.getLoc(), cast.getMixedSizes()[*index]));
+      dim.erase();
+    }
   }
 
   LogicalResult outline(ModuleOp module, func::FuncOp func,

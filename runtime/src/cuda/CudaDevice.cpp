@@ -6,7 +6,7 @@
 // clean error from onyxrt_state_create instead.
 //
 // One session = one device (ONYX_CUDA_DEVICE, default 0), its primary
-// context and one non-blocking stream. Kernel modules are loaded from the
+// context (retained once per process) and one non-blocking stream. Kernel modules are loaded from the
 // artifact's embedded images once per session, on first launch: the cubin
 // first, the PTX (JIT-compiled by the driver) when the cubin does not load.
 // Every failing driver call becomes a message naming the call, the node or
@@ -49,7 +49,6 @@ struct DriverApi {
   ONYX_CU_FN(cuDeviceGetName)
   ONYX_CU_FN(cuDeviceGetAttribute)
   ONYX_CU_FN(cuDevicePrimaryCtxRetain)
-  ONYX_CU_FN(cuDevicePrimaryCtxRelease)
   ONYX_CU_FN(cuCtxSetCurrent)
   ONYX_CU_FN(cuStreamCreate)
   ONYX_CU_FN(cuStreamDestroy)
@@ -96,7 +95,6 @@ DriverApi loadDriver() {
   load(api.cuDeviceGetName, "cuDeviceGetName");
   load(api.cuDeviceGetAttribute, "cuDeviceGetAttribute");
   load(api.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
-  load(api.cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2");
   load(api.cuCtxSetCurrent, "cuCtxSetCurrent");
   load(api.cuStreamCreate, "cuStreamCreate");
   load(api.cuStreamDestroy, "cuStreamDestroy_v2");
@@ -140,6 +138,27 @@ std::string describe(const char *call, CUresult result) {
 bool envFlag(const char *name) {
   const char *value = std::getenv(name);
   return value && *value && std::strcmp(value, "0") != 0;
+}
+
+/// The device's primary context, retained once per process and never
+/// released: creating it costs about 100 ms, which every session would pay
+/// again if the last one to go released it. The driver tears it down at
+/// exit.
+CUcontext primaryContext(CUdevice device, std::string &error) {
+  static std::mutex mutex;
+  static std::unordered_map<CUdevice, CUcontext> contexts;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto found = contexts.find(device);
+  if (found != contexts.end())
+    return found->second;
+  CUcontext context = nullptr;
+  CUresult result = driver().cuDevicePrimaryCtxRetain(&context, device);
+  if (result != CUDA_SUCCESS) {
+    error = describe("cuDevicePrimaryCtxRetain", result);
+    return nullptr;
+  }
+  contexts[device] = context;
+  return context;
 }
 
 class CudaDevice final : public Device {
@@ -210,12 +229,8 @@ std::unique_ptr<Device> CudaDevice::create(std::string &error) {
     error = describe("cuDeviceGet", result);
     return nullptr;
   }
-  if ((result = api.cuDevicePrimaryCtxRetain(&self->context, self->device)) !=
-      CUDA_SUCCESS) {
-    self->context = nullptr;
-    error = describe("cuDevicePrimaryCtxRetain", result);
+  if (!(self->context = primaryContext(self->device, error)))
     return nullptr;
-  }
   if ((result = api.cuCtxSetCurrent(self->context)) != CUDA_SUCCESS) {
     error = describe("cuCtxSetCurrent", result);
     return nullptr;
@@ -239,7 +254,7 @@ CudaDevice::~CudaDevice() {
     api.cuModuleUnload(entry.second);
   if (stream)
     api.cuStreamDestroy(stream);
-  api.cuDevicePrimaryCtxRelease(device);
+  // The primary context stays retained for the process (primaryContext).
 }
 
 bool CudaDevice::beginCall(std::string &error) {

@@ -1,0 +1,348 @@
+#!/usr/bin/python3
+"""End-to-end tests of data-dependent shapes and control flow (issue 7).
+
+Each model is built here with onnx.helper, with symbolic input dims, compiled
+once with onyx-compile, and run with onyx-run at several inputs; the outputs
+must match a numpy reference exactly (shape and dtype; values exactly for
+integers, to 1e-6 relative for floats). The cases are those of the issue:
+
+  * NonZero -> Gather gives exactly the positive elements, including none
+    (and the 2-D form through GatherND);
+  * Range whose length is a sum of the data;
+  * Reshape to a shape given as an input tensor;
+  * TopK with k as an input (0, all, ties, smallest);
+  * If on a data-dependent condition, branches of different shapes;
+  * Loop with a run-time trip count (carried values that grow, scan
+    outputs), and a Loop ended by its condition only (the scan stack grows);
+  * a Loop inside an If branch;
+  * run-time errors (k beyond the axis) are a clean `error:` line.
+
+Run with /usr/bin/python3 (Debian's, with onnx and numpy).
+"""
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from onyx_e2e import ONYX_COMPILE, ONYX_RUN, require_tools, run  # noqa: E402
+
+OPSET = 13
+
+
+def vi(name, elem, shape):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def const(name, array):
+    return helper.make_node("Constant", [], [name],
+                            value=numpy_helper.from_array(np.asarray(array), name + "_v"))
+
+
+def model(nodes, inputs, outputs, name):
+    graph = helper.make_graph(nodes, name, inputs, outputs)
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
+    m.ir_version = 7
+    onnx.checker.check_model(m)
+    return m
+
+
+class DataDependentTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        require_tools(ONYX_COMPILE, ONYX_RUN)
+        cls.tmp = tempfile.mkdtemp(prefix="onyx-data-dependent-")
+        cls.compiled = {}
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    # -- helpers ---------------------------------------------------------------
+
+    def compile(self, m, name):
+        if name in self.compiled:
+            return self.compiled[name]
+        path = os.path.join(self.tmp, name + ".onnx")
+        onnx.save(m, path)
+        so = os.path.join(self.tmp, name + ".so")
+        r = run([ONYX_COMPILE, path, "-o", so], timeout=300)
+        self.assertEqual(r.rc, 0, "compiling %s failed\n%s" % (name, r.describe()))
+        self.compiled[name] = so
+        return so
+
+    def execute(self, so, inputs, expect_error=None):
+        out_dir = tempfile.mkdtemp(dir=self.tmp)
+        args = [ONYX_RUN, so, "--output-dir", out_dir]
+        for name, array in inputs.items():
+            path = os.path.join(out_dir, name + ".npy")
+            np.save(path, array)
+            args += ["--input", "%s=%s" % (name, path)]
+        r = run(args, timeout=120)
+        self.assertFalse(r.timed_out, r.describe())
+        self.assertIsNotNone(r.rc, r.describe())
+        self.assertGreaterEqual(r.rc, 0, "killed by a signal\n" + r.describe())
+        if expect_error is not None:
+            self.assertNotEqual(r.rc, 0, "expected a failure\n" + r.describe())
+            self.assertEqual(len(r.error_lines), 1, r.describe())
+            self.assertIn(expect_error, r.error_lines[0], r.describe())
+            return None
+        self.assertEqual(r.rc, 0, r.describe())
+        outputs = []
+        k = 0
+        while os.path.exists(os.path.join(out_dir, "output_%d.npy" % k)):
+            outputs.append(np.load(os.path.join(out_dir, "output_%d.npy" % k)))
+            k += 1
+        return outputs
+
+    def check(self, got, want, what=""):
+        want = np.asarray(want)
+        self.assertEqual(got.dtype, want.dtype, what)
+        self.assertEqual(got.shape, want.shape, what)
+        if np.issubdtype(want.dtype, np.floating):
+            np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7, err_msg=what)
+        else:
+            np.testing.assert_array_equal(got, want, err_msg=what)
+
+    # -- NonZero ---------------------------------------------------------------
+
+    def test_nonzero_gather_positive_elements(self):
+        m = model([
+            const("zero", np.float32(0)),
+            helper.make_node("Greater", ["x", "zero"], ["positive"]),
+            helper.make_node("NonZero", ["positive"], ["nz"]),
+            const("flat", np.array([-1], np.int64)),
+            helper.make_node("Reshape", ["nz", "flat"], ["idx"]),
+            helper.make_node("Gather", ["x", "idx"], ["y"], axis=0),
+        ], [vi("x", TensorProto.FLOAT, ["n"])], [vi("y", TensorProto.FLOAT, ["m"])],
+            "nonzero_gather")
+        so = self.compile(m, "nonzero_gather")
+        rng = np.random.default_rng(1)
+        cases = [
+            rng.standard_normal(17).astype(np.float32),
+            -np.abs(rng.standard_normal(9)).astype(np.float32),  # none positive
+            np.abs(rng.standard_normal(5)).astype(np.float32) + 1,  # all
+            np.zeros(0, np.float32),  # empty input
+            np.array([0, 0, 3, 0], np.float32),
+        ]
+        for x in cases:
+            (y,) = self.execute(so, {"x": x})
+            self.check(y, x[x > 0], "x=%s" % x)
+
+    def test_nonzero_2d_gathernd(self):
+        m = model([
+            helper.make_node("NonZero", ["x"], ["nz"]),
+            helper.make_node("Transpose", ["nz"], ["coords"], perm=[1, 0]),
+            helper.make_node("GatherND", ["x", "coords"], ["y"]),
+        ], [vi("x", TensorProto.INT64, ["a", "b"])],
+            [vi("nz", TensorProto.INT64, [2, "m"]), vi("y", TensorProto.INT64, ["m"])],
+            "nonzero_2d")
+        so = self.compile(m, "nonzero_2d")
+        rng = np.random.default_rng(2)
+        for shape in [(3, 4), (1, 7), (5, 1), (0, 3)]:
+            x = rng.integers(-2, 3, shape).astype(np.int64)
+            x[x < 0] = 0
+            nz, y = self.execute(so, {"x": x})
+            self.check(nz, np.array(np.nonzero(x), np.int64), "nonzero of %s" % x)
+            self.check(y, x[np.nonzero(x)], "gathered of %s" % x)
+        (nz, y) = self.execute(so, {"x": np.zeros((2, 2), np.int64)})
+        self.check(nz, np.zeros((2, 0), np.int64))
+
+    # -- Range -----------------------------------------------------------------
+
+    def test_range_length_is_sum_of_data(self):
+        m = model([
+            helper.make_node("ReduceSum", ["x"], ["s"], keepdims=0),
+            const("start", np.int64(0)),
+            const("delta", np.int64(1)),
+            helper.make_node("Range", ["start", "s", "delta"], ["y"]),
+        ], [vi("x", TensorProto.INT64, ["n"])], [vi("y", TensorProto.INT64, ["m"])],
+            "range_sum")
+        so = self.compile(m, "range_sum")
+        for x in [[1, 2, 3], [0], [4, -1, 0, 2], [-3, 1], []]:
+            x = np.array(x, np.int64)
+            (y,) = self.execute(so, {"x": x})
+            self.check(y, np.arange(0, x.sum(), 1, dtype=np.int64), "x=%s" % x)
+
+    # -- Reshape ---------------------------------------------------------------
+
+    def test_reshape_from_input_tensor(self):
+        m = model([
+            helper.make_node("Reshape", ["x", "shape"], ["y"]),
+        ], [vi("x", TensorProto.FLOAT, ["a", "b"]), vi("shape", TensorProto.INT64, [3])],
+            [vi("y", TensorProto.FLOAT, ["p", "q", "r"])], "reshape_input")
+        so = self.compile(m, "reshape_input")
+        x = np.arange(24, dtype=np.float32).reshape(4, 6)
+        for shape, want in [([2, 3, 4], (2, 3, 4)), ([-1, 2, 2], (6, 2, 2)),
+                            ([0, 3, 2], (4, 3, 2)), ([1, 1, 24], (1, 1, 24))]:
+            (y,) = self.execute(so, {"x": x, "shape": np.array(shape, np.int64)})
+            self.check(y, x.reshape(want), "shape=%s" % shape)
+        self.execute(so, {"x": x, "shape": np.array([5, 5, 1], np.int64)},
+                     expect_error="Reshape")
+
+    # -- TopK ------------------------------------------------------------------
+
+    def topk_model(self, largest):
+        return model([
+            helper.make_node("TopK", ["x", "k"], ["values", "indices"], axis=1,
+                             largest=largest),
+        ], [vi("x", TensorProto.FLOAT, ["a", "b"]), vi("k", TensorProto.INT64, [1])],
+            [vi("values", TensorProto.FLOAT, ["a", "k"]),
+             vi("indices", TensorProto.INT64, ["a", "k"])], "topk_%d" % largest)
+
+    @staticmethod
+    def topk_reference(x, k, largest):
+        # Stable sort by value (descending or ascending): ties keep the lower
+        # index first, as ONNX requires.
+        order = np.argsort(-x if largest else x, axis=1, kind="stable")[:, :k]
+        return np.take_along_axis(x, order, axis=1), order.astype(np.int64)
+
+    def test_topk_k_from_input(self):
+        for largest in (1, 0):
+            so = self.compile(self.topk_model(largest), "topk_%d" % largest)
+            rng = np.random.default_rng(3)
+            x = rng.integers(0, 5, (3, 8)).astype(np.float32)  # many ties
+            for k in [0, 1, 3, 8]:
+                values, indices = self.execute(so, {"x": x, "k": np.array([k], np.int64)})
+                want_v, want_i = self.topk_reference(x, k, largest)
+                self.check(values, want_v, "largest=%d k=%d" % (largest, k))
+                self.check(indices, want_i, "largest=%d k=%d" % (largest, k))
+
+    def test_topk_k_beyond_axis_is_an_error(self):
+        so = self.compile(self.topk_model(1), "topk_1")
+        self.execute(so, {"x": np.zeros((2, 3), np.float32), "k": np.array([4], np.int64)},
+                     expect_error="exceeds the axis extent")
+
+    # -- If --------------------------------------------------------------------
+
+    def test_if_on_data_dependent_condition(self):
+        two = helper.make_tensor("two", TensorProto.FLOAT, [], [2.0])
+        then_g = helper.make_graph(
+            [helper.make_node("Constant", [], ["c2"], value=two),
+             helper.make_node("Mul", ["x", "c2"], ["doubled"])],
+            "then", [], [vi("doubled", TensorProto.FLOAT, ["n"])])
+        else_g = helper.make_graph(
+            [const("starts", np.array([0], np.int64)),
+             const("ends", np.array([2], np.int64)),
+             helper.make_node("Slice", ["x", "starts", "ends"], ["head"]),
+             helper.make_node("Neg", ["head"], ["negated"])],
+            "else", [], [vi("negated", TensorProto.FLOAT, [None])])
+        m = model([
+            helper.make_node("ReduceSum", ["x"], ["s"], keepdims=0),
+            const("zero", np.float32(0)),
+            helper.make_node("Greater", ["s", "zero"], ["cond"]),
+            helper.make_node("If", ["cond"], ["y"], then_branch=then_g, else_branch=else_g),
+        ], [vi("x", TensorProto.FLOAT, ["n"])], [vi("y", TensorProto.FLOAT, [None])],
+            "if_data")
+        so = self.compile(m, "if_data")
+        for x in [[1, 2, 3], [-1, -2, -3, 4], [-5, 1], [3]]:
+            x = np.array(x, np.float32)
+            (y,) = self.execute(so, {"x": x})
+            want = x * 2 if x.sum() > 0 else -x[:2]
+            self.check(y, want, "x=%s" % x)
+
+    # -- Loop ------------------------------------------------------------------
+
+    def test_loop_with_runtime_trip_count(self):
+        # for i in range(M): v = v + 1; acc = concat(acc, [i]); scan v
+        body = helper.make_graph(
+            [helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+             const("one", np.float32(1)),
+             helper.make_node("Add", ["v_in", "one"], ["v_out"]),
+             const("axes", np.array([0], np.int64)),
+             helper.make_node("Unsqueeze", ["i", "axes"], ["i1"]),
+             helper.make_node("Concat", ["acc_in", "i1"], ["acc_out"], axis=0),
+             helper.make_node("Identity", ["v_out"], ["scan"])],
+            "body",
+            [vi("i", TensorProto.INT64, []), vi("cond_in", TensorProto.BOOL, []),
+             vi("v_in", TensorProto.FLOAT, [2]), vi("acc_in", TensorProto.INT64, [None])],
+            [vi("cond_out", TensorProto.BOOL, []), vi("v_out", TensorProto.FLOAT, [2]),
+             vi("acc_out", TensorProto.INT64, [None]), vi("scan", TensorProto.FLOAT, [2])])
+        m = model([
+            const("acc0", np.zeros(0, np.int64)),
+            helper.make_node("Loop", ["M", "", "x", "acc0"], ["v", "acc", "scans"], body=body),
+        ], [vi("M", TensorProto.INT64, []), vi("x", TensorProto.FLOAT, [2])],
+            [vi("v", TensorProto.FLOAT, [2]), vi("acc", TensorProto.INT64, [None]),
+             vi("scans", TensorProto.FLOAT, [None, 2])], "loop_trip")
+        so = self.compile(m, "loop_trip")
+        x = np.array([0.5, -1.0], np.float32)
+        for trips in [0, 1, 5, 13]:
+            v, acc, scans = self.execute(so, {"M": np.array(trips, np.int64), "x": x})
+            self.check(v, x + trips, "M=%d" % trips)
+            self.check(acc, np.arange(trips, dtype=np.int64), "M=%d" % trips)
+            self.check(scans, np.stack([x + i + 1 for i in range(trips)]).astype(np.float32)
+                       if trips else np.zeros((0, 2), np.float32), "M=%d" % trips)
+
+    def test_loop_ended_by_condition(self):
+        # i = 0; while cond: i += 1; cond = i < limit; scan [i, 2i] (the
+        # stack of scan outputs grows: the iteration count is not known).
+        body = helper.make_graph(
+            [const("one", np.int64(1)),
+             helper.make_node("Add", ["j", "one"], ["j_out"]),
+             helper.make_node("Less", ["j_out", "limit"], ["cond_out"]),
+             helper.make_node("Add", ["j_out", "j_out"], ["twice"]),
+             const("axes", np.array([0], np.int64)),
+             helper.make_node("Unsqueeze", ["j_out", "axes"], ["a"]),
+             helper.make_node("Unsqueeze", ["twice", "axes"], ["b"]),
+             helper.make_node("Concat", ["a", "b"], ["pair"], axis=0)],
+            "body",
+            [vi("i", TensorProto.INT64, []), vi("cond_in", TensorProto.BOOL, []),
+             vi("j", TensorProto.INT64, [])],
+            [vi("cond_out", TensorProto.BOOL, []), vi("j_out", TensorProto.INT64, []),
+             vi("pair", TensorProto.INT64, [2])])
+        m = model([
+            const("true", np.array(True)),
+            const("j0", np.int64(0)),
+            helper.make_node("Loop", ["", "true", "j0"], ["j", "pairs"], body=body),
+        ], [vi("limit", TensorProto.INT64, [])],
+            [vi("j", TensorProto.INT64, []), vi("pairs", TensorProto.INT64, [None, 2])],
+            "loop_cond")
+        so = self.compile(m, "loop_cond")
+        for limit in [1, 2, 7, 40]:
+            j, pairs = self.execute(so, {"limit": np.array(limit, np.int64)})
+            self.check(j, np.array(limit, np.int64), "limit=%d" % limit)
+            want = np.array([[i, 2 * i] for i in range(1, limit + 1)], np.int64)
+            self.check(pairs, want, "limit=%d" % limit)
+
+    def test_loop_inside_if(self):
+        # if sum(x) > 0: y = x doubled n times (n = first element) else: y = x
+        body = helper.make_graph(
+            [helper.make_node("Identity", ["c"], ["c_out"]),
+             helper.make_node("Add", ["v", "v"], ["v_out"])],
+            "body",
+            [vi("i", TensorProto.INT64, []), vi("c", TensorProto.BOOL, []),
+             vi("v", TensorProto.FLOAT, ["n"])],
+            [vi("c_out", TensorProto.BOOL, []), vi("v_out", TensorProto.FLOAT, ["n"])])
+        then_g = helper.make_graph(
+            [helper.make_node("Loop", ["trips", "", "x"], ["looped"], body=body)],
+            "then", [], [vi("looped", TensorProto.FLOAT, ["n"])])
+        else_g = helper.make_graph(
+            [helper.make_node("Identity", ["x"], ["same"])],
+            "else", [], [vi("same", TensorProto.FLOAT, ["n"])])
+        m = model([
+            helper.make_node("ReduceSum", ["x"], ["s"], keepdims=0),
+            const("zero", np.float32(0)),
+            helper.make_node("Greater", ["s", "zero"], ["cond"]),
+            const("first", np.array([0], np.int64)),
+            helper.make_node("Gather", ["x", "first"], ["x0"], axis=0),
+            helper.make_node("Cast", ["x0"], ["t1"], to=TensorProto.INT64),
+            helper.make_node("ReduceMax", ["t1"], ["trips"], keepdims=0),
+            helper.make_node("If", ["cond"], ["y"], then_branch=then_g, else_branch=else_g),
+        ], [vi("x", TensorProto.FLOAT, ["n"])], [vi("y", TensorProto.FLOAT, ["n"])],
+            "loop_in_if")
+        so = self.compile(m, "loop_in_if")
+        for x in [[3, 1], [0, 5, 1], [-2, 1], [2]]:
+            x = np.array(x, np.float32)
+            (y,) = self.execute(so, {"x": x})
+            want = x * (2 ** int(x[0])) if x.sum() > 0 else x
+            self.check(y, want.astype(np.float32), "x=%s" % x)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
