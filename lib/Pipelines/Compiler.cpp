@@ -2,15 +2,19 @@
 
 #include "onyx/Pipelines/Compiler.h"
 
+#include "onyx/Analysis/DimAnalysis.h"
 #include "onyx/Import/ONNXImporter.h"
 #include "onyx/Pipelines/Pipelines.h"
 #include "onyx/Target/CPU/EmitArtifact.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/Support/ToolOutputFile.h"
+
+#include <map>
 
 using namespace mlir;
 
@@ -39,6 +43,82 @@ bool writeIR(ModuleOp module, const std::string &path, std::string &error) {
   module.print(file->os());
   file->keep();
   return true;
+}
+
+/// --explain-shapes: each graph input's and output's dims, with the
+/// DimAnalysis group of every dynamic dim and the other graph values that
+/// share it, so a user sees which symbolic sizes the compiler proved equal.
+void explainShapes(ModuleOp module, llvm::raw_ostream &os) {
+  module.walk([&](func::FuncOp func) {
+    if (func.getBody().empty())
+      return;
+    DimAnalysis analysis(func);
+    analysis.run();
+    auto returnOp = cast<func::ReturnOp>(func.getBody().back().getTerminator());
+    struct Entry {
+      std::string label;
+      Value value;
+    };
+    std::vector<Entry> entries;
+    auto nameOf = [](DictionaryAttr attrs, const std::string &fallback) {
+      if (attrs)
+        if (auto name = attrs.getAs<StringAttr>("onnx.name"))
+          return name.getValue().str();
+      return fallback;
+    };
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      entries.push_back({"input '" + nameOf(func.getArgAttrDict(i),
+                                            "#" + std::to_string(i)) + "'",
+                         func.getArgument(i)});
+    for (unsigned i = 0; i < func.getNumResults(); ++i)
+      entries.push_back({"output '" + nameOf(func.getResultAttrDict(i),
+                                             "#" + std::to_string(i)) + "'",
+                         returnOp.getOperand(i)});
+    // Where each group appears among the graph's inputs and outputs.
+    std::map<int64_t, std::vector<std::string>> seenAt;
+    for (const Entry &e : entries)
+      if (auto type = dyn_cast<RankedTensorType>(e.value.getType()))
+        for (int64_t d = 0; d < type.getRank(); ++d)
+          if (auto g = analysis.getGroupId(e.value, d))
+            seenAt[*g].push_back(e.label + " dim " + std::to_string(d));
+    os << "shapes of @" << func.getSymName() << ":\n";
+    for (const Entry &e : entries) {
+      os << "  " << e.label << ": ";
+      auto type = dyn_cast<RankedTensorType>(e.value.getType());
+      if (!type) {
+        os << "unranked\n";
+        continue;
+      }
+      os << type.getElementType() << "[";
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        if (d)
+          os << ", ";
+        if (!type.isDynamicDim(d)) {
+          os << type.getDimSize(d);
+          continue;
+        }
+        auto g = analysis.getGroupId(e.value, d);
+        auto c = analysis.getConstantDim(e.value, d);
+        os << "?";
+        if (g)
+          os << "g" << *g;
+        if (c)
+          os << "=" << *c;
+      }
+      os << "]\n";
+    }
+    for (const auto &[group, places] : seenAt) {
+      os << "  g" << group << ": ";
+      for (size_t i = 0; i < places.size(); ++i)
+        os << (i ? ", " : "") << places[i];
+      os << "\n";
+    }
+    for (const auto &rel : analysis.getOffsetRelations())
+      if (seenAt.count(rel.group) || seenAt.count(rel.baseGroup))
+        os << "  g" << rel.group << " = g" << rel.baseGroup
+           << (rel.offset < 0 ? " - " : " + ") << std::abs(rel.offset)
+           << "\n";
+  });
 }
 
 } // namespace
@@ -104,6 +184,8 @@ bool compileModelFile(const std::string &modelPath,
 
   if (!runStage(buildONNXCleanupPipeline, "ONNX cleanup"))
     return false;
+  if (options.explainShapes)
+    explainShapes(*module, llvm::outs());
   if (options.emit == "onnx")
     return writeIR(*module, outputPath, error);
   if (!runStage(buildONNXToTensorPipeline, "ONNX conversion"))

@@ -46,6 +46,11 @@ int main(int argc, char **argv) {
       cl::desc("Do not embed initializers stored in external data files; "
                "the session loads them at creation"),
       cl::init(false), cl::cat(category));
+  cl::opt<bool> explainShapes(
+      "explain-shapes",
+      cl::desc("Print each graph input's and output's dims and the groups "
+               "of provably equal dynamic dims (DimAnalysis)"),
+      cl::init(false), cl::cat(category));
   cl::opt<bool> timing("timing", cl::desc("Print per-stage timing"),
                        cl::init(false), cl::cat(category));
   cl::HideUnrelatedOptions(category);
@@ -72,6 +77,7 @@ int main(int argc, char **argv) {
   options.timing = timing;
   options.poolScheme = poolScheme;
   options.externalWeights = externalWeights;
+  options.explainShapes = explainShapes;
   std::string error;
   if (!onyx::compileModelFile(input, outputPath, options, error)) {
     llvm::errs() << "error: " << error << "\n";

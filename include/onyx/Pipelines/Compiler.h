@@ -27,6 +27,9 @@ struct CompileOptions {
   /// liveness), "iree" (share only equal run-time sizes) or "none" (one
   /// allocation per temporary).
   std::string poolScheme = "lifetime";
+  /// Print each graph input's and output's dims and the DimAnalysis groups
+  /// they fall into (to stdout), then continue.
+  bool explainShapes = false;
   /// Print per-stage timing to stderr.
   bool timing = false;
 };
