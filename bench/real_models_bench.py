@@ -34,7 +34,6 @@ import os
 import platform
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -42,9 +41,6 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(REPO, "test", "e2e", "real_models"))
-import make_models  # noqa: E402
-
 BIN_DIR = os.environ.get("ONYX_BIN_DIR", os.path.join(REPO, "build", "bin"))
 ONYX_COMPILE = os.path.join(BIN_DIR, "onyx-compile")
 RUNTIME_LIB = os.environ.get("ONYX_RUNTIME_LIB", os.path.join(REPO, "build", "lib", "libonyx_runtime.so"))
@@ -283,7 +279,7 @@ def main(argv=None):
         c, ld = r["compile"], r.get("load", {})
         mb = r["onnx_bytes"] / 1e6
         if not c["ok"]:
-            md.append("| %s | %s | %.1fM | %.1f | - | %s | - | - | - | - | - | compile failed: %s |" % (
+            md.append("| %s | %s | %.2fM | %.1f | - | %s | - | - | - | - | - | compile failed: %s |" % (
                 r["model"], r["weights"], r["params"] / 1e6, mb, fmt_s(c["wall"]),
                 c.get("error", "?").replace("|", "\\|")[:200]))
             continue

@@ -1,7 +1,8 @@
 //===- DimAnalysisEngine.h - Union-find with offsets and times -*- C++ -*-===//
 //
-// The machinery behind DimAnalysis, shared by the engine (DimAnalysis.cpp)
-// and the operator rules (DimRules.cpp).
+// The machinery behind DimAnalysis, shared by the engine
+// (DimAnalysisEngine.cpp, ShapeValues.cpp), the public queries
+// (DimAnalysis.cpp) and the operator rules (DimRules.h).
 //
 // Nodes are integers: one per axis of every ranked tensor value, plus one per
 // element of small integer tensors whose contents are not known (shape
@@ -16,7 +17,10 @@
 // the union tree keeps the times: two nodes are connected before time T iff
 // the largest time on the tree path between them is below T (unions are
 // made in non-decreasing time order in the first sweep, as in Kruskal's
-// algorithm; later unions only make the answer more conservative).
+// algorithm; later unions only make the answer more conservative). A fact
+// is dated no earlier than the facts its rule relied on (`notePremise`):
+// reading a set's root, constant or lower bound, or a shape value's
+// elements, counts the times along the way.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ONYX_LIB_ANALYSIS_DIMANALYSISENGINE_H
@@ -57,7 +61,9 @@ struct Sym {
   static Sym of(NodeId n, int64_t offset = 0) { return {n, offset}; }
   bool isConstant() const { return node == kConstNode; }
   bool isKnown() const { return node != kNoNode; }
-  Sym plus(int64_t c) const { return isKnown() ? Sym{node, offset + c} : *this; }
+  Sym plus(int64_t c) const {
+    return isKnown() ? Sym{node, offset + c} : *this;
+  }
 };
 using SymList = llvm::SmallVector<Sym, 4>;
 
@@ -165,13 +171,14 @@ public:
 private:
   struct Node {
     NodeId parent;
-    Time time;   ///< when the edge to the parent was proven
+    Time time; ///< when the edge to the parent was proven
     uint32_t size;
     int64_t offset; ///< value(this) = value(parent) + offset
     // Root summaries.
     int64_t minDimOffset; ///< min offset of tensor-dim members to the root
     bool hasConstant;
     int64_t constant; ///< value of the root when hasConstant
+    Time classTime;   ///< latest union or constant in the set
     // Where the node comes from (tracing and group members).
     mlir::Value value;
     int64_t index;
@@ -186,6 +193,16 @@ private:
 
   NodeId newNode(mlir::Value v, int64_t index, bool isElement);
   std::pair<NodeId, int64_t> find(NodeId n) const;
+  /// Records that the rule being evaluated relies on facts up to time `t`:
+  /// what it proves is dated no earlier.
+  void notePremise(Time t) const {
+    if (current && t > premiseTime)
+      premiseTime = t;
+  }
+  /// The latest time on the path from `n` to its root.
+  Time pathTime(NodeId n) const;
+  /// The time of a fact proven now: the op's, or its premises' if later.
+  Time factTime() const { return std::max(currentTime, premiseTime); }
   void unite(NodeId a, NodeId b, int64_t delta, llvm::StringRef why);
   void setConstant(NodeId n, int64_t c, llvm::StringRef why);
   void conflict(llvm::StringRef what, llvm::StringRef why);
@@ -205,6 +222,8 @@ private:
   std::vector<Node> nodes;
   llvm::DenseMap<mlir::Value, NodeId> firstDimNode;
   llvm::DenseMap<mlir::Value, SymList> contents;
+  /// When a rule described a value's elements (absent: from the start).
+  llvm::DenseMap<mlir::Value, Time> contentTime;
   std::vector<OpEntry> ops;
   llvm::DenseMap<mlir::Operation *, uint32_t> opIndex;
   /// Analyzed functions (their dim_params seed the sets).
@@ -223,6 +242,7 @@ private:
   mlir::Operation *current = nullptr;
   Time currentTime = kSeedTime;
   Time cursorTime = kSeedTime;
+  mutable Time premiseTime = kSeedTime;
   bool firstVisit = false;
   uint64_t mergesThisSweep = 0;
   bool finished = false;

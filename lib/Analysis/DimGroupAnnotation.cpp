@@ -155,12 +155,12 @@ std::string onyx::printWithFoldedDimGroups(Operation *module) {
     for (int64_t axis = 0; axis < type.getRank(); ++axis) {
       if (!type.isDynamicDim(axis))
         continue;
-      marker += (first ? "" : ",") + std::to_string(axis) + ":" +
-                (list[axis] < 0 ? std::string("-") : std::to_string(list[axis]));
+      marker +=
+          (first ? "" : ",") + std::to_string(axis) + ":" +
+          (list[axis] < 0 ? std::string("-") : std::to_string(list[axis]));
       first = false;
     }
-    value.setType(RankedTensorType::get(type.getShape(),
-                                        type.getElementType(),
+    value.setType(RankedTensorType::get(type.getShape(), type.getElementType(),
                                         StringAttr::get(ctx, marker)));
   }
   // Function signatures follow their arguments and returned values.

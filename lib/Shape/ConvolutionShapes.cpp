@@ -38,19 +38,22 @@ public:
       return x;
     if (getStatic(x) == 0)
       return y;
-    return binary<arith::AddIOp>(x, y, [](int64_t p, int64_t q) { return p + q; });
+    return binary<arith::AddIOp>(x, y,
+                                 [](int64_t p, int64_t q) { return p + q; });
   }
   OpFoldResult add(OpFoldResult x, int64_t y) { return add(x, c(y)); }
   OpFoldResult sub(OpFoldResult x, OpFoldResult y) {
     if (getStatic(y) == 0)
       return x;
-    return binary<arith::SubIOp>(x, y, [](int64_t p, int64_t q) { return p - q; });
+    return binary<arith::SubIOp>(x, y,
+                                 [](int64_t p, int64_t q) { return p - q; });
   }
   OpFoldResult sub(OpFoldResult x, int64_t y) { return sub(x, c(y)); }
   OpFoldResult mul(OpFoldResult x, int64_t y) {
     if (y == 1)
       return x;
-    return binary<arith::MulIOp>(x, c(y), [](int64_t p, int64_t q) { return p * q; });
+    return binary<arith::MulIOp>(x, c(y),
+                                 [](int64_t p, int64_t q) { return p * q; });
   }
   /// Floor division by a positive constant.
   OpFoldResult floorDiv(OpFoldResult x, int64_t y) {
@@ -61,11 +64,13 @@ public:
     return roundedDiv(x, y, /*up=*/true);
   }
   OpFoldResult max(OpFoldResult x, OpFoldResult y) {
-    return binary<arith::MaxSIOp>(x, y, [](int64_t p, int64_t q) { return std::max(p, q); });
+    return binary<arith::MaxSIOp>(
+        x, y, [](int64_t p, int64_t q) { return std::max(p, q); });
   }
   OpFoldResult max(OpFoldResult x, int64_t y) { return max(x, c(y)); }
   OpFoldResult min(OpFoldResult x, OpFoldResult y) {
-    return binary<arith::MinSIOp>(x, y, [](int64_t p, int64_t q) { return std::min(p, q); });
+    return binary<arith::MinSIOp>(
+        x, y, [](int64_t p, int64_t q) { return std::min(p, q); });
   }
 
   /// Checks `lhs <pred> rhs`: an error on `diagOp` when both are static and
@@ -188,22 +193,19 @@ FailureOr<int64_t> spatialRankOf(Value x, StringRef what, Operation *diagOp) {
 /// dims), else W's spatial dims.
 FailureOr<SmallVector<OpFoldResult>>
 kernelExtents(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> wDims,
-              std::optional<ArrayRef<int64_t>> kernelShape,
-              Operation *diagOp) {
+              std::optional<ArrayRef<int64_t>> kernelShape, Operation *diagOp) {
   SmallVector<OpFoldResult> kernel(wDims.drop_front(2));
   if (!kernelShape)
     return kernel;
   if (kernelShape->size() != kernel.size())
-    return diagOp->emitError()
-           << "kernel_shape has " << kernelShape->size()
-           << " entries but the weights have " << kernel.size()
-           << " spatial dims";
+    return diagOp->emitError() << "kernel_shape has " << kernelShape->size()
+                               << " entries but the weights have "
+                               << kernel.size() << " spatial dims";
   for (auto [i, k] : llvm::enumerate(*kernelShape)) {
     OpFoldResult attr = b.getIndexAttr(k);
-    if (failed(checkEqual(b, loc, attr, kernel[i],
-                          "kernel_shape vs weight spatial dim " +
-                              std::to_string(i),
-                          diagOp)))
+    if (failed(checkEqual(
+            b, loc, attr, kernel[i],
+            "kernel_shape vs weight spatial dim " + std::to_string(i), diagOp)))
       return failure();
     kernel[i] = attr;
   }
@@ -247,10 +249,11 @@ FailureOr<WindowAttrs> getWindowAttrs(Operation *op, int64_t spatialRank) {
   return attrs;
 }
 
-FailureOr<SmallVector<WindowDim>>
-slidingWindow(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> input,
-              ArrayRef<OpFoldResult> kernel, const WindowAttrs &attrs,
-              Operation *diagOp) {
+FailureOr<SmallVector<WindowDim>> slidingWindow(OpBuilder &b, Location loc,
+                                                ArrayRef<OpFoldResult> input,
+                                                ArrayRef<OpFoldResult> kernel,
+                                                const WindowAttrs &attrs,
+                                                Operation *diagOp) {
   IndexMath m(b, loc);
   SmallVector<WindowDim> dims;
   for (size_t i = 0; i < input.size(); ++i) {
@@ -332,11 +335,11 @@ FailureOr<ConvShape> convShape(OpBuilder &b, Location loc, Value x, Value w,
   shape.inChannelsPerGroup = m.floorDiv(inChannels, group);
   shape.outChannelsPerGroup = m.floorDiv(outChannels, group);
   if (failed(m.require(arith::CmpIPredicate::eq, outChannels,
-                        m.mul(shape.outChannelsPerGroup, group),
-                        "Conv: the {0} output channels (weight dim 0) do not "
-                        "split into group = " + std::to_string(group) +
-                            " groups",
-                        diagOp)))
+                       m.mul(shape.outChannelsPerGroup, group),
+                       "Conv: the {0} output channels (weight dim 0) do not "
+                       "split into group = " +
+                           std::to_string(group) + " groups",
+                       diagOp)))
     return failure();
 
   auto kernel = kernelExtents(b, loc, wDims, kernelShape, diagOp);
@@ -395,10 +398,11 @@ convTransposeShape(OpBuilder &b, Location loc, Value x, Value w, int64_t group,
     return failure();
   shape.inChannelsPerGroup = m.floorDiv(inChannels, group);
   if (failed(m.require(arith::CmpIPredicate::eq, inChannels,
-                        m.mul(shape.inChannelsPerGroup, group),
-                        "ConvTranspose: the {0} input channels do not split "
-                        "into group = " + std::to_string(group) + " groups",
-                        diagOp)))
+                       m.mul(shape.inChannelsPerGroup, group),
+                       "ConvTranspose: the {0} input channels do not split "
+                       "into group = " +
+                           std::to_string(group) + " groups",
+                       diagOp)))
     return failure();
   shape.outChannelsPerGroup = wDims[1];
   auto kernel = kernelExtents(b, loc, wDims, kernelShape, diagOp);
@@ -431,7 +435,8 @@ convTransposeShape(OpBuilder &b, Location loc, Value x, Value w, int64_t group,
     }
     if (failed(m.require(arith::CmpIPredicate::sgt, out, m.c(0),
                          "ConvTranspose: output extent {0} is not positive "
-                         "(spatial dim " + std::to_string(i) + ")",
+                         "(spatial dim " +
+                             std::to_string(i) + ")",
                          diagOp)))
       return failure();
     // Output o reads dilated positions o + t * dilation for the flipped
@@ -443,7 +448,8 @@ convTransposeShape(OpBuilder &b, Location loc, Value x, Value w, int64_t group,
     if (failed(m.require(arith::CmpIPredicate::sge, offset, m.c(0),
                          "ConvTranspose: a begin pad of more than the dilated "
                          "kernel extent minus 1 is not supported (offset {0}, "
-                         "spatial dim " + std::to_string(i) + ")",
+                         "spatial dim " +
+                             std::to_string(i) + ")",
                          diagOp)))
       return failure();
     OpFoldResult last = m.add(offset, m.mul(m.sub(in, 1), s));
@@ -451,7 +457,8 @@ convTransposeShape(OpBuilder &b, Location loc, Value x, Value w, int64_t group,
                          "ConvTranspose: an end pad of more than the dilated "
                          "kernel extent minus 1 plus output_padding is not "
                          "supported (last input position {0}, extent {1}, "
-                         "spatial dim " + std::to_string(i) + ")",
+                         "spatial dim " +
+                             std::to_string(i) + ")",
                          diagOp)))
       return failure();
     shape.output.push_back(out);

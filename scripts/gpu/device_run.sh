@@ -10,7 +10,9 @@
 #      shapes of the symbolic ones checked against ONNX Runtime (timed);
 #   2. a subset with ONYX_CUDA_FORCE_PTX=1 (the driver JITs the embedded PTX
 #      instead of loading the cubin);
-#   3. the error path: a session for a device that does not exist.
+#   3. the error path: a session for a device that does not exist;
+#   4. with CARRIED_DIR/bench (scripts/gpu/bench_elementwise.py build), the
+#      elementwise throughput of one kernel against PyTorch eager.
 # Prints short summaries; full logs and JSON are in $OUT.
 set -u
 CARRY=${1:?usage: device_run.sh CARRIED_DIR}
@@ -44,6 +46,11 @@ ONYX_CUDA_FORCE_PTX=1 $PY scripts/gpu/run_suite.py "$SUITE" \
     -k '^test_(add|add_bcast|mul|relu|sigmoid|tanh|clip|softmax_axis_1|reduce_sum_keepdims_random|where_example|cast_FLOAT_to_FLOAT16|pow)$' \
     --json "$OUT/ptx_results.json" > "$OUT/ptx_log.txt" 2>&1
 sed -n '/^mode /,/^$/p' "$OUT/ptx_log.txt"; grep -E "^  (static|symbolic) |^median|^ran " "$OUT/ptx_log.txt" | head -12
+
+if [ -d "$CARRY/bench" ]; then
+  echo "== 4. elementwise throughput (chain models) vs PyTorch eager"
+  $PY scripts/gpu/bench_elementwise.py run "$CARRY/bench" --n $((1 << 24)) 2>&1 | tee "$OUT/bench_log.txt"
+fi
 
 echo "== 3. no such device (ONYX_CUDA_DEVICE=99)"
 ONYX_CUDA_DEVICE=99 $PY scripts/gpu/run_suite.py "$SUITE" -k '^test_add$' --mode static \

@@ -245,9 +245,12 @@ def check_shapes(rt, art, model_path, inputs, mode_result):
             elif not np.array_equal(g, r):
                 return {"status": "wrong", "shape": list(shape), "reason": "values differ"}
         entry = {"shape": list(shape), "max_rel_err": worst}
-        if shape is not None and int(np.prod(shape)) >= (1 << 20):
+        t_big = time.perf_counter()
+        if int(np.prod(shape)) >= (1 << 20):
+            art.run(new)
+        if int(np.prod(shape)) >= (1 << 20) and time.perf_counter() - t_big < 0.05:
             times = []
-            for _ in range(20):
+            for _ in range(10):
                 t0 = time.perf_counter()
                 art.run(new)
                 times.append(time.perf_counter() - t0)

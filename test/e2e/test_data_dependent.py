@@ -310,6 +310,92 @@ class DataDependentTest(unittest.TestCase):
             want = np.array([[i, 2 * i] for i in range(1, limit + 1)], np.int64)
             self.check(pairs, want, "limit=%d" % limit)
 
+    def test_loop_condition_with_dynamic_scan_element(self):
+        # The scan element's length is the input's (unknown at compile time),
+        # and the iteration count comes from the condition: the stack of
+        # scan outputs is reallocated as it grows.
+        body = helper.make_graph(
+            [const("one", np.int64(1)),
+             helper.make_node("Add", ["j", "one"], ["j_out"]),
+             helper.make_node("Less", ["j_out", "limit"], ["cond_out"]),
+             helper.make_node("Cast", ["j_out"], ["jf"], to=TensorProto.FLOAT),
+             helper.make_node("Mul", ["x", "jf"], ["row"])],
+            "body",
+            [vi("i", TensorProto.INT64, []), vi("cond_in", TensorProto.BOOL, []),
+             vi("j", TensorProto.INT64, [])],
+            [vi("cond_out", TensorProto.BOOL, []), vi("j_out", TensorProto.INT64, []),
+             vi("row", TensorProto.FLOAT, ["n"])])
+        m = model([
+            const("true", np.array(True)),
+            const("j0", np.int64(0)),
+            helper.make_node("Loop", ["", "true", "j0"], ["j", "rows"], body=body),
+        ], [vi("limit", TensorProto.INT64, []), vi("x", TensorProto.FLOAT, ["n"])],
+            [vi("j", TensorProto.INT64, []), vi("rows", TensorProto.FLOAT, [None, "n"])],
+            "loop_rows")
+        so = self.compile(m, "loop_rows")
+        for limit, n in [(1, 3), (9, 2), (20, 5)]:
+            x = np.arange(1, n + 1, dtype=np.float32)
+            j, rows = self.execute(so, {"limit": np.array(limit, np.int64), "x": x})
+            self.check(j, np.array(limit, np.int64))
+            self.check(rows, np.stack([x * i for i in range(1, limit + 1)]), "limit=%d" % limit)
+
+    def test_scan_axes_and_directions(self):
+        # Scan along axis 1 in reverse; the scan output stacked along axis 1,
+        # reversed too.
+        body = helper.make_graph(
+            [helper.make_node("Add", ["s", "e"], ["s_out"]),
+             helper.make_node("Identity", ["s_out"], ["o"])],
+            "body",
+            [vi("s", TensorProto.FLOAT, ["n"]), vi("e", TensorProto.FLOAT, ["n"])],
+            [vi("s_out", TensorProto.FLOAT, ["n"]), vi("o", TensorProto.FLOAT, ["n"])])
+        m = model([
+            helper.make_node("Scan", ["s0", "x"], ["s", "out"], body=body,
+                             num_scan_inputs=1, scan_input_axes=[1],
+                             scan_input_directions=[1], scan_output_axes=[1],
+                             scan_output_directions=[1]),
+        ], [vi("s0", TensorProto.FLOAT, ["n"]), vi("x", TensorProto.FLOAT, ["n", "L"])],
+            [vi("s", TensorProto.FLOAT, ["n"]), vi("out", TensorProto.FLOAT, ["n", "L"])],
+            "scan_axes")
+        so = self.compile(m, "scan_axes")
+        rng = np.random.default_rng(5)
+        for n, length in [(2, 3), (4, 1), (3, 6)]:
+            s0 = rng.standard_normal(n).astype(np.float32)
+            x = rng.standard_normal((n, length)).astype(np.float32)
+            s, out = self.execute(so, {"s0": s0, "x": x})
+            acc = s0.copy()
+            want = np.zeros((n, length), np.float32)
+            for t in range(length):
+                acc = acc + x[:, length - 1 - t]
+                want[:, length - 1 - t] = acc
+            self.check(s, acc, "n=%d L=%d" % (n, length))
+            self.check(out, want, "n=%d L=%d" % (n, length))
+
+    def test_unique_and_compress_on_computed_data(self):
+        # Unique (sorted) of a computed tensor, then Compress with a
+        # condition computed from the data.
+        m = model([
+            const("two", np.int64(2)),
+            helper.make_node("Mod", ["x", "two"], ["r"]),
+            helper.make_node("Unique", ["x"], ["u", "idx", "inv", "cnt"], sorted=1),
+            const("zero", np.int64(0)),
+            helper.make_node("Equal", ["r", "zero"], ["even"]),
+            helper.make_node("Compress", ["x", "even"], ["evens"], axis=0),
+        ], [vi("x", TensorProto.INT64, ["n"])],
+            [vi("u", TensorProto.INT64, ["u"]), vi("idx", TensorProto.INT64, ["u"]),
+             vi("inv", TensorProto.INT64, ["n"]), vi("cnt", TensorProto.INT64, ["u"]),
+             vi("evens", TensorProto.INT64, ["e"])], "unique_compress")
+        so = self.compile(m, "unique_compress")
+        for x in [[3, 1, 4, 1, 5, 9, 2, 6, 5, 3], [7], [1, 3, 5], [2, 2, 2, 2]]:
+            x = np.array(x, np.int64)
+            u, idx, inv, cnt, evens = self.execute(so, {"x": x})
+            wu, widx, winv, wcnt = np.unique(x, return_index=True, return_inverse=True,
+                                             return_counts=True)
+            self.check(u, wu)
+            self.check(idx, widx.astype(np.int64))
+            self.check(inv, winv.astype(np.int64).reshape(-1))
+            self.check(cnt, wcnt.astype(np.int64))
+            self.check(evens, x[x % 2 == 0], "x=%s" % x)
+
     def test_loop_inside_if(self):
         # if sum(x) > 0: y = x doubled n times (n = first element) else: y = x
         body = helper.make_graph(

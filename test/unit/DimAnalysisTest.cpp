@@ -226,6 +226,27 @@ TEST_F(DimAnalysisTest, DimParamsSeedsHoldEverywhere) {
   EXPECT_FALSE(analysis.before(op(2)).sameDynDim(x, 0, x, 1));
 }
 
+TEST_F(DimAnalysisTest, PrivateFunctionSeedsAreLate) {
+  // Nothing checks what a private function's callers pass.
+  func::FuncOp fn = parse(R"mlir(
+    func.func private @body(%x: tensor<?xf32> {onnx.dim_params = "0:n"},
+                            %y: tensor<?xf32> {onnx.dim_params = "0:n"}) -> tensor<?xf32> {
+      %0 = "onnx.Add"(%x, %y) : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
+      %1 = "onnx.Neg"(%0) : (tensor<?xf32>) -> tensor<?xf32>
+      return %1 : tensor<?xf32>
+    })mlir");
+  DimAnalysis analysis(fn);
+  analysis.run();
+  Value x = arg(fn, 0), y = arg(fn, 1), sum = result(0);
+  EXPECT_TRUE(analysis.sameDynDim(x, 0, y, 0));
+  EXPECT_TRUE(analysis.sameDynDim(sum, 0, x, 0));
+  EXPECT_FALSE(analysis.before(op(0)).sameDynDim(x, 0, y, 0));
+  // The Add's result is %x's only because %x == %y, a late fact: a fact
+  // is dated no earlier than what its rule relied on.
+  EXPECT_FALSE(analysis.before(op(1)).sameDynDim(sum, 0, x, 0));
+  EXPECT_TRUE(analysis.before(op(1)).sameDynDim(result(1), 0, result(1), 0));
+}
+
 TEST_F(DimAnalysisTest, ShapeValuesReachReshape) {
   func::FuncOp fn = parse(R"mlir(
     func.func @f(%x: tensor<?x?x768xf32>) -> tensor<?x?x12x64xf32> {

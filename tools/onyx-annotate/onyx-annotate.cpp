@@ -148,7 +148,8 @@ int main(int argc, char **argv) {
       << (r.offset >= 0 ? " + " : " - ") << std::abs(r.offset) << "\n";
   for (const auto &[group, value] : constants)
     h << "//   d" << group << " = " << value << "\n";
-  std::string annotated = header + onyx::printWithFoldedDimGroups(*module) + "\n";
+  std::string annotated =
+      header + onyx::printWithFoldedDimGroups(*module) + "\n";
 
   std::string dgPath = prefix + "-dg.mlir";
   std::string annotatedPath = prefix + "-annotated.mlir";

@@ -12,13 +12,14 @@
 //  * The plain queries (`sameDim`, `sameDynDim`, ...) hold in every execution
 //    that completes without a run-time error: they may rely on any op's
 //    validity requirements (a MatMul's contraction dims agree, Concat's other
-//    dims agree). Inspection, memory planning and `--explain-shapes` use them.
+//    dims agree). Inspection and `--explain-shapes` use them.
 //  * `before(op)` returns a view restricted to facts that hold whenever `op`
 //    is reached: facts from the graph inputs' validated `dim_params` and from
-//    ops that run (and check their requirements) before `op`. A lowering
-//    that wants to DROP a run-time check of `op` must ask this view; asking
-//    the plain queries there would let the op's own (or a later op's)
-//    requirement justify skipping the check of that requirement.
+//    ops that run (and check their requirements) before `op`. Generated code
+//    that relies on an equality at `op` (a dropped run-time check, two
+//    buffers given one size) must ask this view; asking the plain queries
+//    there would let the op's own (or a later op's) requirement justify
+//    skipping the check of that requirement.
 //
 //   DimAnalysis analysis(funcOrModule);
 //   analysis.run();
@@ -146,8 +147,7 @@ public:
     std::optional<int64_t> getDimOffset(mlir::Value a, int64_t axisA,
                                         mlir::Value b, int64_t axisB) const;
     bool sameDimWithOffset(mlir::Value a, int64_t axisA, int64_t offsetA,
-                           mlir::Value b, int64_t axisB,
-                           int64_t offsetB) const;
+                           mlir::Value b, int64_t axisB, int64_t offsetB) const;
 
   private:
     friend class DimAnalysis;

@@ -81,13 +81,12 @@ FailureOr<SmallVector<Value>> matchResults(OpBuilder &b, Location loc,
   for (auto [i, original] : llvm::enumerate(values)) {
     Value value = original;
     auto type = cast<RankedTensorType>(value.getType());
-    // The entries of a stack (an extract_slice), and a graph output, get a
-    // fresh buffer: after bufferization they may be views with a layout,
-    // and a consumer that needs a contiguous buffer (a reshape, the output
-    // copy) would copy them with a strided memref.copy, which the CPU
-    // runtime does not provide.
-    if (value.getDefiningOp<tensor::ExtractSliceOp>() ||
-        llvm::any_of(op->getResult(i).getUsers(),
+    // A graph output gets a fresh buffer of its exact shape here, filled
+    // by a loop, which becomes the output buffer itself: after
+    // bufferization the result may be a view with a layout (the entries of
+    // a stack, an scf result), which would otherwise be copied into the
+    // output with a strided memref.copy.
+    if (llvm::any_of(op->getResult(i).getUsers(),
                      [](Operation *u) { return isa<func::ReturnOp>(u); })) {
       Value fresh = emptyTensor(b, loc, shape::getDims(b, loc, value),
                                 type.getElementType());
@@ -449,7 +448,10 @@ FailureOr<SmallVector<Value>> lowerLoop(Operation *op, OpBuilder &b) {
   if (hasTrip) {
     if (failed(requireRanked(op, tripCount, "the trip count")))
       return failure();
-    trip = shape::readScalarIndex(b, loc, tripCount);
+    // A negative trip count runs no iteration (and sizes nothing).
+    trip = arith::MaxSIOp::create(b, loc,
+                                  shape::readScalarIndex(b, loc, tripCount),
+                                  indexConst(b, loc, 0));
   }
   Value cond0 = arith::ConstantIntOp::create(b, loc, 1, 1);
   if (hasCond) {

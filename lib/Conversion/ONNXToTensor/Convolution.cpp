@@ -97,11 +97,11 @@ Value lowestValue(OpBuilder &b, Location loc, Type type, bool asUnsigned) {
   if (auto floatType = dyn_cast<FloatType>(type))
     return arith::ConstantOp::create(
         b, loc,
-        b.getFloatAttr(floatType, APFloat::getInf(
-                                      floatType.getFloatSemantics(), true)));
+        b.getFloatAttr(floatType,
+                       APFloat::getInf(floatType.getFloatSemantics(), true)));
   unsigned width = type.getIntOrFloatBitWidth();
-  APInt lowest = asUnsigned ? APInt::getZero(width)
-                            : APInt::getSignedMinValue(width);
+  APInt lowest =
+      asUnsigned ? APInt::getZero(width) : APInt::getSignedMinValue(width);
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, lowest));
 }
 
@@ -186,7 +186,8 @@ Value padSpatial(OpBuilder &b, Location loc, Value input,
                  Value padValue) {
   auto isZero = [](OpFoldResult p) { return shape::getStatic(p) == 0; };
   if (llvm::all_of(low, isZero) &&
-      llvm::equal(extents, ArrayRef(shape::getDims(b, loc, input)).drop_front(2),
+      llvm::equal(extents,
+                  ArrayRef(shape::getDims(b, loc, input)).drop_front(2),
                   [](OpFoldResult x, OpFoldResult y) {
                     return shape::provablyEqual(x, y);
                   }))
@@ -215,7 +216,9 @@ struct WindowLoops {
   MLIRContext *ctx;
 
   int64_t count() const { return lead + 2 * rank + inner; }
-  AffineExpr loop(int64_t l) const { return getAffineDimExpr(unsigned(l), ctx); }
+  AffineExpr loop(int64_t l) const {
+    return getAffineDimExpr(unsigned(l), ctx);
+  }
   AffineExpr out(int64_t i) const { return loop(lead + i); }
   AffineExpr reduced(int64_t j) const { return loop(lead + rank + j); }
   AffineExpr tap(int64_t i) const { return loop(lead + rank + inner + i); }
@@ -236,8 +239,8 @@ struct WindowLoops {
   }
 };
 
-using GenericBody = function_ref<SmallVector<Value>(
-    OpBuilder &, Location, ValueRange args)>;
+using GenericBody =
+    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange args)>;
 
 /// A linalg.generic with explicit indexing maps (window reads are affine
 /// expressions, not plain loops, so buildGeneric does not fit).
@@ -321,25 +324,23 @@ Value groupedConv(OpBuilder &b, Location loc, Value x, Value w, Value init,
     wExprs.push_back(loops.tap(i));
     yExprs.push_back(loops.out(i));
   }
-  Value result =
-      buildWindowGeneric(
-          b, loc, {xg, w}, {yg},
-          {loops.map(xExprs), loops.map(wExprs), loops.map(yExprs)},
-          loops.iterators(),
-          [](OpBuilder &nb, Location nl, ValueRange args) {
-            return SmallVector<Value>{
-                multiplyAdd(nb, nl, args[0], args[1], args[2])};
-          })
-          .front();
+  Value result = buildWindowGeneric(
+                     b, loc, {xg, w}, {yg},
+                     {loops.map(xExprs), loops.map(wExprs), loops.map(yExprs)},
+                     loops.iterators(),
+                     [](OpBuilder &nb, Location nl, ValueRange args) {
+                       return SmallVector<Value>{
+                           multiplyAdd(nb, nl, args[0], args[1], args[2])};
+                     })
+                     .front();
   SmallVector<ReassociationIndices> merge = splitDim(rank + 2, 1);
   return tensor::CollapseShapeOp::create(b, loc, result, merge);
 }
 
 /// The accumulator of a convolution: `bias` [M] broadcast to `dims`
 /// [N, M, O...], or zeros when there is no bias.
-FailureOr<Value> convInit(OpBuilder &b, Location loc, Operation *op,
-                          Value bias, ArrayRef<OpFoldResult> dims,
-                          Type accType) {
+FailureOr<Value> convInit(OpBuilder &b, Location loc, Operation *op, Value bias,
+                          ArrayRef<OpFoldResult> dims, Type accType) {
   if (!bias || isa<NoneType>(bias.getType()))
     return filledTensor(b, loc, dims, scalarConstant(b, loc, accType, 0.0));
   auto biasType = requireRanked(op, bias, "the bias B");
@@ -357,11 +358,9 @@ FailureOr<Value> convInit(OpBuilder &b, Location loc, Operation *op,
   access.isOne = {Value()};
   int64_t rank = int64_t(dims.size());
   SmallVector<IteratorType> iters(rank, IteratorType::parallel);
-  return buildGeneric(b, loc, {access}, emptyTensor(b, loc, dims, accType),
-                      iota(rank), iters,
-                      [](OpBuilder &, Location, ValueRange in, Value) {
-                        return in[0];
-                      });
+  return buildGeneric(
+      b, loc, {access}, emptyTensor(b, loc, dims, accType), iota(rank), iters,
+      [](OpBuilder &, Location, ValueRange in, Value) { return in[0]; });
 }
 
 //===----------------------------------------------------------------------===//
@@ -393,9 +392,8 @@ FailureOr<Value> lowerConvCore(Operation *op, OpBuilder &b, Value x, Value w,
   auto init = convInit(b, loc, op, bias, shape->dims, accType);
   if (failed(init))
     return failure();
-  ConvGeometry geo{group, shape->inChannelsPerGroup,
-                   shape->outChannelsPerGroup, attrs->strides,
-                   attrs->dilations};
+  ConvGeometry geo{group, shape->inChannelsPerGroup, shape->outChannelsPerGroup,
+                   attrs->strides, attrs->dilations};
   return groupedConv(b, loc, padded, wg, *init, geo);
 }
 
@@ -444,7 +442,8 @@ FailureOr<Value> widenMinusZeroPoint(Operation *op, OpBuilder &b, Value t,
   int64_t rank = type->getRank();
   SmallVector<OperandAccess> inputs = {identityAccess(t)};
   if (zeroPoint && !isa<NoneType>(zeroPoint.getType())) {
-    auto zpType = requireRanked(op, zeroPoint, "the zero point of " + what.str());
+    auto zpType =
+        requireRanked(op, zeroPoint, "the zero point of " + what.str());
     if (failed(zpType))
       return failure();
     if (zpType->getElementType() != elementType || zpType->getRank() > 1)
@@ -578,12 +577,12 @@ FailureOr<SmallVector<Value>> lowerQLinearConv(Operation *op, OpBuilder &b) {
   // y = saturate(round_half_even(acc * x_scale * w_scale / y_scale) + y_zp)
   SmallVector<OpFoldResult> dims = shape::getDims(b, loc, *acc);
   OpFoldResult channels = dims[1];
-  auto xScale = quantParamAccess(op, b, conv.getXScale(), "x_scale", channels,
-                                 false);
-  auto wScale = quantParamAccess(op, b, conv.getWScale(), "w_scale", channels,
-                                 true);
-  auto yScale = quantParamAccess(op, b, conv.getYScale(), "y_scale", channels,
-                                 false);
+  auto xScale =
+      quantParamAccess(op, b, conv.getXScale(), "x_scale", channels, false);
+  auto wScale =
+      quantParamAccess(op, b, conv.getWScale(), "w_scale", channels, true);
+  auto yScale =
+      quantParamAccess(op, b, conv.getYScale(), "y_scale", channels, false);
   auto yZero = quantParamAccess(op, b, conv.getYZeroPoint(), "y_zero_point",
                                 channels, false);
   if (failed(xScale) || failed(wScale) || failed(yScale) || failed(yZero))
@@ -613,9 +612,10 @@ FailureOr<SmallVector<Value>> lowerQLinearConv(Operation *op, OpBuilder &b) {
             arith::MaximumFOp::create(nb, nl, shifted,
                                       scalarConstant(nb, nl, f32, lo)),
             scalarConstant(nb, nl, f32, hi));
-        Value q = isUnsigned
-                      ? arith::FPToUIOp::create(nb, nl, i8, clamped).getResult()
-                      : arith::FPToSIOp::create(nb, nl, i8, clamped).getResult();
+        Value q =
+            isUnsigned
+                ? arith::FPToUIOp::create(nb, nl, i8, clamped).getResult()
+                : arith::FPToSIOp::create(nb, nl, i8, clamped).getResult();
         return castScalar(nb, nl, q, yElement);
       });
   return SmallVector<Value>{result};
@@ -640,9 +640,9 @@ Value flipTransposeWeights(OpBuilder &b, Location loc, Value w,
   Value inPerGroup = shape::toValue(b, loc, shape.inChannelsPerGroup);
   SmallVector<Value> lastTap;
   for (OpFoldResult k : shape.kernel)
-    lastTap.push_back(arith::SubIOp::create(
-        b, loc, shape::toValue(b, loc, k),
-        arith::ConstantIndexOp::create(b, loc, 1)));
+    lastTap.push_back(
+        arith::SubIOp::create(b, loc, shape::toValue(b, loc, k),
+                              arith::ConstantIndexOp::create(b, loc, 1)));
   SmallVector<IteratorType> iters(rank + 3, IteratorType::parallel);
   return buildGeneric(
       b, loc, {}, init, iota(rank + 3), iters,
@@ -692,17 +692,16 @@ FailureOr<SmallVector<Value>> lowerConvTranspose(Operation *op, OpBuilder &b) {
 
   // X spread out: element j of each spatial dim at offset + j * stride of
   // a zero tensor.
-  Value spread = spreadSpatial(b, loc, x, shape->dilatedExtent,
-                               shape->inputOffset, attrs->strides,
-                               scalarConstant(b, loc, elementType, 0.0));
+  Value spread =
+      spreadSpatial(b, loc, x, shape->dilatedExtent, shape->inputOffset,
+                    attrs->strides, scalarConstant(b, loc, elementType, 0.0));
 
   Value flipped = flipTransposeWeights(b, loc, w, *shape, group);
   auto init = convInit(b, loc, op, conv.getB(), shape->dims, elementType);
   if (failed(init))
     return failure();
-  ConvGeometry geo{group, shape->inChannelsPerGroup,
-                   shape->outChannelsPerGroup, SmallVector<int64_t>(rank, 1),
-                   attrs->dilations};
+  ConvGeometry geo{group, shape->inChannelsPerGroup, shape->outChannelsPerGroup,
+                   SmallVector<int64_t>(rank, 1), attrs->dilations};
   return SmallVector<Value>{groupedConv(b, loc, spread, flipped, *init, geo)};
 }
 
@@ -738,8 +737,8 @@ FailureOr<PoolSetup> setUpPool(Operation *op, OpBuilder &b, Value x,
     return failure();
   setup.attrs = *attrs;
   setup.kernel = intList(op->getAttrOfType<ArrayAttr>("kernel_shape"));
-  auto shape = shape::poolShape(b, op->getLoc(), x, setup.kernel, setup.attrs,
-                                op);
+  auto shape =
+      shape::poolShape(b, op->getLoc(), x, setup.kernel, setup.attrs, op);
   if (failed(shape))
     return failure();
   setup.shape = *shape;
@@ -767,8 +766,7 @@ SmallVector<AffineMap> poolMaps(const WindowLoops &loops,
 /// storage_order 1), padding not counted.
 Value flatInputIndex(OpBuilder &b, Location loc, const WindowLoops &loops,
                      const WindowAttrs &attrs, ArrayRef<WindowDim> window,
-                     ArrayRef<Value> extents /*N, C, D...*/,
-                     bool columnMajor) {
+                     ArrayRef<Value> extents /*N, C, D...*/, bool columnMajor) {
   int64_t rank = loops.rank;
   SmallVector<Value> positions;
   for (int64_t i = 0; i < rank; ++i) {
@@ -776,16 +774,15 @@ Value flatInputIndex(OpBuilder &b, Location loc, const WindowLoops &loops,
     Value t = loopIndex(b, loc, loops.tapLoop(i));
     Value s = arith::ConstantIndexOp::create(b, loc, attrs.strides[i]);
     Value d = arith::ConstantIndexOp::create(b, loc, attrs.dilations[i]);
-    Value padded = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, o, s),
-        arith::MulIOp::create(b, loc, t, d));
+    Value padded =
+        arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, o, s),
+                              arith::MulIOp::create(b, loc, t, d));
     positions.push_back(arith::SubIOp::create(
         b, loc, padded, shape::toValue(b, loc, window[i].padBegin)));
   }
   // (n * C + c) * prod(D) + spatial offset.
   Value flat = arith::AddIOp::create(
-      b, loc,
-      arith::MulIOp::create(b, loc, loopIndex(b, loc, 0), extents[1]),
+      b, loc, arith::MulIOp::create(b, loc, loopIndex(b, loc, 0), extents[1]),
       loopIndex(b, loc, 1));
   Value spatial;
   if (!columnMajor) {
@@ -819,10 +816,9 @@ Value greaterThan(OpBuilder &b, Location loc, Value x, Value y,
                   bool asUnsigned) {
   if (isa<FloatType>(x.getType()))
     return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, x, y);
-  return arith::CmpIOp::create(b, loc,
-                               asUnsigned ? arith::CmpIPredicate::ugt
-                                          : arith::CmpIPredicate::sgt,
-                               x, y);
+  return arith::CmpIOp::create(
+      b, loc,
+      asUnsigned ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt, x, y);
 }
 
 FailureOr<SmallVector<Value>> lowerMaxPool(Operation *op, OpBuilder &b) {
@@ -848,8 +844,7 @@ FailureOr<SmallVector<Value>> lowerMaxPool(Operation *op, OpBuilder &b) {
   int64_t rank = int64_t(setup->kernel.size());
   WindowLoops loops{2, rank, 0, b.getContext()};
   Value bounds = kernelBounds(b, loc, setup->kernel, computeType);
-  SmallVector<Value> inits = {
-      filledTensor(b, loc, setup->shape.dims, lowest)};
+  SmallVector<Value> inits = {filledTensor(b, loc, setup->shape.dims, lowest)};
   SmallVector<Value> extents;
   if (wantIndices) {
     inits.push_back(filledTensor(b, loc, setup->shape.dims,
@@ -865,9 +860,9 @@ FailureOr<SmallVector<Value>> lowerMaxPool(Operation *op, OpBuilder &b) {
         if (!wantIndices)
           return {maxOf(nb, nl, acc, v, asUnsigned)};
         Value better = greaterThan(nb, nl, v, acc, asUnsigned);
-        Value index = flatInputIndex(nb, nl, loops, setup->attrs,
-                                     setup->shape.window, extents,
-                                     storageOrder == 1);
+        Value index =
+            flatInputIndex(nb, nl, loops, setup->attrs, setup->shape.window,
+                           extents, storageOrder == 1);
         index = arith::IndexCastOp::create(nb, nl, nb.getI64Type(), index);
         return {arith::SelectOp::create(nb, nl, better, v, acc),
                 arith::SelectOp::create(nb, nl, better, index, args[3])};
@@ -912,13 +907,12 @@ Value windowSum(OpBuilder &b, Location loc, Value x, const PoolSetup &setup,
   WindowLoops loops{2, rank, 0, b.getContext()};
   Value bounds = kernelBounds(b, loc, setup.kernel, setup.elementType);
   Value init = filledTensor(b, loc, setup.shape.dims, zero);
-  return buildWindowGeneric(
-             b, loc, {padded, bounds}, {init}, poolMaps(loops, setup.attrs, 1),
-             loops.iterators(),
-             [&](OpBuilder &nb, Location nl, ValueRange args) {
-               return SmallVector<Value>{
-                   add(nb, nl, args[2], term(nb, nl, args[0]))};
-             })
+  return buildWindowGeneric(b, loc, {padded, bounds}, {init},
+                            poolMaps(loops, setup.attrs, 1), loops.iterators(),
+                            [&](OpBuilder &nb, Location nl, ValueRange args) {
+                              return SmallVector<Value>{
+                                  add(nb, nl, args[2], term(nb, nl, args[0]))};
+                            })
       .front();
 }
 
@@ -938,10 +932,11 @@ FailureOr<SmallVector<Value>> lowerAveragePool(Operation *op, OpBuilder &b) {
   int64_t rank = int64_t(setup->kernel.size());
   ArrayRef<WindowDim> window = setup->shape.window;
   bool constantCount = llvm::all_of(window, [&](const WindowDim &d) {
-    bool noOverhang = shape::getStatic(d.padHigh) == shape::getStatic(d.padEnd) &&
-                      shape::getStatic(d.padEnd).has_value();
-    bool noPad = shape::getStatic(d.padBegin) == 0 &&
-                 shape::getStatic(d.padHigh) == 0;
+    bool noOverhang =
+        shape::getStatic(d.padHigh) == shape::getStatic(d.padEnd) &&
+        shape::getStatic(d.padEnd).has_value();
+    bool noPad =
+        shape::getStatic(d.padBegin) == 0 && shape::getStatic(d.padHigh) == 0;
     return includePad ? noOverhang : noPad;
   });
   SmallVector<Value> lo, hi;
@@ -949,9 +944,8 @@ FailureOr<SmallVector<Value>> lowerAveragePool(Operation *op, OpBuilder &b) {
     SmallVector<OpFoldResult> xDims = shape::getDims(b, loc, pool.getX());
     for (int64_t i = 0; i < rank; ++i) {
       Value begin = shape::toValue(b, loc, window[i].padBegin);
-      Value inputEnd =
-          arith::AddIOp::create(b, loc, begin,
-                                shape::toValue(b, loc, xDims[2 + i]));
+      Value inputEnd = arith::AddIOp::create(
+          b, loc, begin, shape::toValue(b, loc, xDims[2 + i]));
       if (includePad) {
         lo.push_back(arith::ConstantIndexOp::create(b, loc, 0));
         hi.push_back(arith::AddIOp::create(
@@ -1002,8 +996,8 @@ Value lpTerm(OpBuilder &b, Location loc, Value v, int64_t p) {
     return a;
   if (p == 2)
     return arith::MulFOp::create(b, loc, a, a);
-  return math::PowFOp::create(
-      b, loc, a, scalarConstant(b, loc, v.getType(), double(p)));
+  return math::PowFOp::create(b, loc, a,
+                              scalarConstant(b, loc, v.getType(), double(p)));
 }
 
 /// sum^(1/p) for the Lp pools.
@@ -1022,8 +1016,8 @@ Value mapElements(OpBuilder &b, Location loc, Value t,
   auto type = cast<RankedTensorType>(t.getType());
   int64_t rank = type.getRank();
   SmallVector<IteratorType> iters(rank, IteratorType::parallel);
-  Value init = emptyTensor(b, loc, shape::getDims(b, loc, t),
-                           type.getElementType());
+  Value init =
+      emptyTensor(b, loc, shape::getDims(b, loc, t), type.getElementType());
   return buildGeneric(b, loc, {identityAccess(t)}, init, iota(rank), iters,
                       [&](OpBuilder &nb, Location nl, ValueRange in, Value) {
                         return fn(nb, nl, in[0]);
@@ -1086,8 +1080,8 @@ FailureOr<SmallVector<Value>> lowerGlobalPool(Operation *op, OpBuilder &b) {
   outLoops[0] = 0;
   outLoops[1] = 1;
   Value reduced = buildGeneric(
-      b, loc, {identityAccess(x)}, filledTensor(b, loc, *dims, start),
-      outLoops, iters,
+      b, loc, {identityAccess(x)}, filledTensor(b, loc, *dims, start), outLoops,
+      iters,
       [&](OpBuilder &nb, Location nl, ValueRange in, Value acc) -> Value {
         if (Kind == GlobalKind::Max)
           return arith::MaximumFOp::create(nb, nl, acc, in[0]);

@@ -206,14 +206,16 @@ Value validPart(OpBuilder &b, Location loc, Value capacity,
 /// Checks `value` against the type the model declares for result `index`
 /// (declared static dims are asserted at run time where the value's are
 /// dynamic) and casts it to the refined type. The valid part of a
-/// capacity-sized tensor (an extract_slice) is copied into a fresh tensor
-/// of exactly its shape: as a strided view it would be copied with a
-/// strided memref.copy wherever a consumer needs a contiguous buffer (a
-/// reshape, a graph output), which the CPU runtime does not provide.
+/// capacity-sized tensor (an extract_slice) that is a graph output is
+/// copied into a fresh tensor of exactly its shape here, with a loop, and
+/// becomes the output buffer itself (instead of a strided memref.copy into
+/// the output later). Other consumers read the view.
 FailureOr<Value> matchResult(OpBuilder &b, Location loc, Operation *op,
                              unsigned index, Value value) {
   SmallVector<OpFoldResult> dims = shape::getDims(b, loc, value);
-  if (value.getDefiningOp<tensor::ExtractSliceOp>()) {
+  if (value.getDefiningOp<tensor::ExtractSliceOp>() &&
+      llvm::any_of(op->getResult(index).getUsers(),
+                   [](Operation *u) { return isa<func::ReturnOp>(u); })) {
     Value fresh = emptyTensor(
         b, loc, dims, cast<RankedTensorType>(value.getType()).getElementType());
     value = linalg::CopyOp::create(b, loc, value, fresh).getResult(0);

@@ -15,7 +15,9 @@
 //                                 %gx, 1, 1, 256, 1, 1, %n, %slots)
 //   cf.cond_br (%s == 0), ^next, ^fail     // ^fail: return 1
 //
-// `gpu.memcpy` (constant uploads) becomes onyxrt_cuda_upload, and each
+// `gpu.memcpy` becomes onyxrt_cuda_upload (constants) or, marked
+// `onyx.readback`, onyxrt_cuda_download (a synchronized copy of device data
+// the host needs, RFC Fix 3), and each
 // gpu.binary private globals: the cubin, the PTX and one OnyxCudaKernel
 // descriptor {cubin, cubinSize, ptx, name} per launched kernel.
 //
@@ -40,6 +42,7 @@ namespace {
 
 constexpr llvm::StringLiteral kLaunchFn = "onyxrt_cuda_launch";
 constexpr llvm::StringLiteral kUploadFn = "onyxrt_cuda_upload";
+constexpr llvm::StringLiteral kDownloadFn = "onyxrt_cuda_download";
 
 /// Bytes of one element in memory (i1 takes a byte).
 int64_t elementBytes(Type type) {
@@ -332,27 +335,54 @@ struct CUDALowerLaunchesPass
     FailureOr<Value> context = contextOf(copy);
     if (failed(context))
       return failure();
-    auto type = cast<MemRefType>(copy.getSrc().getType());
+    // A readback (device -> host, synchronized) or a constant upload.
+    bool readback = copy->hasAttr("onyx.readback");
+    auto srcType = cast<MemRefType>(copy.getSrc().getType());
+    auto dstType = cast<MemRefType>(copy.getDst().getType());
+    bool contiguous = srcType.getLayout().isIdentity() ||
+                      (readback && srcType.getNumElements() == 1);
     if (copy.getAsyncToken() || !copy.getAsyncDependencies().empty() ||
-        !type.hasStaticShape() || !type.getLayout().isIdentity() ||
-        copy.getDst().getType() != copy.getSrc().getType())
-      return copy.emitError("only synchronous uploads of static, contiguous "
-                            "constants are supported");
+        !srcType.hasStaticShape() || !dstType.hasStaticShape() ||
+        !dstType.getLayout().isIdentity() || !contiguous ||
+        srcType.getElementType() != dstType.getElementType() ||
+        srcType.getNumElements() != dstType.getNumElements())
+      return copy.emitError("only synchronous copies of static, contiguous "
+                            "buffers are supported");
     OpBuilder b(copy);
     auto i64 = b.getI64Type();
     auto ptr = LLVM::LLVMPointerType::get(module.getContext());
+    int64_t elementSize = elementBytes(srcType.getElementType());
     auto asPointer = [&](Value buffer) -> Value {
-      return LLVM::IntToPtrOp::create(b, loc, ptr, pointerBits(b, loc, buffer));
+      Value bits = pointerBits(b, loc, buffer);
+      auto type = cast<MemRefType>(buffer.getType());
+      if (!type.getLayout().isIdentity()) {
+        // The element offset of a strided view, in bytes.
+        auto metadata =
+            memref::ExtractStridedMetadataOp::create(b, loc, buffer);
+        Value offset = arith::IndexCastOp::create(b, loc, i64,
+                                                  metadata.getOffset());
+        Value size = arith::ConstantIntOp::create(b, loc, elementSize, 64);
+        bits = arith::AddIOp::create(
+            b, loc, bits, arith::MulIOp::create(b, loc, offset, size));
+      }
+      return LLVM::IntToPtrOp::create(b, loc, ptr, bits);
     };
     Value bytes = LLVM::ConstantOp::create(
-        b, loc, i64, type.getNumElements() * elementBytes(type.getElementType()));
+        b, loc, i64, srcType.getNumElements() * elementSize);
+    std::string label = "constant upload";
+    if (readback) {
+      label = "reading a device tensor back to the host";
+      if (auto name = dyn_cast<NameLoc>(loc))
+        label = ("node '" + name.getName().getValue() + "': " + label).str();
+    }
     SmallVector<Value> args = {*context, asPointer(copy.getDst()),
                                asPointer(copy.getSrc()), bytes,
-                               labelPointer(b, module, loc, "constant upload")};
+                               labelPointer(b, module, loc, label)};
     SmallVector<Type> argTypes;
     for (Value a : args)
       argTypes.push_back(a.getType());
-    func::FuncOp fn = declare(module, kUploadFn, argTypes, b.getI32Type());
+    func::FuncOp fn = declare(module, readback ? kDownloadFn : kUploadFn,
+                              argTypes, b.getI32Type());
     Value status = func::CallOp::create(b, loc, fn, args).getResult(0);
     checkStatus(b, loc, status);
     copy.erase();

@@ -53,6 +53,9 @@ using namespace onyx;
 
 namespace {
 
+/// Marks a gpu.memcpy that copies device data to the host and waits for it.
+constexpr llvm::StringLiteral kReadbackAttr = "onyx.readback";
+
 /// Grid-stride loops cover any size; the grid is capped well inside the
 /// hardware limit.
 constexpr int64_t kMaxGridBlocks = int64_t(1) << 20;
@@ -122,18 +125,31 @@ Value rootBuffer(Value buffer) {
   return buffer;
 }
 
-/// Whether `buffer` (a root) is host memory: constants, external weights and
-/// stack buffers. Everything else (inputs, outputs, temporaries, pools) is
-/// device memory in a CUDA session.
-bool isHostMemory(Value root) {
-  Operation *def = root.getDefiningOp();
+/// Where a buffer lives in a CUDA session: constants, external weights and
+/// stack buffers on the host; inputs, outputs, temporaries and pools on the
+/// device. A select between the two (ONNX If on buffers) is mixed.
+enum class Space { Host, Device, Mixed };
+
+Space spaceOf(Value buffer) {
+  buffer = rootBuffer(buffer);
+  Operation *def = buffer.getDefiningOp();
+  if (auto select = dyn_cast_or_null<arith::SelectOp>(def)) {
+    Space a = spaceOf(select.getTrueValue());
+    Space b = spaceOf(select.getFalseValue());
+    return a == b ? a : Space::Mixed;
+  }
   if (!def)
-    return false;
+    return Space::Device;
   if (isa<memref::GetGlobalOp, memref::AllocaOp>(def))
-    return true;
+    return Space::Host;
   StringRef name = def->getName().getStringRef();
-  return name == "onyx.get_weight" || name == "onyx.weight_buffer";
+  if (name == "onyx.get_weight" || name == "onyx.weight_buffer")
+    return Space::Host;
+  return Space::Device;
 }
+
+/// Whether `buffer` is (a view of) host memory.
+bool isHostMemory(Value buffer) { return spaceOf(buffer) == Space::Host; }
 
 /// Whether `op` is inside a linalg op's region or is one.
 bool isInDispatch(Operation *op) {
@@ -220,7 +236,7 @@ struct CUDAOutlineDispatchesPass
       return found->second;
     bool result = false;
     if (auto load = dyn_cast<memref::LoadOp>(def)) {
-      result = !isHostMemory(rootBuffer(load.getMemRef()));
+      result = !isHostMemory((load.getMemRef()));
     } else if (isPure(def) && def->getNumRegions() == 0 &&
                llvm::all_of(def->getResultTypes(), isSupportedScalarType)) {
       for (Value operand : def->getOperands())
@@ -232,15 +248,19 @@ struct CUDAOutlineDispatchesPass
     return result;
   }
 
-  /// Whether every use of a device-data value is (in) a kernel or another
-  /// device-data value.
+  /// Whether every use of the device-data values of `op`, followed through
+  /// the host scalar ops computed from them, ends in a kernel (which can
+  /// recompute them on the device).
   bool onlyFeedsKernels(Operation *op) {
-    for (Operation *user : op->getUsers())
-      if (!isInDispatch(user) &&
-          !llvm::any_of(user->getResults(), [&](Value r) {
-            return dependsOnDeviceData(r);
-          }))
+    for (Operation *user : op->getUsers()) {
+      if (isInDispatch(user))
+        continue;
+      bool derived = llvm::any_of(user->getResults(), [&](Value r) {
+        return dependsOnDeviceData(r);
+      });
+      if (!derived || !onlyFeedsKernels(user))
         return false;
+    }
     return true;
   }
 
@@ -279,8 +299,96 @@ struct CUDAOutlineDispatchesPass
     }
   }
 
+  /// RFC Fix 3, per use: a host op that needs device data it cannot leave to
+  /// a kernel (a size computed from a shape input, the shape operand of
+  /// memref.reshape) reads a synchronized copy. The whole (small, static)
+  /// buffer is copied into a host stack buffer right before the op, which
+  /// then reads the copy. Loads whose values only feed kernels are left
+  /// alone: the kernels load them on the device, without a sync.
+  LogicalResult insertReadbacks(func::FuncOp func) {
+    SmallVector<Operation *> ops;
+    for (Block &block : func.getBody())
+      for (Operation &op : block)
+        ops.push_back(&op);
+    for (Operation *op : ops) {
+      if (isa<linalg::LinalgOp, memref::CopyOp>(op) || op->getNumRegions())
+        continue;
+      auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+      if (!iface)
+        continue;
+      if (isa<memref::LoadOp>(op) && onlyFeedsKernels(op))
+        continue;
+      SmallVector<MemoryEffects::EffectInstance> effects;
+      iface.getEffects(effects);
+      llvm::SetVector<Value> reads;
+      for (auto &effect : effects) {
+        Value value = effect.getValue();
+        if (!value || !isa<BaseMemRefType>(value.getType()))
+          continue;
+        if (isa<MemoryEffects::Write>(effect.getEffect()) &&
+            !isHostMemory((value)))
+          return op->emitError()
+                 << "writing tensor data on the host ('" << op->getName()
+                 << "') is not supported on cuda yet (the data is on the "
+                    "device)";
+        if (isa<MemoryEffects::Read>(effect.getEffect()) &&
+            !isHostMemory((value)))
+          reads.insert(value);
+      }
+      // One element of a dynamically shaped buffer: copy just that element.
+      if (auto load = dyn_cast<memref::LoadOp>(op);
+          load && reads.size() == 1 && load.getMemRefType().getRank() > 0 &&
+          !load.getMemRefType().hasStaticShape()) {
+        MemRefType type = load.getMemRefType();
+        OpBuilder b(op);
+        Location loc = op->getLoc();
+        SmallVector<OpFoldResult> offsets(load.getIndices().begin(),
+                                          load.getIndices().end());
+        SmallVector<OpFoldResult> ones(type.getRank(), b.getIndexAttr(1));
+        auto elementType = memref::SubViewOp::inferRankReducedResultType(
+            {1}, type, offsets, ones, ones);
+        auto element = memref::SubViewOp::create(
+            b, loc, cast<MemRefType>(elementType), load.getMemRef(), offsets,
+            ones, ones);
+        auto copy = memref::AllocaOp::create(
+            b, loc, MemRefType::get({1}, type.getElementType()));
+        auto memcpy = gpu::MemcpyOp::create(b, loc, Type(), ValueRange{},
+                                            copy, element);
+        memcpy->setAttr(kReadbackAttr, b.getUnitAttr());
+        Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+        auto hostLoad = memref::LoadOp::create(b, loc, copy, ValueRange{zero});
+        load.getResult().replaceAllUsesWith(hostLoad.getResult());
+        load.erase();
+        deviceData.clear();
+        continue;
+      }
+      for (Value buffer : reads) {
+        auto type = dyn_cast<MemRefType>(buffer.getType());
+        if (!type || !type.hasStaticShape() ||
+            !type.getLayout().isIdentity() || type.getNumElements() > 4096 ||
+            !isSupportedScalarType(type.getElementType()))
+          return op->emitError()
+                 << "the host needs the value of a tensor that lives on the "
+                    "device ('"
+                 << op->getName() << "' of " << buffer.getType()
+                 << "); a synchronized readback needs a small static buffer";
+        OpBuilder b(op);
+        auto copy = memref::AllocaOp::create(b, op->getLoc(), type);
+        auto memcpy = gpu::MemcpyOp::create(b, op->getLoc(), Type(),
+                                            ValueRange{}, copy, buffer);
+        memcpy->setAttr(kReadbackAttr, b.getUnitAttr());
+        op->replaceUsesOfWith(buffer, copy);
+      }
+      if (!reads.empty())
+        deviceData.clear();
+    }
+    return success();
+  }
+
   LogicalResult normalize(func::FuncOp func) {
     keepHostBuffersOnHost(func);
+    if (failed(insertReadbacks(func)))
+      return failure();
     SmallVector<Operation *> ops;
     for (Block &block : func.getBody())
       for (Operation &op : block)
@@ -328,6 +436,8 @@ struct CUDAOutlineDispatchesPass
               << "' inside host control flow is not supported on cuda yet";
           return WalkResult::interrupt();
         }
+        if (isa<gpu::MemcpyOp>(inner)) // readbacks inserted above
+          return WalkResult::advance();
         if (isa<memref::CopyOp>(inner) || touchesDeviceData(inner)) {
           inner->emitError()
               << "reading or writing tensor data on the host ('"
@@ -356,7 +466,7 @@ struct CUDAOutlineDispatchesPass
         continue;
       Value value = effect.getValue();
       if (value && isa<BaseMemRefType>(value.getType()) &&
-          !isHostMemory(rootBuffer(value)))
+          !isHostMemory((value)))
         return true;
     }
     return false;
@@ -366,8 +476,11 @@ struct CUDAOutlineDispatchesPass
     if (!op.hasPureBufferSemantics())
       return op->emitError() << "'" << op->getName()
                              << "' on tensors reached the cuda target";
-    if (linalg::isaContractionOpInterface(op) ||
-        linalg::isaConvolutionOpInterface(op))
+    // Named library ops (matmul, convolutions) wait for cuBLASLt/cuDNN;
+    // generics that happen to contract run as reduction kernels.
+    if (!isa<linalg::GenericOp>(op.getOperation()) &&
+        (linalg::isaContractionOpInterface(op) ||
+         linalg::isaConvolutionOpInterface(op)))
       return op->emitError()
              << "'" << op->getName()
              << "' is a library op (cuBLASLt/cuDNN); library ops are not "
@@ -409,7 +522,7 @@ struct CUDAOutlineDispatchesPass
     if (!type.hasStaticShape() || !type.getLayout().isIdentity())
       return user->emitError("a kernel reads the host constant of type ")
              << type << ", which is not supported on cuda yet";
-    if (isa<memref::AllocaOp>(rootBuffer(buffer).getDefiningOp()))
+    if (isa_and_nonnull<memref::AllocaOp>(rootBuffer(buffer).getDefiningOp()))
       return user->emitError(
           "a kernel reads a host stack buffer; not supported on cuda yet");
     auto func = user->getParentOfType<func::FuncOp>();
@@ -536,7 +649,11 @@ struct CUDAOutlineDispatchesPass
     llvm::SetVector<Value> hostBindings = std::move(iface.bindings);
     iface.bindings.clear();
     for (Value buffer : hostBindings) {
-      if (isHostMemory(rootBuffer(buffer))) {
+      if (spaceOf(buffer) == Space::Mixed)
+        return op.emitError("a kernel reads a buffer that is host memory on "
+                            "one path and device memory on another; not "
+                            "supported on cuda yet");
+      if (isHostMemory(buffer)) {
         FailureOr<Value> copy = deviceCopyOf(buffer, op);
         if (failed(copy))
           return failure();

@@ -243,6 +243,12 @@ ONYX_API int32_t onyxrt_cuda_launch(void *ctx, const OnyxCudaKernel *kernel,
 ONYX_API int32_t onyxrt_cuda_upload(void *ctx, void *deviceDst,
                                     const void *hostSrc, int64_t bytes,
                                     const char *label);
+/* Copies `bytes` of device memory to the host once the work queued before
+ * it is done (a synchronized readback: sizes the host computes from device
+ * tensors). Returns 0; non-zero after recording an error naming `label`. */
+ONYX_API int32_t onyxrt_cuda_download(void *ctx, void *hostDst,
+                                      const void *deviceSrc, int64_t bytes,
+                                      const char *label);
 
 #ifdef __cplusplus
 }

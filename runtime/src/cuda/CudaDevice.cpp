@@ -17,6 +17,9 @@
 //   ONYX_CUDA_FORCE_PTX=1 ignore the cubins, JIT the PTX
 //   ONYX_CUDA_SYNC=1      synchronize after every launch, so that a fault is
 //                         attributed to the kernel that caused it
+//   ONYX_CUDA_PROFILE=F   time every launch with device events and append,
+//                         when the session ends, one line per kernel to F:
+//                         "kernel<TAB>launches<TAB>total ms<TAB>label"
 //
 //===----------------------------------------------------------------------===//
 #include "../Device.h"
@@ -25,6 +28,7 @@
 #include <cuda.h>
 #include <dlfcn.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -62,6 +66,10 @@ struct DriverApi {
   ONYX_CU_FN(cuModuleUnload)
   ONYX_CU_FN(cuModuleGetFunction)
   ONYX_CU_FN(cuLaunchKernel)
+  ONYX_CU_FN(cuEventCreate)
+  ONYX_CU_FN(cuEventRecord)
+  ONYX_CU_FN(cuEventElapsedTime)
+  ONYX_CU_FN(cuEventDestroy)
   ONYX_CU_FN(cuGetErrorName)
   ONYX_CU_FN(cuGetErrorString)
 #undef ONYX_CU_FN
@@ -108,6 +116,10 @@ DriverApi loadDriver() {
   load(api.cuModuleUnload, "cuModuleUnload");
   load(api.cuModuleGetFunction, "cuModuleGetFunction");
   load(api.cuLaunchKernel, "cuLaunchKernel");
+  load(api.cuEventCreate, "cuEventCreate");
+  load(api.cuEventRecord, "cuEventRecord");
+  load(api.cuEventElapsedTime, "cuEventElapsedTime_v2");
+  load(api.cuEventDestroy, "cuEventDestroy_v2");
   load(api.cuGetErrorName, "cuGetErrorName");
   load(api.cuGetErrorString, "cuGetErrorString");
   // The handle stays open for the life of the process: sessions may come
@@ -190,6 +202,25 @@ private:
   CUstream stream = nullptr;
   bool forcePTX = envFlag("ONYX_CUDA_FORCE_PTX");
   bool syncEachLaunch = envFlag("ONYX_CUDA_SYNC");
+  /// ONYX_CUDA_PROFILE: events around each launch, resolved at the next
+  /// synchronize, totals per kernel written when the session ends.
+  std::string profilePath = std::getenv("ONYX_CUDA_PROFILE")
+                                ? std::getenv("ONYX_CUDA_PROFILE")
+                                : "";
+  struct Pending {
+    const OnyxCudaKernel *kernel;
+    std::string label;
+    CUevent start, end;
+  };
+  std::vector<Pending> pending;
+  struct Totals {
+    std::string name, label;
+    uint64_t launches = 0;
+    double ms = 0;
+  };
+  std::unordered_map<const OnyxCudaKernel *, Totals> profile;
+  void resolveProfile();
+  void writeProfile();
   /// Loaded modules by image address, and kernels by descriptor.
   std::unordered_map<const void *, CUmodule> modules;
   std::unordered_map<const OnyxCudaKernel *, CUfunction> functions;
@@ -250,6 +281,8 @@ CudaDevice::~CudaDevice() {
   api.cuCtxSetCurrent(context);
   if (stream)
     api.cuStreamSynchronize(stream);
+  resolveProfile();
+  writeProfile();
   for (auto &entry : modules)
     api.cuModuleUnload(entry.second);
   if (stream)
@@ -321,7 +354,38 @@ bool CudaDevice::synchronize(std::string &error) {
     error = describe("cuStreamSynchronize", result);
     return false;
   }
+  resolveProfile();
   return true;
+}
+
+void CudaDevice::resolveProfile() {
+  for (Pending &p : pending) {
+    float ms = 0;
+    if (api.cuEventElapsedTime(&ms, p.start, p.end) == CUDA_SUCCESS) {
+      Totals &t = profile[p.kernel];
+      if (t.launches == 0) {
+        t.name = p.kernel->name ? p.kernel->name : "?";
+        t.label = p.label;
+      }
+      t.launches += 1;
+      t.ms += ms;
+    }
+    api.cuEventDestroy(p.start);
+    api.cuEventDestroy(p.end);
+  }
+  pending.clear();
+}
+
+void CudaDevice::writeProfile() {
+  if (profilePath.empty() || profile.empty())
+    return;
+  if (FILE *f = std::fopen(profilePath.c_str(), "a")) {
+    for (auto &entry : profile)
+      std::fprintf(f, "%s\t%llu\t%.6f\t%s\n", entry.second.name.c_str(),
+                   (unsigned long long)entry.second.launches, entry.second.ms,
+                   entry.second.label.c_str());
+    std::fclose(f);
+  }
 }
 
 CUfunction CudaDevice::function(const OnyxCudaKernel *kernel,
@@ -416,11 +480,25 @@ bool CudaDevice::launch(const OnyxCudaKernel *kernel, const char *label,
   std::vector<void *> params(size_t(numArgs > 0 ? numArgs : 0));
   for (int64_t i = 0; i < numArgs; ++i)
     params[i] = const_cast<uint64_t *>(&args[i]);
+  CUevent start = nullptr, end = nullptr;
+  if (!profilePath.empty() &&
+      api.cuEventCreate(&start, CU_EVENT_DEFAULT) == CUDA_SUCCESS &&
+      api.cuEventCreate(&end, CU_EVENT_DEFAULT) == CUDA_SUCCESS)
+    api.cuEventRecord(start, stream);
   CUresult result = api.cuLaunchKernel(
       fn, unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2]),
       unsigned(block[0]), unsigned(block[1]), unsigned(block[2]),
       /*sharedMemBytes=*/0, stream, params.empty() ? nullptr : params.data(),
       nullptr);
+  if (start && end) {
+    api.cuEventRecord(end, stream);
+    pending.push_back({kernel, label ? label : "", start, end});
+  } else {
+    if (start)
+      api.cuEventDestroy(start);
+    if (end)
+      api.cuEventDestroy(end);
+  }
   if (result != CUDA_SUCCESS) {
     error = where + describe("cuLaunchKernel", result);
     return false;
@@ -502,6 +580,30 @@ ONYX_API int32_t onyxrt_cuda_upload(void *ctx, void *deviceDst,
     return 0;
   } catch (...) {
     failCall(ctx, "out of memory uploading a constant");
+    return 1;
+  }
+}
+
+ONYX_API int32_t onyxrt_cuda_download(void *ctx, void *hostDst,
+                                      const void *deviceSrc, int64_t bytes,
+                                      const char *label) {
+  CudaDevice *device = cudaDeviceOf(ctx);
+  try {
+    if (!device) {
+      failCall(ctx, "onyxrt_cuda_download: the session has no CUDA device");
+      return 1;
+    }
+    std::string error;
+    if (bytes < 0 ||
+        !device->download(hostDst, deviceSrc, size_t(bytes), error) ||
+        !device->synchronize(error)) {
+      failCall(ctx, std::string(label ? label : "readback") + ": " +
+                        (bytes < 0 ? "negative size" : error));
+      return 1;
+    }
+    return 0;
+  } catch (...) {
+    failCall(ctx, "out of memory reading back a tensor");
     return 1;
   }
 }

@@ -35,4 +35,10 @@ ONYX_API int32_t onyxrt_cuda_upload(void *ctx, void *, const void *, int64_t,
   return 1;
 }
 
+ONYX_API int32_t onyxrt_cuda_download(void *ctx, void *, const void *,
+                                      int64_t, const char *) {
+  onyx::rt::failCall(ctx, "this Onyx runtime was built without CUDA support");
+  return 1;
+}
+
 } // extern "C"

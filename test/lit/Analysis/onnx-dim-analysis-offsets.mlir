@@ -3,13 +3,15 @@
 //
 // Offset relations `d1 + c1 == d2 + c2`, read from the trace that
 // `trace=true` prints to stderr (the `-debug-only=dim-analysis` output of
-// builds with LLVM assertions): each iteration's facts, the groups, then one
-// relation per group related to an earlier one. A group is a set of dims
+// builds with LLVM assertions): each iteration's facts with the op and rule
+// that proved them and their proof time (@i + 1 for the op at position i,
+// @0 for the graph inputs, @late), the groups, then one relation per group
+// related to an earlier one. A group is a set of dims
 // with equal values, so x and x + 3 are two groups related by an offset.
 
 // Concat with 3 static elements: %c[0] = %x[0] + 3.
 // CHECK-LABEL: dim-analysis: iteration 1
-// CHECK:         %{{.*}}[0] == %arg0[0] + 3  [onnx.Concat: sum along the axis]
+// CHECK:         %{{.*}}[0] == %arg0[0] + 3  [onnx.Concat: sum along the axis @2]
 // CHECK:       dim-analysis: iteration 2: 0 facts (fixed point)
 // CHECK:       dim-analysis: groups (2)
 // CHECK-NEXT:    group 0: %arg0[0]

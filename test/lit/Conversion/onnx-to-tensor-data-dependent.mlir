@@ -107,10 +107,11 @@ func.func @if_join(%c: tensor<i1>, %x: tensor<4xf32>, %y: tensor<2xf32>) -> tens
 // (counter, condition, carried values, scan stacks). The carried value
 // doubles in length every iteration, so its type is generalized to
 // tensor<?xf32>; the scan output's stack grows and is cut to the iteration
-// count after the loop.
+// count after the loop. (A negative trip count runs no iteration.)
 // CHECK-LABEL: func.func @loop_trip_count
 // CHECK:         %[[M:.*]] = tensor.extract %{{.*}}[] : tensor<i64>
-// CHECK:         %[[TRIP:.*]] = arith.index_cast %[[M]] : i64 to index
+// CHECK:         %[[MI:.*]] = arith.index_cast %[[M]] : i64 to index
+// CHECK:         %[[TRIP:.*]] = arith.maxsi %[[MI]], %{{.*}} : index
 // CHECK:         %[[W:.*]]:4 = scf.while (%[[I:.*]] = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) : (index, i1, tensor<?xf32>, tensor<?x?xf32>)
 // CHECK:           arith.cmpi slt, %{{.*}}, %[[TRIP]] : index
 // CHECK:           scf.condition
