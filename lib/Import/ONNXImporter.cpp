@@ -382,8 +382,7 @@ uint64_t fnv1a64(llvm::StringRef bytes) {
   return hash;
 }
 
-Value Importer::createConstant(const onnx::TensorProto &tensor,
-                               Location loc) {
+Value Importer::createConstant(const onnx::TensorProto &tensor, Location loc) {
   if (options.externalWeights &&
       tensor.data_location() == onnx::TensorProto::EXTERNAL)
     return createExternalWeight(tensor, loc);
@@ -421,8 +420,7 @@ Value Importer::createExternalWeight(const onnx::TensorProto &tensor,
   uint64_t expected = uint64_t(type.getNumElements()) * elementSize;
   if (length && *length != expected)
     fail(what + ": external data length " + std::to_string(*length) +
-         " does not match its shape (" + std::to_string(expected) +
-         " bytes)");
+         " does not match its shape (" + std::to_string(expected) + " bytes)");
   uint64_t checksum = 0;
   llvm::SmallString<256> path(baseDir);
   llvm::sys::path::append(path, location);
@@ -440,8 +438,7 @@ Value Importer::createExternalWeight(const onnx::TensorProto &tensor,
   state.addAttribute("location", builder.getStringAttr(location));
   state.addAttribute("offset", builder.getI64IntegerAttr(int64_t(offset)));
   state.addAttribute("length", builder.getI64IntegerAttr(int64_t(expected)));
-  state.addAttribute("checksum",
-                     builder.getI64IntegerAttr(int64_t(checksum)));
+  state.addAttribute("checksum", builder.getI64IntegerAttr(int64_t(checksum)));
   state.addTypes(type);
   return builder.create(state)->getResult(0);
 }
@@ -482,8 +479,8 @@ Value Importer::lookup(const std::string &name, const onnx::NodeProto &node) {
 
 Attribute Importer::convertAttribute(const onnx::AttributeProto &attr,
                                      const onnx::NodeProto &node) {
-  std::string what = describeNode(node, opset) + ": attribute '" +
-                     attr.name() + "'";
+  std::string what =
+      describeNode(node, opset) + ": attribute '" + attr.name() + "'";
   switch (attr.type()) {
   case onnx::AttributeProto::INT:
     return builder.getI64IntegerAttr(attr.i());
@@ -596,7 +593,8 @@ std::optional<Type> Importer::inferResultType(const onnx::NodeProto &node,
   const auto &outputs = schema.outputs();
   if (outputs.empty())
     return std::nullopt;
-  const auto &formal = outputs[std::min<size_t>(resultIndex, outputs.size() - 1)];
+  const auto &formal =
+      outputs[std::min<size_t>(resultIndex, outputs.size() - 1)];
   const std::string &typeStr = formal.GetTypeStr();
   if (auto fixed = getElementTypeFromTypeStr(ctx, typeStr))
     return UnrankedTensorType::get(*fixed);
@@ -608,8 +606,7 @@ std::optional<Type> Importer::inferResultType(const onnx::NodeProto &node,
   }
   // A type parameter allowing a single type.
   for (const auto &param : schema.typeConstraintParams()) {
-    if (param.type_param_str == typeStr &&
-        param.allowed_type_strs.size() == 1)
+    if (param.type_param_str == typeStr && param.allowed_type_strs.size() == 1)
       if (auto t = getElementTypeFromTypeStr(ctx, param.allowed_type_strs[0]))
         return UnrankedTensorType::get(*t);
   }
@@ -652,7 +649,8 @@ void Importer::importNode(const onnx::NodeProto &node) {
            " and is not supported yet");
     const Normalization *rule = nullptr;
     for (const auto &n : normalizations())
-      if (node.op_type() == n.opType && schema->SinceVersion() < n.beforeVersion)
+      if (node.op_type() == n.opType &&
+          schema->SinceVersion() < n.beforeVersion)
         rule = &n;
     if (rule) {
       for (const auto &move : rule->moves) {
@@ -711,8 +709,7 @@ void Importer::importNode(const onnx::NodeProto &node) {
   const auto &formals = latest->inputs();
   size_t numFormal = formals.size();
   bool variadicTail =
-      numFormal > 0 &&
-      formals.back().GetOption() == onnx::OpSchema::Variadic;
+      numFormal > 0 && formals.back().GetOption() == onnx::OpSchema::Variadic;
   for (size_t i = 0; i < norm.inputs.size(); ++i) {
     const std::string &name = norm.inputs[i];
     if (i >= numFormal && !variadicTail)
@@ -745,12 +742,11 @@ void Importer::importNode(const onnx::NodeProto &node) {
 
   // Results: every formal output present (NoneType when not produced).
   const auto &formalOuts = latest->outputs();
-  bool variadicOut =
-      !formalOuts.empty() &&
-      formalOuts.back().GetOption() == onnx::OpSchema::Variadic;
-  size_t numResults = std::max<size_t>(
-      node.output_size(), variadicOut ? formalOuts.size() - 1
-                                      : formalOuts.size());
+  bool variadicOut = !formalOuts.empty() &&
+                     formalOuts.back().GetOption() == onnx::OpSchema::Variadic;
+  size_t numResults =
+      std::max<size_t>(node.output_size(),
+                       variadicOut ? formalOuts.size() - 1 : formalOuts.size());
   if (!variadicOut && size_t(node.output_size()) > formalOuts.size())
     fail(nodeDesc + ": has " + std::to_string(node.output_size()) +
          " outputs, the operator has " + std::to_string(formalOuts.size()));
@@ -810,9 +806,9 @@ void Importer::importNode(const onnx::NodeProto &node) {
     builder.setInsertionPointToStart(block);
     ScopeTy scope(values);
     for (const auto &input : sub.input()) {
-      Type t = typeFromProto(input.type(), nodeDesc + ": subgraph '" +
-                                               graphName + "' input '" +
-                                               input.name() + "'");
+      Type t =
+          typeFromProto(input.type(), nodeDesc + ": subgraph '" + graphName +
+                                          "' input '" + input.name() + "'");
       define(input.name(), block->addArgument(t, loc));
     }
     importGraphBody(sub);
@@ -912,8 +908,8 @@ OwningOpRef<ModuleOp> Importer::importModel(onnx::ModelProto &model) {
     onnx::ShapeInferenceOptions inferOptions(/*check_type=*/false,
                                              /*strict_mode=*/0,
                                              /*data_prop=*/false);
-    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(),
-                                       inferOptions);
+    onnx::shape_inference::InferShapes(
+        model, onnx::OpSchemaRegistry::Instance(), inferOptions);
   } catch (const std::exception &) {
     // Inference is best effort; missing types fall back to the schemas.
   }
@@ -996,7 +992,8 @@ OwningOpRef<ModuleOp> runImport(MLIRContext &context, onnx::ModelProto &model,
   }
   std::string firstDiagnostic;
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
-    if (firstDiagnostic.empty() && diag.getSeverity() == DiagnosticSeverity::Error) {
+    if (firstDiagnostic.empty() &&
+        diag.getSeverity() == DiagnosticSeverity::Error) {
       std::string where;
       if (auto nameLoc = dyn_cast<NameLoc>(diag.getLocation()))
         where = "node '" + nameLoc.getName().str() + "': ";

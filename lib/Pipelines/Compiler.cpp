@@ -67,13 +67,15 @@ void explainShapes(ModuleOp module, llvm::raw_ostream &os) {
       return fallback;
     };
     for (unsigned i = 0; i < func.getNumArguments(); ++i)
-      entries.push_back({"input '" + nameOf(func.getArgAttrDict(i),
-                                            "#" + std::to_string(i)) + "'",
-                         func.getArgument(i)});
+      entries.push_back(
+          {"input '" + nameOf(func.getArgAttrDict(i), "#" + std::to_string(i)) +
+               "'",
+           func.getArgument(i)});
     for (unsigned i = 0; i < func.getNumResults(); ++i)
-      entries.push_back({"output '" + nameOf(func.getResultAttrDict(i),
-                                             "#" + std::to_string(i)) + "'",
-                         returnOp.getOperand(i)});
+      entries.push_back(
+          {"output '" +
+               nameOf(func.getResultAttrDict(i), "#" + std::to_string(i)) + "'",
+           returnOp.getOperand(i)});
     // Where each group appears among the graph's inputs and outputs.
     std::map<int64_t, std::vector<std::string>> seenAt;
     for (const Entry &e : entries)
@@ -116,8 +118,7 @@ void explainShapes(ModuleOp module, llvm::raw_ostream &os) {
     for (const auto &rel : analysis.getOffsetRelations())
       if (seenAt.count(rel.group) || seenAt.count(rel.baseGroup))
         os << "  g" << rel.group << " = g" << rel.baseGroup
-           << (rel.offset < 0 ? " - " : " + ") << std::abs(rel.offset)
-           << "\n";
+           << (rel.offset < 0 ? " - " : " + ") << std::abs(rel.offset) << "\n";
   });
 }
 

@@ -60,8 +60,7 @@ FailureOr<TopKShape> topKShape(OpBuilder &b, Location loc, Value input,
 }
 
 FailureOr<EntryView> entryView(OpBuilder &b, Location loc, Value input,
-                               std::optional<int64_t> axis,
-                               Operation *diagOp) {
+                               std::optional<int64_t> axis, Operation *diagOp) {
   IndexMath m(b, loc);
   EntryView view;
   view.axis = axis;
@@ -142,11 +141,11 @@ FailureOr<OpFoldResult> scanLength(OpBuilder &b, Location loc,
     return diagOp->emitError("Scan needs at least one scan input");
   OpFoldResult length = getDim(b, loc, inputs[0], axes[0]);
   for (size_t i = 1; i < inputs.size(); ++i)
-    if (failed(checkEqual(b, loc, length, getDim(b, loc, inputs[i], axes[i]),
-                          ("Scan: sequence lengths of scan inputs 0 and " +
-                           std::to_string(i))
-                              .c_str(),
-                          diagOp)))
+    if (failed(checkEqual(
+            b, loc, length, getDim(b, loc, inputs[i], axes[i]),
+            ("Scan: sequence lengths of scan inputs 0 and " + std::to_string(i))
+                .c_str(),
+            diagOp)))
       return failure();
   return length;
 }

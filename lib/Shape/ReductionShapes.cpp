@@ -52,9 +52,8 @@ Value cmp(OpBuilder &b, Location loc, arith::CmpIPredicate pred, Value lhs,
 /// counters (the last counts entries out of range), which are then read
 /// back; a generic rather than an scf loop keeps the conversion within the
 /// dialects it already produces, whatever the axes' length.
-std::pair<SmallVector<Value>, Value> countAxisHits(OpBuilder &b, Location loc,
-                                                   Value axesTensor,
-                                                   int64_t rank) {
+std::pair<SmallVector<Value>, Value>
+countAxisHits(OpBuilder &b, Location loc, Value axesTensor, int64_t rank) {
   MLIRContext *ctx = b.getContext();
   Type i64 = b.getI64Type();
   Value zero64 = arith::ConstantIntOp::create(b, loc, 0, 64);
@@ -65,14 +64,15 @@ std::pair<SmallVector<Value>, Value> countAxisHits(OpBuilder &b, Location loc,
   AffineExpr slot = getAffineDimExpr(0, ctx), entry = getAffineDimExpr(1, ctx);
   SmallVector<AffineMap> maps = {AffineMap::get(2, 0, {entry}, ctx),
                                  AffineMap::get(2, 0, {slot}, ctx)};
-  SmallVector<utils::IteratorType> iterators = {
-      utils::IteratorType::parallel, utils::IteratorType::reduction};
+  SmallVector<utils::IteratorType> iterators = {utils::IteratorType::parallel,
+                                                utils::IteratorType::reduction};
   auto fold = linalg::GenericOp::create(
       b, loc, TypeRange{countsType}, ValueRange{axesTensor}, ValueRange{init},
       maps, iterators, [&](OpBuilder &nb, Location nl, ValueRange args) {
         Value zero = indexConstant(nb, nl, 0);
         Value rankValue = indexConstant(nb, nl, rank);
-        Value a = arith::IndexCastOp::create(nb, nl, nb.getIndexType(), args[0]);
+        Value a =
+            arith::IndexCastOp::create(nb, nl, nb.getIndexType(), args[0]);
         Value inRange = arith::AndIOp::create(
             nb, nl,
             cmp(nb, nl, arith::CmpIPredicate::sge, a,
@@ -90,8 +90,8 @@ std::pair<SmallVector<Value>, Value> countAxisHits(OpBuilder &b, Location loc,
                                   arith::ConstantIntOp::create(nb, nl, 1, 1)));
         Value increment = arith::ExtUIOp::create(nb, nl, nb.getI64Type(), hit);
         linalg::YieldOp::create(
-            nb, nl, ValueRange{arith::AddIOp::create(nb, nl, args[1],
-                                                     increment)});
+            nb, nl,
+            ValueRange{arith::AddIOp::create(nb, nl, args[1], increment)});
       });
 
   SmallVector<Value> hits;
@@ -120,8 +120,9 @@ SmallVector<OpFoldResult> compactKeptDims(OpBuilder &b, Location loc,
     Value extent = toValue(b, loc, dim);
     for (int64_t k = 0; k < resultRank; ++k) {
       Value here = arith::AndIOp::create(
-          b, loc, cmp(b, loc, arith::CmpIPredicate::eq, position,
-                      indexConstant(b, loc, k)),
+          b, loc,
+          cmp(b, loc, arith::CmpIPredicate::eq, position,
+              indexConstant(b, loc, k)),
           arith::XOrIOp::create(b, loc, isReduced,
                                 arith::ConstantIntOp::create(b, loc, 1, 1)));
       result[k] = arith::SelectOp::create(b, loc, here, extent, result[k]);
@@ -145,8 +146,8 @@ FailureOr<ReduceShape> reduceShape(OpBuilder &b, Location loc, Value input,
   shape.reduced.assign(rank, axes.empty() && !noopWithEmptyAxes);
   for (int64_t axis : axes) {
     if (axis < -rank || axis >= rank)
-      return diagOp->emitError() << "axis " << axis
-                                 << " is out of range for rank " << rank;
+      return diagOp->emitError()
+             << "axis " << axis << " is out of range for rank " << rank;
     int64_t normalized = axis < 0 ? axis + rank : axis;
     if (shape.reduced[normalized])
       return diagOp->emitError() << "axis " << axis << " is repeated";
@@ -169,9 +170,9 @@ FailureOr<ReduceShape> reduceShape(OpBuilder &b, Location loc, Value input,
 }
 
 FailureOr<RuntimeReduceShape>
-reduceShapeFromTensor(OpBuilder &b, Location loc, Value input,
-                      Value axesTensor, bool keepDims, bool noopWithEmptyAxes,
-                      int64_t resultRank, Operation *diagOp) {
+reduceShapeFromTensor(OpBuilder &b, Location loc, Value input, Value axesTensor,
+                      bool keepDims, bool noopWithEmptyAxes, int64_t resultRank,
+                      Operation *diagOp) {
   auto axesType = dyn_cast<RankedTensorType>(axesTensor.getType());
   if (!axesType || axesType.getRank() != 1 ||
       !isa<IntegerType>(axesType.getElementType()))

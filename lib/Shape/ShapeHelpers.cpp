@@ -40,9 +40,7 @@ ScopedDimEquivalence::ScopedDimEquivalence(const DimEquivalence *equivalence)
   activeEquivalence = equivalence;
 }
 
-ScopedDimEquivalence::~ScopedDimEquivalence() {
-  activeEquivalence = previous;
-}
+ScopedDimEquivalence::~ScopedDimEquivalence() { activeEquivalence = previous; }
 
 bool provablyEqual(OpFoldResult a, OpFoldResult b) {
   auto sa = getStatic(a), sb = getStatic(b);
@@ -64,8 +62,8 @@ bool provablyEqual(OpFoldResult a, OpFoldResult b) {
     return false;
   if (da.getSource() == db.getSource() && *ia == *ib)
     return true;
-  return activeEquivalence && (*activeEquivalence)(da.getSource(), *ia,
-                                                   db.getSource(), *ib);
+  return activeEquivalence &&
+         (*activeEquivalence)(da.getSource(), *ia, db.getSource(), *ib);
 }
 
 Value toValue(OpBuilder &b, Location loc, OpFoldResult dim) {
@@ -263,7 +261,8 @@ LogicalResult checkEqual(OpBuilder &b, Location loc, OpFoldResult lhs,
     return diagOp->emitError() << what << " mismatch: " << *sl << " vs " << *sr;
   Value l = toValue(b, loc, lhs), r = toValue(b, loc, rhs);
   Value eq = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, l, r);
-  AssertOp::create(b, loc, eq, b.getStringAttr(what.str() + " mismatch: {0} vs {1}"),
+  AssertOp::create(b, loc, eq,
+                   b.getStringAttr(what.str() + " mismatch: {0} vs {1}"),
                    ValueRange{l, r});
   return success();
 }
@@ -279,11 +278,11 @@ FailureOr<MatMulShape> matmulShape(OpBuilder &b, Location loc, Value lhs,
   shape.rhsIsVector = c.size() == 1;
   shape.k = a.back();
   OpFoldResult rhsK = shape.rhsIsVector ? c[0] : c[c.size() - 2];
-  if (failed(checkEqual(b, loc, shape.k, rhsK, "MatMul contraction dim",
-                        diagOp)))
+  if (failed(
+          checkEqual(b, loc, shape.k, rhsK, "MatMul contraction dim", diagOp)))
     return failure();
-  shape.m = shape.lhsIsVector ? OpFoldResult(b.getIndexAttr(1))
-                              : a[a.size() - 2];
+  shape.m =
+      shape.lhsIsVector ? OpFoldResult(b.getIndexAttr(1)) : a[a.size() - 2];
   shape.n = shape.rhsIsVector ? OpFoldResult(b.getIndexAttr(1)) : c.back();
   SmallVector<OpFoldResult> aBatch(a.begin(),
                                    a.end() - (shape.lhsIsVector ? 1 : 2));
@@ -366,8 +365,9 @@ reshapeShape(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> shape,
       }
       Value d = cast<Value>(dims[i]);
       dynamicPart =
-          dynamicPart ? arith::MulIOp::create(b, loc, dynamicPart, d).getResult()
-                      : d;
+          dynamicPart
+              ? arith::MulIOp::create(b, loc, dynamicPart, d).getResult()
+              : d;
     }
     return std::make_pair(staticPart, dynamicPart);
   };
@@ -397,8 +397,8 @@ reshapeShape(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> shape,
     Value rem = arith::RemUIOp::create(b, loc, total, safeKnown);
     Value remZero =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rem, zero);
-    Value knownNonZero = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::ne, known, zero);
+    Value knownNonZero =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, known, zero);
     Value ok = arith::AndIOp::create(b, loc, remZero, knownNonZero);
     AssertOp::create(
         b, loc, ok,
@@ -424,8 +424,8 @@ reshapeShape(OpBuilder &b, Location loc, Value input, ArrayRef<int64_t> shape,
   Value outCount = arith::ConstantIndexOp::create(b, loc, outStatic);
   if (outDynamic)
     outCount = arith::MulIOp::create(b, loc, outCount, outDynamic);
-  Value eq =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, inCount, outCount);
+  Value eq = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, inCount,
+                                   outCount);
   AssertOp::create(b, loc, eq,
                    b.getStringAttr("Reshape: the input has {0} elements but "
                                    "the target shape holds {1}"),
@@ -476,13 +476,13 @@ reshapeShapeFromTensor(OpBuilder &b, Location loc, Value input,
     }
     Value infer =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, e, minusOne);
-    Value valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, e,
-                                        minusOne);
+    Value valid =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, e, minusOne);
     allValid = arith::AndIOp::create(b, loc, allValid, valid);
     numInfer = arith::AddIOp::create(
         b, loc, numInfer, arith::SelectOp::create(b, loc, infer, one, zero));
-    known = arith::MulIOp::create(b, loc, known,
-                                  arith::SelectOp::create(b, loc, infer, one, d));
+    known = arith::MulIOp::create(
+        b, loc, known, arith::SelectOp::create(b, loc, infer, one, d));
     dims.push_back(d);
     isInfer.push_back(infer);
   }
@@ -504,8 +504,8 @@ reshapeShapeFromTensor(OpBuilder &b, Location loc, Value input,
     outCount = arith::MulIOp::create(b, loc, outCount, d);
     result.push_back(d);
   }
-  Value eq =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, inCount, outCount);
+  Value eq = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, inCount,
+                                   outCount);
   AssertOp::create(b, loc, eq,
                    b.getStringAttr("Reshape: the input has {0} elements but "
                                    "the target shape holds {1}"),

@@ -169,9 +169,9 @@ struct BindEntryContextPass
     if (lines.empty())
       return;
     auto text = module->getAttrOfType<StringAttr>(kModelMetadataAttrName);
-    module->setAttr(kModelMetadataAttrName,
-                    StringAttr::get(module.getContext(),
-                                    text.getValue().str() + lines));
+    module->setAttr(
+        kModelMetadataAttrName,
+        StringAttr::get(module.getContext(), text.getValue().str() + lines));
   }
 
   LogicalResult recordMetadata(ModuleOp module, func::FuncOp func) {
@@ -226,12 +226,12 @@ struct BindEntryContextPass
         return returnOp.emitError("graph output ")
                << index << " is not a buffer: " << value.getType();
       auto alloc = value.getDefiningOp<memref::AllocOp>();
-      if (alloc && !bound.contains(value) &&
-          alloc->getBlock() == &body && memrefType.getLayout().isIdentity()) {
+      if (alloc && !bound.contains(value) && alloc->getBlock() == &body &&
+          memrefType.getLayout().isIdentity()) {
         builder.setInsertionPoint(alloc);
-        auto output = AllocOutputOp::create(
-            builder, alloc.getLoc(), memrefType, context, int64_t(index),
-            alloc.getDynamicSizes());
+        auto output =
+            AllocOutputOp::create(builder, alloc.getLoc(), memrefType, context,
+                                  int64_t(index), alloc.getDynamicSizes());
         alloc.getResult().replaceAllUsesWith(output.getResult());
         alloc.erase();
         bound.insert(output.getResult());
@@ -240,8 +240,8 @@ struct BindEntryContextPass
       // The returned buffer is an input, a constant, a view or returned
       // twice: copy it into a fresh output.
       builder.setInsertionPoint(returnOp);
-      auto outType = MemRefType::get(memrefType.getShape(),
-                                     memrefType.getElementType());
+      auto outType =
+          MemRefType::get(memrefType.getShape(), memrefType.getElementType());
       SmallVector<Value> dynSizes;
       for (int64_t d = 0; d < memrefType.getRank(); ++d)
         if (memrefType.isDynamicDim(d))
@@ -258,9 +258,9 @@ struct BindEntryContextPass
     func.walk([&](Operation *op) {
       if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
         builder.setInsertionPoint(alloc);
-        auto temp = AllocTempOp::create(builder, alloc.getLoc(),
-                                        alloc.getType(), context,
-                                        alloc.getDynamicSizes());
+        auto temp =
+            AllocTempOp::create(builder, alloc.getLoc(), alloc.getType(),
+                                context, alloc.getDynamicSizes());
         alloc.getResult().replaceAllUsesWith(temp.getResult());
         toErase.push_back(alloc);
       } else if (isa<memref::DeallocOp>(op)) {
@@ -281,8 +281,7 @@ struct BindEntryContextPass
     func.setFunctionType(
         FunctionType::get(ctx, {contextType}, {builder.getI32Type()}));
     func.setAllArgAttrs(ArrayRef<DictionaryAttr>{DictionaryAttr::get(ctx)});
-    func.setAllResultAttrs(
-        ArrayRef<DictionaryAttr>{DictionaryAttr::get(ctx)});
+    func.setAllResultAttrs(ArrayRef<DictionaryAttr>{DictionaryAttr::get(ctx)});
     func.setSymName(kEntryFuncName);
     return success();
   }

@@ -114,8 +114,7 @@ struct LowerRuntimeChecksPass
     }
 
     // The message as a private constant global.
-    std::string globalName =
-        "onyx_msg_" + std::to_string(messageCounter++);
+    std::string globalName = "onyx_msg_" + std::to_string(messageCounter++);
     {
       OpBuilder::InsertionGuard guard(builder);
       builder.setInsertionPointToStart(module.getBody());

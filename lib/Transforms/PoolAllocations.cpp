@@ -210,7 +210,8 @@ struct PoolAllocationsPass
           bytes = arith::MulIOp::create(b, loc, bytes, size);
         }
         std::sort(key.begin(), key.end());
-        auto it = classes.try_emplace({staticPart, key}, int64_t(classes.size()));
+        auto it =
+            classes.try_emplace({staticPart, key}, int64_t(classes.size()));
         item.sizeClass = it.first->second;
         alignedBytes.push_back(alignUp(bytes));
       }
@@ -241,22 +242,19 @@ struct PoolAllocationsPass
     Value pool = GetPoolOp::create(b, loc, poolType, context, cursor,
                                    b.getI64IntegerAttr(domainId));
     for (auto [i, item] : llvm::enumerate(items))
-      RecordTempOp::create(b, loc, context, alignedBytes[i],
-                           b.getI64IntegerAttr(item.start),
-                           b.getI64IntegerAttr(item.end),
-                           b.getI64IntegerAttr(domainId));
+      RecordTempOp::create(
+          b, loc, context, alignedBytes[i], b.getI64IntegerAttr(item.start),
+          b.getI64IntegerAttr(item.end), b.getI64IntegerAttr(domainId));
 
     for (size_t i = 0; i < members.size(); ++i) {
       AllocTempOp alloc = members[i];
       OpBuilder vb(alloc);
-      Value offset =
-          items[i].staticBytes
-              ? Value(arith::ConstantIndexOp::create(vb, alloc.getLoc(),
-                                                     plan.staticOffset[i]))
-              : groupOffset[plan.group[i]];
+      Value offset = items[i].staticBytes
+                         ? Value(arith::ConstantIndexOp::create(
+                               vb, alloc.getLoc(), plan.staticOffset[i]))
+                         : groupOffset[plan.group[i]];
       auto view = memref::ViewOp::create(vb, alloc.getLoc(), alloc.getType(),
-                                         pool, offset,
-                                         alloc.getDynamicSizes());
+                                         pool, offset, alloc.getDynamicSizes());
       alloc.getResult().replaceAllUsesWith(view.getResult());
       alloc.erase();
     }

@@ -10,8 +10,7 @@ namespace {
 
 /// Best fit: each static item, largest first, goes to the lowest offset
 /// where it overlaps in memory no placed item whose lifetime it overlaps.
-void planStatic(const std::vector<Item> &items, int64_t alignment,
-                Plan &plan) {
+void planStatic(const std::vector<Item> &items, int64_t alignment, Plan &plan) {
   std::vector<int64_t> order;
   for (size_t i = 0; i < items.size(); ++i)
     if (items[i].staticBytes)
@@ -26,9 +25,9 @@ void planStatic(const std::vector<Item> &items, int64_t alignment,
     std::vector<std::pair<int64_t, int64_t>> busy;
     for (int64_t p : placed)
       if (overlaps(items[i], items[p]))
-        busy.push_back({plan.staticOffset[p],
-                        plan.staticOffset[p] +
-                            alignTo(*items[p].staticBytes, alignment)});
+        busy.push_back(
+            {plan.staticOffset[p],
+             plan.staticOffset[p] + alignTo(*items[p].staticBytes, alignment)});
     std::sort(busy.begin(), busy.end());
     // The smallest gap that fits; else the end.
     int64_t best = -1, bestGap = INT64_MAX, cursor = 0;

@@ -291,8 +291,8 @@ bool uploadInputs(CallContext &ctx, std::string &error) {
       if (ctx.device->upload(data, tensor->data, tensor->byteSize, why))
         continue;
     }
-    error = "copying " + inputLabel(md, i) + " to the " +
-            ctx.device->name() + " device: " + why;
+    error = "copying " + inputLabel(md, i) + " to the " + ctx.device->name() +
+            " device: " + why;
     return false;
   }
   return true;
@@ -388,8 +388,8 @@ bool loadWeights(OnyxState &state, const OnyxModelDesc &desc,
     path = artifactDirectory(desc.metadata) + "/" + weights.front().location;
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    error = "cannot open the weights file '" + path + "': " +
-            std::strerror(errno);
+    error =
+        "cannot open the weights file '" + path + "': " + std::strerror(errno);
     return false;
   }
   struct stat st;
@@ -408,8 +408,8 @@ bool loadWeights(OnyxState &state, const OnyxModelDesc &desc,
       close(fd);
       return false;
     }
-  void *map = size ? mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0)
-                   : nullptr;
+  void *map =
+      size ? mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0) : nullptr;
   close(fd);
   if (size && map == MAP_FAILED) {
     error = "cannot map the weights file '" + path + "'";
@@ -420,13 +420,16 @@ bool loadWeights(OnyxState &state, const OnyxModelDesc &desc,
   for (size_t i = 0; i < weights.size(); ++i) {
     if (weights[i].checksum == 0)
       continue;
-    uint64_t sum = fnv1a64(static_cast<unsigned char *>(map) + weights[i].offset,
-                           size_t(weights[i].length));
+    uint64_t sum =
+        fnv1a64(static_cast<unsigned char *>(map) + weights[i].offset,
+                size_t(weights[i].length));
     if (sum == 0)
       sum = 1;
     if (sum != weights[i].checksum) {
-      error = "the weights file '" + path + "' does not match the model: "
-              "checksum of weight " + std::to_string(i) + " differs";
+      error = "the weights file '" + path +
+              "' does not match the model: "
+              "checksum of weight " +
+              std::to_string(i) + " differs";
       return false;
     }
   }
@@ -769,9 +772,9 @@ ONYX_API void *onyxrt_get_pool(void *ctx, int64_t domainId, int64_t bytes) {
     if (pool.data && pool.capacity >= want)
       return pool.data;
     // Grow: the contents of a domain's pool never outlive one request.
-    uint64_t capacity = std::max<uint64_t>(
-        kPoolAlignment, (want + kPoolAlignment - 1) / kPoolAlignment *
-                            kPoolAlignment);
+    uint64_t capacity =
+        std::max<uint64_t>(kPoolAlignment, (want + kPoolAlignment - 1) /
+                                               kPoolAlignment * kPoolAlignment);
     std::string why = "out of memory";
     void *data = c->device ? c->device->allocate(capacity, why)
                            : std::aligned_alloc(kPoolAlignment, capacity);

@@ -154,9 +154,9 @@ void checkStructure(const std::vector<Item> &items, const Plan &plan,
           << "static item #" << i << " misaligned\n"
           << ctx;
     } else {
-      EXPECT_EQ(seen[i], 1) << "run-time item #" << i << " is in " << seen[i]
-                            << " groups\n"
-                            << ctx;
+      EXPECT_EQ(seen[i], 1)
+          << "run-time item #" << i << " is in " << seen[i] << " groups\n"
+          << ctx;
     }
   }
 }
@@ -286,7 +286,8 @@ struct Generator {
     for (int64_t i = 0; i < n; ++i) {
       Item it;
       it.start = uniform(0, horizon - 1);
-      int64_t maxLen = chance(0.2) ? horizon : std::max<int64_t>(1, horizon / 6);
+      int64_t maxLen =
+          chance(0.2) ? horizon : std::max<int64_t>(1, horizon / 6);
       it.end = std::min(horizon, it.start + uniform(0, maxLen));
       if (chance(staticShare))
         it.staticBytes = staticSize();
@@ -384,8 +385,8 @@ TEST(PoolPlanning, LifetimeNeverAboveSameSizeOnly) {
         b = u128(gen.uniform(0, 1 << 20));
       u128 a = evaluate(items, ours, alignment, classBytes).total;
       u128 b = evaluate(items, iree, alignment, classBytes).total;
-      ASSERT_LE(a, b) << "lifetime " << str(a) << " > same-size-only "
-                      << str(b) << "\n"
+      ASSERT_LE(a, b) << "lifetime " << str(a) << " > same-size-only " << str(b)
+                      << "\n"
                       << describe(items, alignment, Scheme::Lifetime);
     }
   }
@@ -517,8 +518,7 @@ TEST(PoolPlanning, LifetimeNotAboveSameSizeOnlyExample) {
   std::vector<Item> items = {dyn(0, 1, 0), dyn(2, 4, 1), dyn(3, 4, 0)};
   std::vector<u128> sizes = {4096, 256};
   u128 ours =
-      evaluate(items, planPool(items, 256, Scheme::Lifetime), 256, sizes)
-          .total;
+      evaluate(items, planPool(items, 256, Scheme::Lifetime), 256, sizes).total;
   u128 iree =
       evaluate(items, planPool(items, 256, Scheme::SameSizeOnly), 256, sizes)
           .total;

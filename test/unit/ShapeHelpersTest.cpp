@@ -11,8 +11,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "onyx/Dialect/Onyx/OnyxDialect.h"
 #include "onyx/Shape/ShapeHelpers.h"
+#include "onyx/Dialect/Onyx/OnyxDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -116,7 +116,8 @@ protected:
       }
       SmallVector<OpFoldResult> extents;
       for (int64_t d : s)
-        extents.push_back(arith::ConstantIndexOp::create(b, loc, d).getResult());
+        extents.push_back(
+            arith::ConstantIndexOp::create(b, loc, d).getResult());
       SmallVector<int64_t> erased(s.size(), ShapedType::kDynamic);
       auto type = RankedTensorType::get(erased, b.getF32Type());
       SmallVector<Value> dynSizes;
@@ -130,8 +131,7 @@ protected:
       reported = true;
       return success();
     });
-    FailureOr<SmallVector<OpFoldResult>> dims =
-        compute(b, loc, tensors, func);
+    FailureOr<SmallVector<OpFoldResult>> dims = compute(b, loc, tensors, func);
     if (failed(dims)) {
       EXPECT_TRUE(reported) << "failure without a diagnostic";
       module->erase();
@@ -145,8 +145,7 @@ protected:
     size_t numDims = results.size();
     func.walk([&](onyx::AssertOp a) { results.push_back(a.getCondition()); });
     func::ReturnOp::create(b, loc, results);
-    func.setFunctionType(
-        b.getFunctionType({}, ValueRange(results).getTypes()));
+    func.setFunctionType(b.getFunctionType({}, ValueRange(results).getTypes()));
     PassManager pm(&context);
     pm.addPass(createCanonicalizerPass());
     EXPECT_TRUE(succeeded(pm.run(module)));
@@ -209,8 +208,7 @@ TEST_F(ShapeHelpersTest, BroadcastAgreesWithNumpy) {
       shapes.push_back(relatedShape(rng, a));
     auto expected = referenceBroadcast(shapes);
     auto compute = [](OpBuilder &b, Location loc, ArrayRef<Value> tensors,
-                      Operation *diag)
-        -> FailureOr<SmallVector<OpFoldResult>> {
+                      Operation *diag) -> FailureOr<SmallVector<OpFoldResult>> {
       auto r = onyx::shape::broadcastShapes(b, loc, tensors, diag);
       if (failed(r))
         return failure();

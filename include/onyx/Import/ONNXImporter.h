@@ -32,10 +32,11 @@ mlir::OwningOpRef<mlir::ModuleOp> importONNXFile(mlir::MLIRContext &context,
                                                  std::string &error);
 
 /// Same, from serialized ModelProto bytes. `baseDir` resolves external data.
-mlir::OwningOpRef<mlir::ModuleOp>
-importONNXBytes(mlir::MLIRContext &context, const std::string &bytes,
-                const std::string &baseDir, const ImportOptions &options,
-                std::string &error);
+mlir::OwningOpRef<mlir::ModuleOp> importONNXBytes(mlir::MLIRContext &context,
+                                                  const std::string &bytes,
+                                                  const std::string &baseDir,
+                                                  const ImportOptions &options,
+                                                  std::string &error);
 
 } // namespace onyx
 

@@ -1,4 +1,5 @@
-//===- DataDependentShapes.h - Shapes that depend on tensor data -*- C++ -*-===//
+//===- DataDependentShapes.h - Shapes that depend on tensor data -*- C++
+//-*-===//
 //
 // Result dims of operators whose output extents come from tensor *payload*
 // (NonZero, Compress, Unique, NonMaxSuppression, TopK's k) and of the
@@ -50,8 +51,7 @@ struct TopKShape {
 };
 mlir::FailureOr<TopKShape> topKShape(mlir::OpBuilder &b, mlir::Location loc,
                                      mlir::Value input, int64_t axis,
-                                     const IntList &k,
-                                     mlir::Operation *diagOp);
+                                     const IntList &k, mlir::Operation *diagOp);
 
 /// A tensor seen as a list of `entries` along `axis` (each entry the slice
 /// of the other dims), or as the list of its elements when `axis` is
@@ -98,8 +98,7 @@ mlir::FailureOr<mlir::RankedTensorType> joinTypes(mlir::RankedTensorType a,
 
 /// Scan: every scan input's extent along its axis (`axes` normalized) is
 /// the sequence length; they are checked equal.
-mlir::FailureOr<OpFoldResult> scanLength(mlir::OpBuilder &b,
-                                         mlir::Location loc,
+mlir::FailureOr<OpFoldResult> scanLength(mlir::OpBuilder &b, mlir::Location loc,
                                          mlir::ValueRange inputs,
                                          llvm::ArrayRef<int64_t> axes,
                                          mlir::Operation *diagOp);

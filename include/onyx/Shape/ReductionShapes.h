@@ -28,10 +28,11 @@ struct ReduceShape {
 /// ONNX Reduce* dims for the constant `axes` (negative ones count from the
 /// end). Empty `axes` reduces every dim, or none with `noopWithEmptyAxes`.
 /// Out-of-range and repeated axes are reported on `diagOp`.
-mlir::FailureOr<ReduceShape>
-reduceShape(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
-            llvm::ArrayRef<int64_t> axes, bool keepDims,
-            bool noopWithEmptyAxes, mlir::Operation *diagOp);
+mlir::FailureOr<ReduceShape> reduceShape(mlir::OpBuilder &b, mlir::Location loc,
+                                         mlir::Value input,
+                                         llvm::ArrayRef<int64_t> axes,
+                                         bool keepDims, bool noopWithEmptyAxes,
+                                         mlir::Operation *diagOp);
 
 /// A reduction over axes read at run time from a 1-D integer tensor.
 struct RuntimeReduceShape {
@@ -54,8 +55,8 @@ struct RuntimeReduceShape {
 /// `keepDims` the result has `resultRank` dims (the declared rank), and the
 /// number of kept dims is checked against it.
 mlir::FailureOr<RuntimeReduceShape>
-reduceShapeFromTensor(mlir::OpBuilder &b, mlir::Location loc,
-                      mlir::Value input, mlir::Value axesTensor, bool keepDims,
+reduceShapeFromTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
+                      mlir::Value axesTensor, bool keepDims,
                       bool noopWithEmptyAxes, int64_t resultRank,
                       mlir::Operation *diagOp);
 

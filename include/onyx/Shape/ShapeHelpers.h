@@ -1,4 +1,5 @@
-//===- ShapeHelpers.h - The one place result shapes are computed -*- C++ -*-===//
+//===- ShapeHelpers.h - The one place result shapes are computed -*- C++
+//-*-===//
 //
 // Every operator's result dims are computed here, as OpFoldResults: static
 // extents stay attributes, dynamic ones are SSA index values. Destination
@@ -105,14 +106,13 @@ mlir::LogicalResult checkEqual(mlir::OpBuilder &b, mlir::Location loc,
 
 /// MatMul (numpy matmul semantics, 1-D promotion on either side).
 struct MatMulShape {
-  llvm::SmallVector<OpFoldResult> dims;      ///< result dims
-  BroadcastShape batch;                      ///< batch dims broadcast
+  llvm::SmallVector<OpFoldResult> dims; ///< result dims
+  BroadcastShape batch;                 ///< batch dims broadcast
   bool lhsIsVector = false, rhsIsVector = false;
   OpFoldResult m, n, k;
 };
-mlir::FailureOr<MatMulShape> matmulShape(mlir::OpBuilder &b,
-                                         mlir::Location loc, mlir::Value lhs,
-                                         mlir::Value rhs,
+mlir::FailureOr<MatMulShape> matmulShape(mlir::OpBuilder &b, mlir::Location loc,
+                                         mlir::Value lhs, mlir::Value rhs,
                                          mlir::Operation *diagOp);
 
 /// Gemm: A' (M,K) x B' (K,N) with transA/transB.
@@ -125,9 +125,10 @@ mlir::FailureOr<GemmShape> gemmShape(mlir::OpBuilder &b, mlir::Location loc,
                                      mlir::Operation *diagOp);
 
 /// Transpose with `perm` (empty: reverse).
-llvm::SmallVector<OpFoldResult>
-transposeShape(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
-               llvm::ArrayRef<int64_t> perm);
+llvm::SmallVector<OpFoldResult> transposeShape(mlir::OpBuilder &b,
+                                               mlir::Location loc,
+                                               mlir::Value input,
+                                               llvm::ArrayRef<int64_t> perm);
 
 /// Reshape to the constant `shape` (0 copies the input dim unless
 /// `allowZero`; one -1 is inferred). Emits the run-time element-count check.
@@ -141,8 +142,8 @@ reshapeShape(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
 /// allowzero) and the element count are checked at run time.
 mlir::FailureOr<llvm::SmallVector<OpFoldResult>>
 reshapeShapeFromTensor(mlir::OpBuilder &b, mlir::Location loc,
-                       mlir::Value input, mlir::Value shapeTensor,
-                       int64_t rank, bool allowZero, mlir::Operation *diagOp);
+                       mlir::Value input, mlir::Value shapeTensor, int64_t rank,
+                       bool allowZero, mlir::Operation *diagOp);
 
 /// Flatten: [prod(dims < axis), prod(dims >= axis)]; `axis` in [0, rank].
 llvm::SmallVector<OpFoldResult> flattenShape(mlir::OpBuilder &b,

@@ -60,8 +60,7 @@ inline bool overlaps(const Item &a, const Item &b) {
   return a.start <= b.end && b.start <= a.end;
 }
 
-Plan planPool(const std::vector<Item> &items, int64_t alignment,
-              Scheme scheme);
+Plan planPool(const std::vector<Item> &items, int64_t alignment, Scheme scheme);
 
 } // namespace onyx::pool
 

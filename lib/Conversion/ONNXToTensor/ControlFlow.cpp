@@ -100,10 +100,10 @@ FailureOr<SmallVector<Value>> matchResults(OpBuilder &b, Location loc,
         op);
     if (failed(refined))
       return failure();
-    results.push_back(castTo(
-        b, loc, value,
-        RankedTensorType::get(shape::toStaticShape(*refined),
-                              type.getElementType())));
+    results.push_back(
+        castTo(b, loc, value,
+               RankedTensorType::get(shape::toStaticShape(*refined),
+                                     type.getElementType())));
   }
   return results;
 }
@@ -113,8 +113,8 @@ FailureOr<RankedTensorType> yieldedType(Operation *op, Value v,
                                         const Twine &what) {
   auto type = dyn_cast<RankedTensorType>(v.getType());
   if (!type)
-    return op->emitError() << what << " is not a ranked tensor ("
-                           << v.getType() << ")";
+    return op->emitError() << what << " is not a ranked tensor (" << v.getType()
+                           << ")";
   return type;
 }
 
@@ -166,9 +166,9 @@ FailureOr<LoweredBody> lowerLoopBody(OpBuilder &b, Operation *op,
     body.yielded.assign(yield->operand_begin(), yield->operand_end());
     if (body.yielded.size() < carriedYield + carried.size()) {
       body.scratch->erase();
-      return op->emitError() << "the body yields " << body.yielded.size()
-                             << " values, expected at least "
-                             << carriedYield + carried.size();
+      return op->emitError()
+             << "the body yields " << body.yielded.size()
+             << " values, expected at least " << carriedYield + carried.size();
     }
     bool changed = false;
     for (auto [j, type] : llvm::enumerate(carried)) {
@@ -180,8 +180,8 @@ FailureOr<LoweredBody> lowerLoopBody(OpBuilder &b, Operation *op,
       if (failed(joined)) {
         body.scratch->erase();
         return op->emitError()
-               << "loop-carried value " << j << " enters the body as "
-               << type << " and leaves it as " << leaving
+               << "loop-carried value " << j << " enters the body as " << type
+               << " and leaves it as " << leaving
                << " (element type and rank must stay the same)";
       }
       if (*joined != type) {
@@ -220,9 +220,9 @@ Value copyIntoSlice(OpBuilder &b, Location loc, Value source, Value dest,
       sourceType.getRank(), cast<RankedTensorType>(dest.getType()), sizes);
   Value slot = tensor::ExtractSliceOp::create(b, loc, slotType, dest, offsets,
                                               sizes, ones);
-  Value copied = linalg::CopyOp::create(b, loc, castTo(b, loc, source, slotType),
-                                        slot)
-                     .getResult(0);
+  Value copied =
+      linalg::CopyOp::create(b, loc, castTo(b, loc, source, slotType), slot)
+          .getResult(0);
   return tensor::InsertSliceOp::create(b, loc, copied, dest, offsets, sizes,
                                        ones);
 }
@@ -255,9 +255,9 @@ Stack makeStack(OpBuilder &b, Location loc, RankedTensorType elementType,
   for (int64_t d : elementType.getShape())
     dims.push_back(b.getIndexAttr(ShapedType::isDynamic(d) ? 0 : d));
   // (scf.while keeps this more dynamic iter_arg type; see lowerScan.)
-  stack.init = castTo(
-      b, loc, emptyTensor(b, loc, dims, elementType.getElementType()),
-      stackType);
+  stack.init =
+      castTo(b, loc, emptyTensor(b, loc, dims, elementType.getElementType()),
+             stackType);
   return stack;
 }
 
@@ -272,36 +272,35 @@ Value pushToStack(OpBuilder &b, Location loc, Value stack, bool preallocated,
   int64_t rank = stackType.getRank() - 1;
   SmallVector<OpFoldResult> elementDims = shape::getDims(b, loc, element);
   Value zero = indexConst(b, loc, 0);
-  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, count,
-                                      zero);
+  Value first =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, count, zero);
   for (int64_t d = 0; d < rank; ++d) {
     if (!stackType.isDynamicDim(d + 1))
       continue;
     Value now = shape::toValue(b, loc, elementDims[d]);
     Value before = tensor::DimOp::create(b, loc, stack, d + 1);
-    Value same = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, now,
-                                       before);
+    Value same =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, now, before);
     Value ok = arith::OrIOp::create(b, loc, first, same);
-    AssertOp::create(
-        b, loc, ok,
-        b.getStringAttr("scan output " + std::to_string(output) + " dim " +
-                        std::to_string(d) +
-                        " is {0} in iteration {1} but {2} before"),
-        ValueRange{now, count, before});
+    AssertOp::create(b, loc, ok,
+                     b.getStringAttr("scan output " + std::to_string(output) +
+                                     " dim " + std::to_string(d) +
+                                     " is {0} in iteration {1} but {2} before"),
+                     ValueRange{now, count, before});
   }
   if (!preallocated) {
     Value capacity = tensor::DimOp::create(b, loc, stack, 0);
-    Value full = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
-                                       count, capacity);
+    Value full = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge, count,
+                                       capacity);
     auto grow = scf::IfOp::create(
         b, loc, full,
         [&](OpBuilder &nb, Location nl) {
           OpFoldResult grown = shape::grownCapacity(
               nb, nl, capacity, needed,
               bound ? std::optional<OpFoldResult>(*bound) : std::nullopt);
-          Value fresh = emptyTensor(nb, nl,
-                                    shape::stackedShape(elementDims, grown, 0),
-                                    stackType.getElementType());
+          Value fresh =
+              emptyTensor(nb, nl, shape::stackedShape(elementDims, grown, 0),
+                          stackType.getElementType());
           // The new stack keeps the `count` entries written so far (none in
           // the first iteration, whose element may have another shape than
           // the empty stack): one generic over the whole new stack that
@@ -324,10 +323,9 @@ Value pushToStack(OpBuilder &b, Location loc, Value stack, bool preallocated,
                 auto read = scf::IfOp::create(
                     gb, gl, kept,
                     [&](OpBuilder &rb, Location rl) {
-                      scf::YieldOp::create(
-                          rb, rl,
-                          ValueRange{tensor::ExtractOp::create(rb, rl, stack,
-                                                               ivs)});
+                      scf::YieldOp::create(rb, rl,
+                                           ValueRange{tensor::ExtractOp::create(
+                                               rb, rl, stack, ivs)});
                     },
                     [&](OpBuilder &rb, Location rl) {
                       scf::YieldOp::create(
@@ -353,10 +351,11 @@ Value pushToStack(OpBuilder &b, Location loc, Value stack, bool preallocated,
 }
 
 /// The first `count` entries of a stack.
-Value stackEntries(OpBuilder &b, Location loc, Value stack, OpFoldResult count) {
+Value stackEntries(OpBuilder &b, Location loc, Value stack,
+                   OpFoldResult count) {
   SmallVector<OpFoldResult> dims = shape::getDims(b, loc, stack);
-  SmallVector<OpFoldResult> sizes = shape::stackedShape(
-      ArrayRef<OpFoldResult>(dims).drop_front(), count, 0);
+  SmallVector<OpFoldResult> sizes =
+      shape::stackedShape(ArrayRef<OpFoldResult>(dims).drop_front(), count, 0);
   SmallVector<OpFoldResult> zeros(dims.size(), b.getIndexAttr(0));
   SmallVector<OpFoldResult> ones(dims.size(), b.getIndexAttr(1));
   return tensor::ExtractSliceOp::create(b, loc, stack, zeros, sizes, ones);
@@ -400,9 +399,9 @@ FailureOr<SmallVector<Value>> lowerIf(Operation *op, OpBuilder &b) {
       return failure();
     FailureOr<RankedTensorType> joined = shape::joinTypes(*t, *e);
     if (failed(joined))
-      return op->emitError() << "the branches yield " << *t << " and " << *e
-                             << " for output " << i
-                             << " (element type and rank must agree)";
+      return op->emitError()
+             << "the branches yield " << *t << " and " << *e << " for output "
+             << i << " (element type and rank must agree)";
     types.push_back(*joined);
   }
   auto ifOp = scf::IfOp::create(b, loc, types, *cond, /*addThenBlock=*/true,
@@ -497,8 +496,8 @@ FailureOr<SmallVector<Value>> lowerLoop(Operation *op, OpBuilder &b) {
   // Without a condition the trip count is the number of iterations.
   SmallVector<bool> preallocated;
   for (RankedTensorType type : scanTypes) {
-    Stack stack = makeStack(b, loc, type,
-                            hasCond ? std::nullopt : std::optional<Value>(trip));
+    Stack stack = makeStack(
+        b, loc, type, hasCond ? std::nullopt : std::optional<Value>(trip));
     whileInits.push_back(stack.init);
     preallocated.push_back(stack.preallocated);
   }
@@ -549,15 +548,13 @@ FailureOr<SmallVector<Value>> lowerLoop(Operation *op, OpBuilder &b) {
         }
         next.push_back(condOut);
         for (unsigned j = 0; j < numCarried; ++j)
-          next.push_back(
-              castTo(nb, nl, body->yielded[1 + j], carried[j]));
+          next.push_back(castTo(nb, nl, body->yielded[1 + j], carried[j]));
         for (unsigned k = 0; k < numScan; ++k) {
           Value needed =
               arith::AddIOp::create(nb, nl, args[0], indexConst(nb, nl, 1));
-          next.push_back(pushToStack(nb, nl, args[2 + numCarried + k],
-                                     preallocated[k], args[0], args[0],
-                                     body->yielded[1 + numCarried + k],
-                                     needed, bound, k));
+          next.push_back(pushToStack(
+              nb, nl, args[2 + numCarried + k], preallocated[k], args[0],
+              args[0], body->yielded[1 + numCarried + k], needed, bound, k));
         }
         scf::YieldOp::create(nb, nl, next);
       });
@@ -567,9 +564,8 @@ FailureOr<SmallVector<Value>> lowerLoop(Operation *op, OpBuilder &b) {
   for (unsigned j = 0; j < numCarried; ++j)
     results.push_back(whileOp.getResult(2 + j));
   for (unsigned k = 0; k < numScan; ++k)
-    results.push_back(stackEntries(b, loc,
-                                   whileOp.getResult(2 + numCarried + k),
-                                   whileOp.getResult(0)));
+    results.push_back(stackEntries(
+        b, loc, whileOp.getResult(2 + numCarried + k), whileOp.getResult(0)));
   return matchResults(b, loc, op, results);
 }
 
@@ -692,8 +688,7 @@ FailureOr<SmallVector<Value>> lowerScan(Operation *op, OpBuilder &b) {
         for (auto [j, input] : llvm::enumerate(scanIn)) {
           auto type = cast<RankedTensorType>(input.getType());
           int64_t axis = (*inAxes)[j];
-          SmallVector<OpFoldResult> offsets(type.getRank(),
-                                            nb.getIndexAttr(0));
+          SmallVector<OpFoldResult> offsets(type.getRank(), nb.getIndexAttr(0));
           offsets[axis] = (*inDirs)[j] ? reversed : t;
           SmallVector<OpFoldResult> sizes = shape::getDims(nb, nl, input);
           sizes[axis] = nb.getIndexAttr(1);
@@ -726,8 +721,8 @@ FailureOr<SmallVector<Value>> lowerScan(Operation *op, OpBuilder &b) {
   for (int64_t j = 0; j < numStates; ++j)
     results.push_back(whileOp.getResult(1 + j));
   for (int64_t k = 0; k < numScanOut; ++k) {
-    Value stacked = stackEntries(
-        b, loc, whileOp.getResult(1 + numStates + k), lengthValue);
+    Value stacked =
+        stackEntries(b, loc, whileOp.getResult(1 + numStates + k), lengthValue);
     int64_t rank = cast<RankedTensorType>(stacked.getType()).getRank();
     FailureOr<int64_t> axis = normalizeAxis(op, (*outAxes)[k], rank);
     if (failed(axis))
@@ -743,9 +738,8 @@ FailureOr<SmallVector<Value>> lowerScan(Operation *op, OpBuilder &b) {
       Value init = emptyTensor(
           b, loc, shape::transposeShape(b, loc, stacked, perm),
           cast<RankedTensorType>(stacked.getType()).getElementType());
-      stacked =
-          linalg::TransposeOp::create(b, loc, stacked, init, perm)
-              ->getResult(0);
+      stacked = linalg::TransposeOp::create(b, loc, stacked, init, perm)
+                    ->getResult(0);
     }
     results.push_back(stacked);
   }

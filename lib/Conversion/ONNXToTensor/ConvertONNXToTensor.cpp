@@ -268,8 +268,8 @@ FailureOr<SmallVector<Value>> lowerConstant(Operation *op, OpBuilder &b) {
   // LLVM translation). Empty initial values are common in Loop models.
   if (auto shaped = cast<ShapedType>(value.getType());
       shaped.hasStaticShape() && shaped.getNumElements() == 0)
-    return SmallVector<Value>{tensor::EmptyOp::create(
-        b, loc, shaped.getShape(), shaped.getElementType())};
+    return SmallVector<Value>{tensor::EmptyOp::create(b, loc, shaped.getShape(),
+                                                      shaped.getElementType())};
   Value result = arith::ConstantOp::create(b, loc, value);
   (void)resultType;
   return SmallVector<Value>{result};
@@ -362,8 +362,7 @@ static LogicalResult lowerOneOp(Operation *op, const LoweringTable &table) {
       if (failed(r))
         return failure();
       replacement = *r;
-    } else if (auto declared =
-                   dyn_cast<RankedTensorType>(oldValue.getType())) {
+    } else if (auto declared = dyn_cast<RankedTensorType>(oldValue.getType())) {
       FailureOr<Value> r = reconcile(b, op, newValue, declared);
       if (failed(r))
         return failure();
@@ -417,7 +416,8 @@ struct ConvertONNXToTensorPass
         return;
       }
       // A graph output declared without a rank takes the lowered type.
-      auto returnOp = cast<func::ReturnOp>(func.getBody().back().getTerminator());
+      auto returnOp =
+          cast<func::ReturnOp>(func.getBody().back().getTerminator());
       SmallVector<Type> resultTypes(func.getResultTypes());
       for (auto [i, v] : llvm::enumerate(returnOp.getOperands()))
         if (isa<UnrankedTensorType>(resultTypes[i]))

@@ -83,9 +83,7 @@ struct KB {
   }
   /// The index stored in the rank-0 i64 tensor `t`.
   Value readCount(Value t) { return toIndex(extract(t, {})); }
-  Value writeCount(Value count, Value t) {
-    return insert(toI64(count), t, {});
-  }
+  Value writeCount(Value count, Value t) { return insert(toI64(count), t, {}); }
 
   // Element comparisons (float: ordered; integer: signed).
   Value elemCmp(arith::CmpFPredicate fp, arith::CmpIPredicate ip, Value x,
@@ -220,12 +218,12 @@ FailureOr<Value> matchResult(OpBuilder &b, Location loc, Operation *op,
         b, loc, dims, cast<RankedTensorType>(value.getType()).getElementType());
     value = linalg::CopyOp::create(b, loc, value, fresh).getResult(0);
   }
-  auto refined = shape::matchDeclared(
-      b, loc, dims, op->getResult(index).getType(),
-      (op->getName().getStringRef().drop_front(5) + " result " +
-       std::to_string(index))
-          .str(),
-      op);
+  auto refined =
+      shape::matchDeclared(b, loc, dims, op->getResult(index).getType(),
+                           (op->getName().getStringRef().drop_front(5) +
+                            " result " + std::to_string(index))
+                               .str(),
+                           op);
   if (failed(refined))
     return failure();
   auto type = RankedTensorType::get(
@@ -316,12 +314,10 @@ struct EntryReader {
   /// positions are given by `entryOf` (a 1-D i64 tensor).
   Value gather(KB &k, ArrayRef<Value> ivs, Value entryOf) {
     if (!view.axis)
-      return k.extract(input,
-                       k.delinearize(k.toIndex(k.extract(entryOf, ivs[0])),
-                                     dims));
+      return k.extract(
+          input, k.delinearize(k.toIndex(k.extract(entryOf, ivs[0])), dims));
     SmallVector<Value> indices(ivs.begin(), ivs.end());
-    indices[*view.axis] =
-        k.toIndex(k.extract(entryOf, indices[*view.axis]));
+    indices[*view.axis] = k.toIndex(k.extract(entryOf, indices[*view.axis]));
     return k.extract(input, indices);
   }
 };
@@ -347,7 +343,8 @@ FailureOr<SmallVector<Value>> lowerNonZero(Operation *op, OpBuilder &b) {
   Location loc = op->getLoc();
   Value x = op->getOperand(0);
   auto type = requireRanked(op, x, "NonZero input");
-  if (failed(type) || failed(requireSupportedElement(op, type->getElementType())))
+  if (failed(type) ||
+      failed(requireSupportedElement(op, type->getElementType())))
     return failure();
   int64_t rank = type->getRank();
   Type i64 = b.getI64Type();
@@ -358,28 +355,28 @@ FailureOr<SmallVector<Value>> lowerNonZero(Operation *op, OpBuilder &b) {
   Value init = emptyTensor(b, loc, capacity, i64);
   SmallVector<Value> dims = dimValues(b, loc, x);
   KB k{b, loc};
-  SmallVector<Value> kernel = k.loop(
-      k.idx(0), k.value(capacity[1]), {init, zeroCount(b, loc)},
-      [&](KB &k, Value i, ValueRange args) -> SmallVector<Value> {
-        SmallVector<Value> indices = k.delinearize(i, dims);
-        Value nonZero = k.elemNonZero(k.extract(x, indices));
-        Value count = k.readCount(args[1]);
-        // count <= i < capacity: the write is in bounds; a zero element's
-        // column is overwritten by the next non-zero one.
-        Value out = args[0];
-        for (int64_t d = 0; d < rank; ++d)
-          out = k.insert(k.toI64(indices[d]), out, {k.idx(d), count});
-        Value next = k.add(count, k.indexOfFlag(nonZero));
-        return {out, k.writeCount(next, args[1])};
-      });
+  SmallVector<Value> kernel =
+      k.loop(k.idx(0), k.value(capacity[1]), {init, zeroCount(b, loc)},
+             [&](KB &k, Value i, ValueRange args) -> SmallVector<Value> {
+               SmallVector<Value> indices = k.delinearize(i, dims);
+               Value nonZero = k.elemNonZero(k.extract(x, indices));
+               Value count = k.readCount(args[1]);
+               // count <= i < capacity: the write is in bounds; a zero
+               // element's column is overwritten by the next non-zero one.
+               Value out = args[0];
+               for (int64_t d = 0; d < rank; ++d)
+                 out = k.insert(k.toI64(indices[d]), out, {k.idx(d), count});
+               Value next = k.add(count, k.indexOfFlag(nonZero));
+               return {out, k.writeCount(next, args[1])};
+             });
 
   // The count is a payload scalar: plain tensor.extract, then the valid
   // columns [rank, count].
   SmallVector<OpFoldResult> dimsOut = shape::nonZeroShape(b, loc, x, kernel[1]);
   SmallVector<OpFoldResult> zeros(2, b.getIndexAttr(0));
   SmallVector<OpFoldResult> ones(2, b.getIndexAttr(1));
-  Value valid = tensor::ExtractSliceOp::create(b, loc, kernel[0], zeros,
-                                               dimsOut, ones);
+  Value valid =
+      tensor::ExtractSliceOp::create(b, loc, kernel[0], zeros, dimsOut, ones);
   FailureOr<Value> result = matchResult(b, loc, op, 0, valid);
   if (failed(result))
     return failure();
@@ -394,7 +391,8 @@ FailureOr<SmallVector<Value>> lowerTopK(Operation *op, OpBuilder &b) {
   Location loc = op->getLoc();
   Value x = op->getOperand(0);
   auto type = requireRanked(op, x, "TopK input");
-  if (failed(type) || failed(requireSupportedElement(op, type->getElementType())))
+  if (failed(type) ||
+      failed(requireSupportedElement(op, type->getElementType())))
     return failure();
   int64_t rank = type->getRank();
   if (rank == 0)
@@ -451,8 +449,8 @@ FailureOr<SmallVector<Value>> lowerTopK(Operation *op, OpBuilder &b) {
                     Value v = k.extract(x, at(a));
                     Value afterPrev =
                         k.orOf(first, before(k, st[2], st[3], v, a));
-                    Value better = k.orOf(k.notOf(bs[2]),
-                                          before(k, v, a, bs[0], bs[1]));
+                    Value better =
+                        k.orOf(k.notOf(bs[2]), before(k, v, a, bs[0], bs[1]));
                     Value take = k.andOf(afterPrev, better);
                     return {k.select(take, v, bs[0]), k.select(take, a, bs[1]),
                             k.orOf(bs[2], take)};
@@ -501,18 +499,18 @@ FailureOr<SmallVector<Value>> lowerCompress(Operation *op, OpBuilder &b) {
   // Kernel: the numbers of the selected entries, in order, and their count.
   KB k{b, loc};
   Value selectedInit = emptyTensor(b, loc, {length}, b.getI64Type());
-  SmallVector<Value> kernel = k.loop(
-      k.idx(0), k.value(length), {selectedInit, zeroCount(b, loc)},
-      [&](KB &k, Value j, ValueRange args) -> SmallVector<Value> {
-        SmallVector<Value> at;
-        if (condType->getRank() == 1)
-          at.push_back(j);
-        Value keep = k.elemNonZero(k.extract(condition, at));
-        Value count = k.readCount(args[1]);
-        Value selected = k.insert(k.toI64(j), args[0], {count});
-        return {selected,
-                k.writeCount(k.add(count, k.indexOfFlag(keep)), args[1])};
-      });
+  SmallVector<Value> kernel =
+      k.loop(k.idx(0), k.value(length), {selectedInit, zeroCount(b, loc)},
+             [&](KB &k, Value j, ValueRange args) -> SmallVector<Value> {
+               SmallVector<Value> at;
+               if (condType->getRank() == 1)
+                 at.push_back(j);
+               Value keep = k.elemNonZero(k.extract(condition, at));
+               Value count = k.readCount(args[1]);
+               Value selected = k.insert(k.toI64(j), args[0], {count});
+               return {selected, k.writeCount(k.add(count, k.indexOfFlag(keep)),
+                                              args[1])};
+             });
   Value count = shape::extentFromTensor(b, loc, kernel[1]);
   Value output = gatherEntries(b, loc, x, *view, kernel[0], count);
   FailureOr<Value> result = matchResult(b, loc, op, 0, output);
@@ -529,7 +527,8 @@ FailureOr<SmallVector<Value>> lowerUnique(Operation *op, OpBuilder &b) {
   Location loc = op->getLoc();
   Value x = op->getOperand(0);
   auto type = requireRanked(op, x, "Unique input");
-  if (failed(type) || failed(requireSupportedElement(op, type->getElementType())))
+  if (failed(type) ||
+      failed(requireSupportedElement(op, type->getElementType())))
     return failure();
   std::optional<int64_t> axis;
   if (auto a = intAttr(op, "axis")) {
@@ -570,21 +569,21 @@ FailureOr<SmallVector<Value>> lowerUnique(Operation *op, OpBuilder &b) {
 
   // 1. first[a]: the first entry equal to entry a.
   Value firstInit = emptyTensor(b, loc, {view->entries}, i64);
-  Value first = k.loop(
-      k.idx(0), entries, {firstInit},
-      [&](KB &k, Value a, ValueRange args) -> SmallVector<Value> {
-        Value f = k.loop(
-            k.idx(0), a, {a},
-            [&](KB &k, Value c, ValueRange st) -> SmallVector<Value> {
-              return k.branch(
-                  k.eq(st[0], a),
-                  [&](KB &k) -> SmallVector<Value> {
-                    return {k.select(equal(k, a, c), c, a)};
-                  },
-                  [&](KB &) -> SmallVector<Value> { return {st[0]}; });
-            })[0];
-        return {k.insert(k.toI64(f), args[0], {a})};
-      })[0];
+  Value first =
+      k.loop(k.idx(0), entries, {firstInit},
+             [&](KB &k, Value a, ValueRange args) -> SmallVector<Value> {
+               Value f = k.loop(
+                   k.idx(0), a, {a},
+                   [&](KB &k, Value c, ValueRange st) -> SmallVector<Value> {
+                     return k.branch(
+                         k.eq(st[0], a),
+                         [&](KB &k) -> SmallVector<Value> {
+                           return {k.select(equal(k, a, c), c, a)};
+                         },
+                         [&](KB &) -> SmallVector<Value> { return {st[0]}; });
+                   })[0];
+               return {k.insert(k.toI64(f), args[0], {a})};
+             })[0];
   auto isFirst = [&](KB &k, Value a) {
     return k.eq(k.toIndex(k.extract(first, {a})), a);
   };
@@ -627,26 +626,24 @@ FailureOr<SmallVector<Value>> lowerUnique(Operation *op, OpBuilder &b) {
   OpFoldResult entriesPlusOne = k.add(entries, k.idx(1));
   Value representativeInit = emptyTensor(b, loc, {entriesPlusOne}, i64);
   Value inverseInit = emptyTensor(b, loc, {view->entries}, i64);
-  Value countsInit =
-      filledTensor(b, loc, {view->entries}, k.i64(0));
-  SmallVector<Value> tables = k.loop(
-      k.idx(0), entries, {representativeInit, inverseInit, countsInit},
-      [&](KB &k, Value a, ValueRange args) -> SmallVector<Value> {
-        Value f = k.toIndex(k.extract(first, {a}));
-        Value p64 = k.extract(positions[0], {f});
-        Value p = k.toIndex(p64);
-        Value slot = k.select(k.eq(f, a), p, entries);
-        Value representative = k.insert(k.toI64(a), args[0], {slot});
-        Value inverse = k.insert(p64, args[1], {a});
-        Value occurrences = k.add(k.extract(args[2], {p}), k.i64(1));
-        Value counts = k.insert(occurrences, args[2], {p});
-        return {representative, inverse, counts};
-      });
+  Value countsInit = filledTensor(b, loc, {view->entries}, k.i64(0));
+  SmallVector<Value> tables =
+      k.loop(k.idx(0), entries, {representativeInit, inverseInit, countsInit},
+             [&](KB &k, Value a, ValueRange args) -> SmallVector<Value> {
+               Value f = k.toIndex(k.extract(first, {a}));
+               Value p64 = k.extract(positions[0], {f});
+               Value p = k.toIndex(p64);
+               Value slot = k.select(k.eq(f, a), p, entries);
+               Value representative = k.insert(k.toI64(a), args[0], {slot});
+               Value inverse = k.insert(p64, args[1], {a});
+               Value occurrences = k.add(k.extract(args[2], {p}), k.i64(1));
+               Value counts = k.insert(occurrences, args[2], {p});
+               return {representative, inverse, counts};
+             });
 
   Value uniqueCount = shape::extentFromTensor(b, loc, positions[1]);
   SmallVector<Value> results;
-  results.push_back(
-      gatherEntries(b, loc, x, *view, tables[0], uniqueCount));
+  results.push_back(gatherEntries(b, loc, x, *view, tables[0], uniqueCount));
   results.push_back(validPart(b, loc, tables[0], {uniqueCount}));
   results.push_back(tables[1]);
   results.push_back(validPart(b, loc, tables[2], {uniqueCount}));
@@ -746,11 +743,10 @@ FailureOr<SmallVector<Value>> lowerNonMaxSuppression(Operation *op,
     Value half = scalarConstant(k.b, k.loc, ft, 0.5);
     Value hw = arith::MulFOp::create(k.b, k.loc, c[2], half);
     Value hh = arith::MulFOp::create(k.b, k.loc, c[3], half);
-    return SmallVector<Value>{
-        arith::SubFOp::create(k.b, k.loc, c[1], hh),
-        arith::SubFOp::create(k.b, k.loc, c[0], hw),
-        arith::AddFOp::create(k.b, k.loc, c[1], hh),
-        arith::AddFOp::create(k.b, k.loc, c[0], hw)};
+    return SmallVector<Value>{arith::SubFOp::create(k.b, k.loc, c[1], hh),
+                              arith::SubFOp::create(k.b, k.loc, c[0], hw),
+                              arith::AddFOp::create(k.b, k.loc, c[1], hh),
+                              arith::AddFOp::create(k.b, k.loc, c[0], hw)};
   };
   // IoU(p, q) > threshold, as onnxruntime decides it (no overlap, an empty
   // box or an empty union never suppresses).
@@ -793,13 +789,15 @@ FailureOr<SmallVector<Value>> lowerNonMaxSuppression(Operation *op,
         };
         // (s, i) comes before (t, j): a higher score, ties by lower index.
         auto before = [&](KB &k, Value s, Value i, Value t, Value j) {
-          return k.orOf(k.elemGt(s, t),
-                        k.andOf(k.elemEq(s, t), k.lt(i, j)));
+          return k.orOf(k.elemGt(s, t), k.andOf(k.elemEq(s, t), k.lt(i, j)));
         };
         Value zeroScore = scalarConstant(k.b, k.loc, ft, 0.0);
-        SmallVector<Type> stateTypes = {ft, k.b.getIndexType(),
-                                        k.b.getI1Type(), k.b.getIndexType(),
-                                        args[0].getType(), args[1].getType()};
+        SmallVector<Type> stateTypes = {ft,
+                                        k.b.getIndexType(),
+                                        k.b.getI1Type(),
+                                        k.b.getIndexType(),
+                                        args[0].getType(),
+                                        args[1].getType()};
         // Candidates in score order (each the first after the previous
         // one), each kept unless it overlaps one already selected, until
         // the class has its limit or no candidate is left.
@@ -813,8 +811,8 @@ FailureOr<SmallVector<Value>> lowerNonMaxSuppression(Operation *op,
                   k.idx(0), numBoxes, {st[0], k.idx(0), k.flag(false)},
                   [&](KB &k, Value j, ValueRange bs) -> SmallVector<Value> {
                     Value s = score(k, j);
-                    Value ok = k.orOf(k.notOf(st[2]),
-                                      before(k, st[0], st[1], s, j));
+                    Value ok =
+                        k.orOf(k.notOf(st[2]), before(k, st[0], st[1], s, j));
                     if (scoreThreshold)
                       ok = k.andOf(ok, k.elemGt(s, *scoreThreshold));
                     Value better =
@@ -824,10 +822,10 @@ FailureOr<SmallVector<Value>> lowerNonMaxSuppression(Operation *op,
                             k.orOf(bs[2], take)};
                   });
               Value go = k.andOf(best[2], k.lt(st[3], maxPerClass));
-              scf::ConditionOp::create(
-                  nb, nl, go,
-                  ValueRange{best[0], best[1], k.flag(true), st[3], st[4],
-                             st[5]});
+              scf::ConditionOp::create(nb, nl, go,
+                                       ValueRange{best[0], best[1],
+                                                  k.flag(true), st[3], st[4],
+                                                  st[5]});
             },
             [&](OpBuilder &nb, Location nl, ValueRange st) {
               KB k{nb, nl};
@@ -836,8 +834,7 @@ FailureOr<SmallVector<Value>> lowerNonMaxSuppression(Operation *op,
                   k.idx(0), st[3], {k.flag(false)},
                   [&](KB &k, Value r, ValueRange sup) -> SmallVector<Value> {
                     Value row = k.add(classStart, r);
-                    Value kept =
-                        k.toIndex(k.extract(st[4], {row, k.idx(2)}));
+                    Value kept = k.toIndex(k.extract(st[4], {row, k.idx(2)}));
                     return {k.orOf(sup[0], overlaps(k, n, kept, candidate))};
                   })[0];
               // Write the row at the count (in bounds: at most one row per
@@ -857,8 +854,7 @@ FailureOr<SmallVector<Value>> lowerNonMaxSuppression(Operation *op,
       });
 
   Value count = shape::extentFromTensor(b, loc, kernel[1]);
-  Value selected =
-      validPart(b, loc, kernel[0], {count, b.getIndexAttr(3)});
+  Value selected = validPart(b, loc, kernel[0], {count, b.getIndexAttr(3)});
   FailureOr<Value> result = matchResult(b, loc, op, 0, selected);
   if (failed(result))
     return failure();

@@ -65,10 +65,9 @@ FailureOr<SmallVector<Value>> lowerMatMul(Operation *op, OpBuilder &b) {
     SmallVector<int64_t> loops = llvm::to_vector(llvm::seq<int64_t>(0, rank));
     SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
     Value init = emptyTensor(b, loc, dims, elementType);
-    return buildGeneric(b, loc, {access}, init, loops, iters,
-                        [](OpBuilder &, Location, ValueRange in, Value) {
-                          return in[0];
-                        });
+    return buildGeneric(
+        b, loc, {access}, init, loops, iters,
+        [](OpBuilder &, Location, ValueRange in, Value) { return in[0]; });
   };
   shape::OperandBroadcast equalBatch;
   equalBatch.kinds.assign(batchRank, shape::BroadcastKind::Equal);
@@ -76,8 +75,8 @@ FailureOr<SmallVector<Value>> lowerMatMul(Operation *op, OpBuilder &b) {
   Value lhsExpanded = expandBatch(lhs, shape->batch.operands[0]);
   Value rhsExpanded = expandBatch(rhs, shape->batch.operands[1]);
   OperandAccess a = broadcastAccess(
-      lhsExpanded,
-      lhsExpanded == lhs ? shape->batch.operands[0] : equalBatch, batchRank);
+      lhsExpanded, lhsExpanded == lhs ? shape->batch.operands[0] : equalBatch,
+      batchRank);
   if (!shape->lhsIsVector) {
     a.loops.push_back(mLoop);
     a.isOne.push_back(Value());
@@ -86,8 +85,8 @@ FailureOr<SmallVector<Value>> lowerMatMul(Operation *op, OpBuilder &b) {
   a.isOne.push_back(Value());
 
   OperandAccess c = broadcastAccess(
-      rhsExpanded,
-      rhsExpanded == rhs ? shape->batch.operands[1] : equalBatch, batchRank);
+      rhsExpanded, rhsExpanded == rhs ? shape->batch.operands[1] : equalBatch,
+      batchRank);
   c.loops.push_back(kLoop);
   c.isOne.push_back(Value());
   if (!shape->rhsIsVector) {
@@ -95,7 +94,8 @@ FailureOr<SmallVector<Value>> lowerMatMul(Operation *op, OpBuilder &b) {
     c.isOne.push_back(Value());
   }
 
-  SmallVector<int64_t> outLoops = llvm::to_vector(llvm::seq<int64_t>(0, batchRank));
+  SmallVector<int64_t> outLoops =
+      llvm::to_vector(llvm::seq<int64_t>(0, batchRank));
   if (mLoop >= 0)
     outLoops.push_back(mLoop);
   if (nLoop >= 0)
@@ -106,11 +106,11 @@ FailureOr<SmallVector<Value>> lowerMatMul(Operation *op, OpBuilder &b) {
 
   Value init = filledTensor(b, loc, shape->dims,
                             scalarConstant(b, loc, elementType, 0.0));
-  Value result = buildGeneric(
-      b, loc, {a, c}, init, outLoops, iterators,
-      [](OpBuilder &nb, Location nl, ValueRange in, Value acc) {
-        return multiplyAdd(nb, nl, in[0], in[1], acc);
-      });
+  Value result =
+      buildGeneric(b, loc, {a, c}, init, outLoops, iterators,
+                   [](OpBuilder &nb, Location nl, ValueRange in, Value acc) {
+                     return multiplyAdd(nb, nl, in[0], in[1], acc);
+                   });
   return SmallVector<Value>{result};
 }
 
@@ -164,8 +164,8 @@ FailureOr<SmallVector<Value>> lowerGemm(Operation *op, OpBuilder &b) {
     auto cType = requireRanked(op, c, "input C");
     if (failed(cType))
       return failure();
-    auto bc = shape::broadcastTo(b, loc, shape::getDims(b, loc, c), outDims,
-                                 op, /*operandIndex=*/2);
+    auto bc = shape::broadcastTo(b, loc, shape::getDims(b, loc, c), outDims, op,
+                                 /*operandIndex=*/2);
     if (failed(bc))
       return failure();
     inputs.push_back(broadcastAccess(c, *bc, 2));
@@ -178,8 +178,8 @@ FailureOr<SmallVector<Value>> lowerGemm(Operation *op, OpBuilder &b) {
       [&](OpBuilder &nb, Location nl, ValueRange in, Value) {
         Value v = arith::MulFOp::create(nb, nl, alphaV, in[0]);
         if (in.size() > 1)
-          v = arith::AddFOp::create(nb, nl, v,
-                                    arith::MulFOp::create(nb, nl, betaV, in[1]));
+          v = arith::AddFOp::create(
+              nb, nl, v, arith::MulFOp::create(nb, nl, betaV, in[1]));
         return v;
       });
   return SmallVector<Value>{result};

@@ -16,8 +16,9 @@ namespace onyx::conversion {
 
 /// Lowers one onnx op; returns the replacement values (one per result), or
 /// failure after emitting an error on the op.
-using LowerFn = llvm::function_ref<mlir::FailureOr<llvm::SmallVector<mlir::Value>>(
-    mlir::Operation *, mlir::OpBuilder &)>;
+using LowerFn =
+    llvm::function_ref<mlir::FailureOr<llvm::SmallVector<mlir::Value>>(
+        mlir::Operation *, mlir::OpBuilder &)>;
 using LowerFnPtr = mlir::FailureOr<llvm::SmallVector<mlir::Value>> (*)(
     mlir::Operation *, mlir::OpBuilder &);
 using LoweringTable = llvm::StringMap<LowerFnPtr>;
@@ -53,17 +54,16 @@ OperandAccess broadcastAccess(mlir::Value tensor,
 /// Identity access (operand dims follow loops 0..rank-1).
 OperandAccess identityAccess(mlir::Value tensor);
 
-using BodyFn = llvm::function_ref<mlir::Value(
-    mlir::OpBuilder &, mlir::Location, mlir::ValueRange inputs,
-    mlir::Value output)>;
+using BodyFn = llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location,
+                                              mlir::ValueRange inputs,
+                                              mlir::Value output)>;
 
 /// Builds a linalg.generic over `numLoops` loops. Inputs whose extents are
 /// all known to match use affine indexing maps; inputs with run-time
 /// broadcast flags are read with tensor.extract at clamped indices.
 /// `outputLoops` maps output dims to loops.
 mlir::Value buildGeneric(mlir::OpBuilder &b, mlir::Location loc,
-                         llvm::ArrayRef<OperandAccess> inputs,
-                         mlir::Value init,
+                         llvm::ArrayRef<OperandAccess> inputs, mlir::Value init,
                          llvm::ArrayRef<int64_t> outputLoops,
                          llvm::ArrayRef<mlir::utils::IteratorType> iterators,
                          BodyFn body);
@@ -82,9 +82,8 @@ mlir::Value scalarConstant(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Type type, double value);
 
 /// The ranked tensor type of `value`, or an error on `op`.
-mlir::FailureOr<mlir::RankedTensorType> requireRanked(mlir::Operation *op,
-                                                      mlir::Value value,
-                                                      llvm::StringRef what);
+mlir::FailureOr<mlir::RankedTensorType>
+requireRanked(mlir::Operation *op, mlir::Value value, llvm::StringRef what);
 /// Checks that the element type is one the lowering handles (float or
 /// signless integer).
 mlir::LogicalResult requireSupportedElement(mlir::Operation *op,

@@ -57,31 +57,29 @@ SmallVector<int64_t> allLoops(int64_t rank) {
 
 /// Sums `summand(inputs)` over the loops flagged in `reduced` into a tensor
 /// of `dims` whose dims follow `outLoops`.
-Value sumOver(OpBuilder &b, Location loc, ArrayRef<OperandAccess> inputs,
-              ArrayRef<bool> reduced, ArrayRef<int64_t> outLoops,
-              ArrayRef<OpFoldResult> dims, Type elementType,
-              llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>
-                  summand) {
+Value sumOver(
+    OpBuilder &b, Location loc, ArrayRef<OperandAccess> inputs,
+    ArrayRef<bool> reduced, ArrayRef<int64_t> outLoops,
+    ArrayRef<OpFoldResult> dims, Type elementType,
+    llvm::function_ref<Value(OpBuilder &, Location, ValueRange)> summand) {
   SmallVector<utils::IteratorType> iterators;
   for (bool r : reduced)
     iterators.push_back(r ? utils::IteratorType::reduction
                           : utils::IteratorType::parallel);
   Value init =
       filledTensor(b, loc, dims, scalarConstant(b, loc, elementType, 0.0));
-  return buildGeneric(b, loc, inputs, init, outLoops, iterators,
-                      [&](OpBuilder &nb, Location nl, ValueRange in,
-                          Value acc) {
-                        return arith::AddFOp::create(nb, nl, acc,
-                                                     summand(nb, nl, in))
-                            .getResult();
-                      });
+  return buildGeneric(
+      b, loc, inputs, init, outLoops, iterators,
+      [&](OpBuilder &nb, Location nl, ValueRange in, Value acc) {
+        return arith::AddFOp::create(nb, nl, acc, summand(nb, nl, in))
+            .getResult();
+      });
 }
 
 /// An elementwise generic over `dims` (all inputs read through `inputs`).
 Value mapOver(OpBuilder &b, Location loc, ArrayRef<OperandAccess> inputs,
               ArrayRef<OpFoldResult> dims, Type elementType,
-              llvm::function_ref<Value(OpBuilder &, Location, ValueRange)>
-                  fn) {
+              llvm::function_ref<Value(OpBuilder &, Location, ValueRange)> fn) {
   int64_t rank = int64_t(dims.size());
   SmallVector<utils::IteratorType> iterators(rank,
                                              utils::IteratorType::parallel);
@@ -110,8 +108,7 @@ Value countAsFloat(OpBuilder &b, Location loc, OpFoldResult count, Type type) {
 }
 
 /// The float element type of `value`'s ranked type, or an error.
-FailureOr<FloatType> requireFloat(Operation *op, Value value,
-                                  StringRef what) {
+FailureOr<FloatType> requireFloat(Operation *op, Value value, StringRef what) {
   auto type = requireRanked(op, value, what);
   if (failed(type))
     return failure();
@@ -143,8 +140,7 @@ Moments foldMoments(OpBuilder &b, Location loc, Value input,
   auto divideByCount = [&](Value total) {
     return mapOver(b, loc, {identityAccess(total)}, statDims, statType,
                    [&](OpBuilder &nb, Location nl, ValueRange in) {
-                     return arith::DivFOp::create(nb, nl, in[0], n)
-                         .getResult();
+                     return arith::DivFOp::create(nb, nl, in[0], n).getResult();
                    });
   };
   Value mean = divideByCount(sum);
@@ -226,9 +222,8 @@ Value buildSoftmax(OpBuilder &b, Location loc, Operation *op, Value input,
           return arith::SubFOp::create(nb, nl, shifted,
                                        math::LogOp::create(nb, nl, in[2]))
               .getResult();
-        return arith::DivFOp::create(nb, nl,
-                                     math::ExpOp::create(nb, nl, shifted),
-                                     in[2])
+        return arith::DivFOp::create(
+                   nb, nl, math::ExpOp::create(nb, nl, shifted), in[2])
             .getResult();
       });
 }
@@ -248,7 +243,8 @@ FailureOr<SmallVector<Value>> lowerSoftmax(Operation *op, OpBuilder &b) {
   auto axis = normalizeAxis(op, axisAttr, rank);
   if (failed(axis))
     return failure();
-  return SmallVector<Value>{buildSoftmax(b, op->getLoc(), op, input, *axis, IsLog)};
+  return SmallVector<Value>{
+      buildSoftmax(b, op->getLoc(), op, input, *axis, IsLog)};
 }
 
 //===----------------------------------------------------------------------===//
@@ -273,12 +269,11 @@ FailureOr<Type> stashType(Operation *op, OpBuilder &b, int64_t dataType) {
 }
 
 /// Access of `param` broadcast (unidirectionally) to `dims`.
-FailureOr<OperandAccess> broadcastParam(OpBuilder &b, Location loc,
-                                        Value param,
+FailureOr<OperandAccess> broadcastParam(OpBuilder &b, Location loc, Value param,
                                         ArrayRef<OpFoldResult> dims,
                                         Operation *op) {
-  auto broadcast = shape::broadcastTo(b, loc, shape::getDims(b, loc, param),
-                                      dims, op);
+  auto broadcast =
+      shape::broadcastTo(b, loc, shape::getDims(b, loc, param), dims, op);
   if (failed(broadcast))
     return failure();
   return broadcastAccess(param, *broadcast, int64_t(dims.size()));
@@ -327,12 +322,10 @@ FailureOr<SmallVector<Value>> lowerLayerNorm(Operation *op, OpBuilder &b) {
     return failure();
 
   SmallVector<int64_t> statLoops = keptLoops(shape->reduced);
-  Moments moments =
-      foldMoments(b, loc, input, shape->reduced, statLoops, shape->keptDims,
-                  shape->count, *statType);
-  Value invStdDev =
-      inverseStdDev(b, loc, moments.variance, shape->keptDims,
-                    ln.getEpsilon().convertToDouble());
+  Moments moments = foldMoments(b, loc, input, shape->reduced, statLoops,
+                                shape->keptDims, shape->count, *statType);
+  Value invStdDev = inverseStdDev(b, loc, moments.variance, shape->keptDims,
+                                  ln.getEpsilon().convertToDouble());
 
   SmallVector<OperandAccess> inputs{identityAccess(input),
                                     accessAlong(moments.mean, statLoops),
@@ -341,22 +334,20 @@ FailureOr<SmallVector<Value>> lowerLayerNorm(Operation *op, OpBuilder &b) {
     inputs.push_back(*bias);
   Type outType = *elementType;
   Type stash = *statType;
-  Value y = mapOver(b, loc, inputs, dims, outType,
-                    [&](OpBuilder &nb, Location nl, ValueRange in) {
-                      Value d = arith::SubFOp::create(
-                          nb, nl, convertFloat(nb, nl, in[0], stash), in[1]);
-                      Value normalized = convertFloat(
-                          nb, nl, arith::MulFOp::create(nb, nl, d, in[2]),
-                          outType);
-                      Value r = arith::MulFOp::create(nb, nl, normalized,
-                                                      in[3]);
-                      if (hasBias)
-                        r = arith::AddFOp::create(nb, nl, r, in[4]);
-                      return r;
-                    });
-  return SmallVector<Value>{
-      y, isAbsent(ln.getMean()) ? Value() : moments.mean,
-      isAbsent(ln.getInvStdDev()) ? Value() : invStdDev};
+  Value y =
+      mapOver(b, loc, inputs, dims, outType,
+              [&](OpBuilder &nb, Location nl, ValueRange in) {
+                Value d = arith::SubFOp::create(
+                    nb, nl, convertFloat(nb, nl, in[0], stash), in[1]);
+                Value normalized = convertFloat(
+                    nb, nl, arith::MulFOp::create(nb, nl, d, in[2]), outType);
+                Value r = arith::MulFOp::create(nb, nl, normalized, in[3]);
+                if (hasBias)
+                  r = arith::AddFOp::create(nb, nl, r, in[4]);
+                return r;
+              });
+  return SmallVector<Value>{y, isAbsent(ln.getMean()) ? Value() : moments.mean,
+                            isAbsent(ln.getInvStdDev()) ? Value() : invStdDev};
 }
 
 //===----------------------------------------------------------------------===//
@@ -440,12 +431,12 @@ FailureOr<SmallVector<Value>> lowerBatchNorm(Operation *op, OpBuilder &b) {
   SmallVector<int64_t> channelLoop = {1};
 
   if (bn.getTrainingMode() == 0) {
-    Value invStdDev = inverseStdDev(b, loc, bn.getInputVar(),
-                                    shape::getDims(b, loc, bn.getInputVar()),
-                                    epsilon);
-    return SmallVector<Value>{normalizeChannels(
-        b, loc, input, bn.getInputMean(), invStdDev, channelLoop,
-        bn.getScale(), bn.getB())};
+    Value invStdDev =
+        inverseStdDev(b, loc, bn.getInputVar(),
+                      shape::getDims(b, loc, bn.getInputVar()), epsilon);
+    return SmallVector<Value>{
+        normalizeChannels(b, loc, input, bn.getInputMean(), invStdDev,
+                          channelLoop, bn.getScale(), bn.getB())};
   }
 
   // Training: normalize with the batch's own statistics (biased variance)
@@ -468,10 +459,10 @@ FailureOr<SmallVector<Value>> lowerBatchNorm(Operation *op, OpBuilder &b) {
       isAbsent(bn.getRunningMean())
           ? Value()
           : updateRunning(b, loc, bn.getInputMean(), moments.mean, momentum);
-  Value runningVar = isAbsent(bn.getRunningVar())
-                         ? Value()
-                         : updateRunning(b, loc, bn.getInputVar(),
-                                         moments.variance, momentum);
+  Value runningVar =
+      isAbsent(bn.getRunningVar())
+          ? Value()
+          : updateRunning(b, loc, bn.getInputVar(), moments.variance, momentum);
   return SmallVector<Value>{y, runningMean, runningVar};
 }
 
@@ -497,9 +488,8 @@ FailureOr<SmallVector<Value>> lowerInstanceNorm(Operation *op, OpBuilder &b) {
   if (failed(shape))
     return failure();
   SmallVector<int64_t> statLoops = keptLoops(shape->reduced);
-  Moments moments =
-      foldMoments(b, loc, input, shape->reduced, statLoops, shape->keptDims,
-                  shape->count, *elementType);
+  Moments moments = foldMoments(b, loc, input, shape->reduced, statLoops,
+                                shape->keptDims, shape->count, *elementType);
   Value invStdDev = inverseStdDev(b, loc, moments.variance, shape->keptDims,
                                   in.getEpsilon().convertToDouble());
   return SmallVector<Value>{normalizeChannels(b, loc, input, moments.mean,
@@ -527,21 +517,21 @@ FailureOr<SmallVector<Value>> lowerMVN(Operation *op, OpBuilder &b) {
   if (failed(shape))
     return failure();
   SmallVector<int64_t> statLoops = keptLoops(shape->reduced);
-  Moments moments =
-      foldMoments(b, loc, input, shape->reduced, statLoops, shape->keptDims,
-                  shape->count, *elementType);
+  Moments moments = foldMoments(b, loc, input, shape->reduced, statLoops,
+                                shape->keptDims, shape->count, *elementType);
   // The opset-13 function: (X - mean) / (sqrt(variance) + 1e-9).
   Value eps = scalarConstant(b, loc, *elementType, 1e-9);
-  Value y = mapOver(b, loc,
-                    {identityAccess(input), accessAlong(moments.mean, statLoops),
-                     accessAlong(moments.variance, statLoops)},
-                    shape::getDims(b, loc, input), *elementType,
-                    [&](OpBuilder &nb, Location nl, ValueRange in) {
-                      Value d = arith::SubFOp::create(nb, nl, in[0], in[1]);
-                      Value s = arith::AddFOp::create(
-                          nb, nl, math::SqrtOp::create(nb, nl, in[2]), eps);
-                      return arith::DivFOp::create(nb, nl, d, s).getResult();
-                    });
+  Value y =
+      mapOver(b, loc,
+              {identityAccess(input), accessAlong(moments.mean, statLoops),
+               accessAlong(moments.variance, statLoops)},
+              shape::getDims(b, loc, input), *elementType,
+              [&](OpBuilder &nb, Location nl, ValueRange in) {
+                Value d = arith::SubFOp::create(nb, nl, in[0], in[1]);
+                Value s = arith::AddFOp::create(
+                    nb, nl, math::SqrtOp::create(nb, nl, in[2]), eps);
+                return arith::DivFOp::create(nb, nl, d, s).getResult();
+              });
   return SmallVector<Value>{y};
 }
 
@@ -593,11 +583,10 @@ FailureOr<SmallVector<Value>> lowerLRN(Operation *op, OpBuilder &b) {
         SmallVector<Value> indices;
         for (int64_t i = 0; i < rank; ++i)
           indices.push_back(
-              i == 1 ? arith::SelectOp::create(nb, nl, inRange, channel,
-                                               zeroIndex)
-                           .getResult()
-                     : linalg::IndexOp::create(nb, nl, uint64_t(i))
-                           .getResult());
+              i == 1
+                  ? arith::SelectOp::create(nb, nl, inRange, channel, zeroIndex)
+                        .getResult()
+                  : linalg::IndexOp::create(nb, nl, uint64_t(i)).getResult());
         Value x = tensor::ExtractOp::create(nb, nl, input, indices);
         Value sq = arith::SelectOp::create(
             nb, nl, inRange, arith::MulFOp::create(nb, nl, x, x), zero);
@@ -608,17 +597,15 @@ FailureOr<SmallVector<Value>> lowerLRN(Operation *op, OpBuilder &b) {
   Value alphaOverSize = scalarConstant(
       b, loc, type, lrn.getAlpha().convertToDouble() / double(size));
   Value beta = scalarConstant(b, loc, type, lrn.getBeta().convertToDouble());
-  Value y = mapOver(b, loc, {identityAccess(input), identityAccess(squares)},
-                    dims, type,
-                    [&](OpBuilder &nb, Location nl, ValueRange in) {
-                      Value base = arith::AddFOp::create(
-                          nb, nl, bias,
-                          arith::MulFOp::create(nb, nl, alphaOverSize, in[1]));
-                      return arith::DivFOp::create(
-                                 nb, nl, in[0],
-                                 math::PowFOp::create(nb, nl, base, beta))
-                          .getResult();
-                    });
+  Value y = mapOver(
+      b, loc, {identityAccess(input), identityAccess(squares)}, dims, type,
+      [&](OpBuilder &nb, Location nl, ValueRange in) {
+        Value base = arith::AddFOp::create(
+            nb, nl, bias, arith::MulFOp::create(nb, nl, alphaOverSize, in[1]));
+        return arith::DivFOp::create(nb, nl, in[0],
+                                     math::PowFOp::create(nb, nl, base, beta))
+            .getResult();
+      });
   return SmallVector<Value>{y};
 }
 
@@ -685,8 +672,8 @@ std::pair<Value, Value> elementLoss(OpBuilder &b, Location loc,
 void checkTargets(OpBuilder &b, Location loc, const LossOperands &ops,
                   OpFoldResult classes, int64_t targetRank) {
   Value numClasses = shape::toValue(b, loc, classes);
-  Value init = filledTensor(b, loc, {},
-                            arith::ConstantIntOp::create(b, loc, 1, 1));
+  Value init =
+      filledTensor(b, loc, {}, arith::ConstantIntOp::create(b, loc, 1, 1));
   SmallVector<utils::IteratorType> iterators(targetRank,
                                              utils::IteratorType::reduction);
   Value valid = buildGeneric(
@@ -702,10 +689,9 @@ void checkTargets(OpBuilder &b, Location loc, const LossOperands &ops,
         if (ops.ignoreIndex)
           ok = arith::OrIOp::create(
               nb, nl, ok,
-              arith::CmpIOp::create(
-                  nb, nl, arith::CmpIPredicate::eq, in[0],
-                  scalarConstant(nb, nl, in[0].getType(),
-                                 double(*ops.ignoreIndex))));
+              arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::eq, in[0],
+                                    scalarConstant(nb, nl, in[0].getType(),
+                                                   double(*ops.ignoreIndex))));
         return arith::AndIOp::create(nb, nl, acc, ok).getResult();
       });
   Value allValid = tensor::ExtractOp::create(b, loc, valid, ValueRange{});
@@ -733,8 +719,8 @@ FailureOr<Value> buildLoss(OpBuilder &b, Location loc, Operation *op,
   bool reduce = ops.reduction != "none";
   if (reduce && ops.reduction != "sum" && ops.reduction != "mean")
     return op->emitError() << "unknown reduction '" << ops.reduction << "'";
-  auto shape = shape::lossShape(b, loc, ops.logProb, ops.target, ops.weight,
-                                reduce, op);
+  auto shape =
+      shape::lossShape(b, loc, ops.logProb, ops.target, ops.weight, reduce, op);
   if (failed(shape))
     return failure();
   int64_t targetRank = targetType.getRank();
@@ -742,12 +728,11 @@ FailureOr<Value> buildLoss(OpBuilder &b, Location loc, Operation *op,
 
   OperandAccess target = identityAccess(ops.target);
   if (!reduce) {
-    return mapOver(b, loc, {target}, shape->dims, elementType,
-                   [&](OpBuilder &nb, Location nl, ValueRange in) {
-                     return elementLoss(nb, nl, ops, in[0], elementType,
-                                        targetRank)
-                         .first;
-                   });
+    return mapOver(
+        b, loc, {target}, shape->dims, elementType,
+        [&](OpBuilder &nb, Location nl, ValueRange in) {
+          return elementLoss(nb, nl, ops, in[0], elementType, targetRank).first;
+        });
   }
 
   // Sum of the losses and (mean) of the weights, in one fold.
@@ -758,8 +743,8 @@ FailureOr<Value> buildLoss(OpBuilder &b, Location loc, Operation *op,
   SmallVector<utils::IteratorType> iterators(targetRank,
                                              utils::IteratorType::reduction);
   auto fold = linalg::GenericOp::create(
-      b, loc, TypeRange{init.getType(), init.getType()},
-      ValueRange{ops.target}, ValueRange{init, init},
+      b, loc, TypeRange{init.getType(), init.getType()}, ValueRange{ops.target},
+      ValueRange{init, init},
       SmallVector<AffineMap>{
           AffineMap::getMultiDimIdentityMap(unsigned(targetRank), ctx),
           scalarMap, scalarMap},
@@ -775,14 +760,12 @@ FailureOr<Value> buildLoss(OpBuilder &b, Location loc, Operation *op,
     return fold.getResult(0);
   // Mean: weighted average (a plain mean over the kept elements when there
   // are no weights); all ignored gives 0/0, as the reference.
-  return mapOver(b, loc,
-                 {identityAccess(fold.getResult(0)),
-                  identityAccess(fold.getResult(1))},
-                 {}, elementType,
-                 [](OpBuilder &nb, Location nl, ValueRange in) {
-                   return arith::DivFOp::create(nb, nl, in[0], in[1])
-                       .getResult();
-                 });
+  return mapOver(
+      b, loc,
+      {identityAccess(fold.getResult(0)), identityAccess(fold.getResult(1))},
+      {}, elementType, [](OpBuilder &nb, Location nl, ValueRange in) {
+        return arith::DivFOp::create(nb, nl, in[0], in[1]).getResult();
+      });
 }
 
 FailureOr<SmallVector<Value>> lowerNLLLoss(Operation *op, OpBuilder &b) {

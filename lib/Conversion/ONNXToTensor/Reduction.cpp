@@ -53,8 +53,8 @@ Value identityValue(OpBuilder &b, Location loc, Combine combine, Type type) {
   if (auto floatType = dyn_cast<FloatType>(type))
     return arith::ConstantOp::create(
         b, loc,
-        b.getFloatAttr(floatType, APFloat::getInf(
-                                      floatType.getFloatSemantics(), lowest)));
+        b.getFloatAttr(floatType,
+                       APFloat::getInf(floatType.getFloatSemantics(), lowest)));
   unsigned width = type.getIntOrFloatBitWidth();
   APInt value = lowest ? APInt::getSignedMinValue(width)
                        : APInt::getSignedMaxValue(width);
@@ -87,8 +87,7 @@ Value combineValues(OpBuilder &b, Location loc, Combine combine, Value acc,
 Value stableShift(OpBuilder &b, Location loc, Value max) {
   auto type = cast<FloatType>(max.getType());
   Value inf = arith::ConstantOp::create(
-      b, loc,
-      b.getFloatAttr(type, APFloat::getInf(type.getFloatSemantics())));
+      b, loc, b.getFloatAttr(type, APFloat::getInf(type.getFloatSemantics())));
   Value finite = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ONE,
                                        math::AbsFOp::create(b, loc, max), inf);
   return arith::SelectOp::create(b, loc, finite, max,
@@ -114,8 +113,7 @@ Value applyPre(OpBuilder &b, Location loc, Pre pre, Value x, Value max) {
 }
 
 /// `count` (an index extent) as a scalar of `type`.
-Value countAsScalar(OpBuilder &b, Location loc, OpFoldResult count,
-                    Type type) {
+Value countAsScalar(OpBuilder &b, Location loc, OpFoldResult count, Type type) {
   Value index = shape::toValue(b, loc, count);
   if (!isFloat(type))
     return arith::IndexCastOp::create(b, loc, type, index);
@@ -171,7 +169,8 @@ ReductionLoops runtimeLoops(OpBuilder &b, Location loc,
   loops.iterators.append(rank, utils::IteratorType::reduction);
   SmallVector<AffineExpr> inputExprs, accExprs, boundExprs;
   for (unsigned i = 0; i < rank; ++i) {
-    AffineExpr l = getAffineDimExpr(i, ctx), k = getAffineDimExpr(rank + i, ctx);
+    AffineExpr l = getAffineDimExpr(i, ctx),
+               k = getAffineDimExpr(rank + i, ctx);
     inputExprs.push_back(l + k);
     accExprs.push_back(l);
     boundExprs.push_back(k);
@@ -215,9 +214,8 @@ Value foldInput(OpBuilder &b, Location loc, const ReductionLoops &loops,
 
 /// Applies `post` to every folded value; `max` is LogSumExp's shift and
 /// `count` Mean's divisor.
-Value applyPost(OpBuilder &b, Location loc, Post post, Value folded,
-                Value max, OpFoldResult count,
-                ArrayRef<OpFoldResult> accDims) {
+Value applyPost(OpBuilder &b, Location loc, Post post, Value folded, Value max,
+                OpFoldResult count, ArrayRef<OpFoldResult> accDims) {
   if (post == Post::None)
     return folded;
   Type elementType = cast<RankedTensorType>(folded.getType()).getElementType();
@@ -309,8 +307,7 @@ FailureOr<ReduceAxes> readAxes(Operation *op) {
     return axes;
   }
   auto type = dyn_cast<RankedTensorType>(input.getType());
-  if (!type || type.getRank() != 1 ||
-      !isa<IntegerType>(type.getElementType()))
+  if (!type || type.getRank() != 1 || !isa<IntegerType>(type.getElementType()))
     return op->emitError() << "axes must be a 1-D integer tensor, got "
                            << input.getType();
   if (type.getDimSize(0) == 0) {
@@ -333,9 +330,8 @@ LogicalResult checkDeclaredDims(OpBuilder &b, Location loc, Operation *op,
       continue;
     std::string what = "result dim " + std::to_string(i) +
                        " (from the run-time axes) and its declared extent";
-    if (failed(shape::checkEqual(b, loc, dim,
-                                 b.getIndexAttr(declared.getDimSize(i)), what,
-                                 op)))
+    if (failed(shape::checkEqual(
+            b, loc, dim, b.getIndexAttr(declared.getDimSize(i)), what, op)))
       return failure();
   }
   return success();
@@ -383,9 +379,9 @@ FailureOr<SmallVector<Value>> lowerReduce(Operation *op, OpBuilder &b) {
                              "but the result rank is not declared");
       resultRank = declared.getRank();
     }
-    auto shape = shape::reduceShapeFromTensor(
-        b, loc, input, axes->tensor, keepDims, noopWithEmptyAxes, resultRank,
-        op);
+    auto shape =
+        shape::reduceShapeFromTensor(b, loc, input, axes->tensor, keepDims,
+                                     noopWithEmptyAxes, resultRank, op);
     if (failed(shape))
       return failure();
     // The declared result type was written without knowing the axes; the
@@ -420,16 +416,15 @@ Value isBetter(OpBuilder &b, Location loc, Value x, Value best, bool isMax,
                bool orEqual) {
   if (isFloat(x.getType())) {
     // Ordered predicates: NaN never replaces the current candidate.
-    auto pred = isMax ? (orEqual ? arith::CmpFPredicate::OGE
-                                 : arith::CmpFPredicate::OGT)
-                      : (orEqual ? arith::CmpFPredicate::OLE
-                                 : arith::CmpFPredicate::OLT);
+    auto pred =
+        isMax
+            ? (orEqual ? arith::CmpFPredicate::OGE : arith::CmpFPredicate::OGT)
+            : (orEqual ? arith::CmpFPredicate::OLE : arith::CmpFPredicate::OLT);
     return arith::CmpFOp::create(b, loc, pred, x, best);
   }
-  auto pred = isMax ? (orEqual ? arith::CmpIPredicate::sge
-                               : arith::CmpIPredicate::sgt)
-                    : (orEqual ? arith::CmpIPredicate::sle
-                               : arith::CmpIPredicate::slt);
+  auto pred =
+      isMax ? (orEqual ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sgt)
+            : (orEqual ? arith::CmpIPredicate::sle : arith::CmpIPredicate::slt);
   return arith::CmpIOp::create(b, loc, pred, x, best);
 }
 
@@ -437,15 +432,15 @@ Value isBetter(OpBuilder &b, Location loc, Value x, Value best, bool isMax,
 /// dims of `shape` (a reduction of that one axis). One generic carries the
 /// running extreme and its index.
 Value buildArgReduce(OpBuilder &b, Location loc, Value input, int64_t axis,
-                     const shape::ReduceShape &shape, bool keepDims,
-                     bool isMax, bool selectLast) {
+                     const shape::ReduceShape &shape, bool keepDims, bool isMax,
+                     bool selectLast) {
   Type elementType = cast<RankedTensorType>(input.getType()).getElementType();
   ReductionLoops loops = staticLoops(b.getContext(), shape, keepDims);
   Value bestInit = filledTensor(
       b, loc, loops.accDims,
       identityValue(b, loc, isMax ? Combine::Max : Combine::Min, elementType));
-  Value indexInit =
-      filledTensor(b, loc, loops.accDims, scalarConstant(b, loc, b.getI64Type(), 0));
+  Value indexInit = filledTensor(b, loc, loops.accDims,
+                                 scalarConstant(b, loc, b.getI64Type(), 0));
   auto generic = linalg::GenericOp::create(
       b, loc, TypeRange{bestInit.getType(), indexInit.getType()},
       ValueRange{input}, ValueRange{bestInit, indexInit},
@@ -458,9 +453,9 @@ Value buildArgReduce(OpBuilder &b, Location loc, Value input, int64_t axis,
             linalg::IndexOp::create(nb, nl, uint64_t(axis)));
         linalg::YieldOp::create(
             nb, nl,
-            ValueRange{arith::SelectOp::create(nb, nl, better, x, best),
-                       arith::SelectOp::create(nb, nl, better, index,
-                                               bestIndex)});
+            ValueRange{
+                arith::SelectOp::create(nb, nl, better, x, best),
+                arith::SelectOp::create(nb, nl, better, index, bestIndex)});
       });
   return generic.getResult(1);
 }

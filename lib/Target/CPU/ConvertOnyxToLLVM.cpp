@@ -38,10 +38,9 @@ Value callRuntime(ConversionPatternRewriter &rewriter, Operation *op,
   SmallVector<Type> argTypes;
   for (Value a : args)
     argTypes.push_back(a.getType());
-  auto fn = LLVM::lookupOrCreateFn(rewriter, module, name, argTypes,
-                                   resultType ? resultType
-                                              : LLVM::LLVMVoidType::get(
-                                                    op->getContext()));
+  auto fn = LLVM::lookupOrCreateFn(
+      rewriter, module, name, argTypes,
+      resultType ? resultType : LLVM::LLVMVoidType::get(op->getContext()));
   assert(succeeded(fn) && "runtime function redeclared with another type");
   auto call = LLVM::CallOp::create(rewriter, op->getLoc(), *fn, args);
   return resultType ? call.getResult() : Value();
@@ -103,10 +102,7 @@ struct AllocLowering : public ConvertOpToLLVMPattern<OpTy> {
       Value rank = LLVM::ConstantOp::create(rewriter, loc, i64, type.getRank());
       Value one = LLVM::ConstantOp::create(rewriter, loc, i64, 1);
       Value shape = LLVM::AllocaOp::create(
-          rewriter, loc, ptr, i64,
-          type.getRank() > 0
-              ? rank
-              : Value(one));
+          rewriter, loc, ptr, i64, type.getRank() > 0 ? rank : Value(one));
       for (auto [i, size] : llvm::enumerate(sizes)) {
         Value slot = LLVM::GEPOp::create(rewriter, loc, ptr, i64, shape,
                                          ArrayRef<LLVM::GEPArg>{int32_t(i)});
@@ -136,7 +132,8 @@ struct GetPoolLowering : public ConvertOpToLLVMPattern<GetPoolOp> {
     Location loc = op.getLoc();
     auto i64 = rewriter.getI64Type();
     auto ptr = LLVM::LLVMPointerType::get(op->getContext());
-    Value domain = LLVM::ConstantOp::create(rewriter, loc, i64, op.getDomainId());
+    Value domain =
+        LLVM::ConstantOp::create(rewriter, loc, i64, op.getDomainId());
     Value data = callRuntime(rewriter, op, "onyxrt_get_pool", ptr,
                              {adaptor.getContext(), domain, adaptor.getSize()});
     SmallVector<Value> sizes, strides;
@@ -197,9 +194,8 @@ struct ConvertOnyxToLLVMPass
     ModuleOp module = getOperation();
     LowerToLLVMOptions options(ctx);
     LLVMTypeConverter converter(ctx, options);
-    converter.addConversion([ctx](ContextType) {
-      return LLVM::LLVMPointerType::get(ctx);
-    });
+    converter.addConversion(
+        [ctx](ContextType) { return LLVM::LLVMPointerType::get(ctx); });
 
     RewritePatternSet patterns(ctx);
     populateFuncToLLVMConversionPatterns(converter, patterns);

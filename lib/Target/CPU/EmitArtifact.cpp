@@ -25,7 +25,8 @@ using namespace mlir;
 namespace onyx {
 namespace {
 
-std::unique_ptr<llvm::TargetMachine> createHostTargetMachine(std::string &error) {
+std::unique_ptr<llvm::TargetMachine>
+createHostTargetMachine(std::string &error) {
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   std::string tripleName = llvm::sys::getDefaultTargetTriple();
@@ -113,8 +114,8 @@ bool emitSharedLibrary(ModuleOp module, const std::string &outputPath,
 
   llvm::SmallString<128> objectPath;
   int fd;
-  if (auto ec = llvm::sys::fs::createTemporaryFile("onyx", "o", fd,
-                                                   objectPath)) {
+  if (auto ec =
+          llvm::sys::fs::createTemporaryFile("onyx", "o", fd, objectPath)) {
     error = "cannot create a temporary object file: " + ec.message();
     return false;
   }
@@ -140,9 +141,17 @@ bool emitSharedLibrary(ModuleOp module, const std::string &outputPath,
   std::string runtimeDir = findRuntimeLibraryDir();
   std::string rpath = "-Wl,-rpath," + runtimeDir;
   std::string libDir = "-L" + runtimeDir;
-  llvm::SmallVector<llvm::StringRef> args = {
-      *linker,     "-shared", "-o", outputPath, objectPath, libDir,
-      "-lonyx_runtime", "-lopenblas", "-lm", rpath, "-Wl,-rpath,$ORIGIN"};
+  llvm::SmallVector<llvm::StringRef> args = {*linker,
+                                             "-shared",
+                                             "-o",
+                                             outputPath,
+                                             objectPath,
+                                             libDir,
+                                             "-lonyx_runtime",
+                                             "-lopenblas",
+                                             "-lm",
+                                             rpath,
+                                             "-Wl,-rpath,$ORIGIN"};
   std::string linkError;
   llvm::SmallString<128> logPath;
   llvm::sys::fs::createTemporaryFile("onyx-link", "log", logPath);

@@ -59,22 +59,25 @@ struct GenerateInterfacePass
                            builder.getStringAttr(text));
 
     auto descType = LLVM::LLVMStructType::getLiteral(ctx, {i32, ptr, ptr});
-    auto desc = LLVM::GlobalOp::create(builder, loc, descType,
-                                       /*isConstant=*/true,
-                                       LLVM::Linkage::Private,
-                                       "onyx_model_desc", Attribute());
+    auto desc =
+        LLVM::GlobalOp::create(builder, loc, descType,
+                               /*isConstant=*/true, LLVM::Linkage::Private,
+                               "onyx_model_desc", Attribute());
     {
       OpBuilder::InsertionGuard guard(builder);
       Block *init = builder.createBlock(&desc.getInitializerRegion());
       builder.setInsertionPointToStart(init);
       Value value = LLVM::UndefOp::create(builder, loc, descType);
       Value abi = LLVM::ConstantOp::create(builder, loc, i32, kAbiVersion);
-      Value text = LLVM::AddressOfOp::create(builder, loc, ptr,
-                                             "onyx_metadata_text");
+      Value text =
+          LLVM::AddressOfOp::create(builder, loc, ptr, "onyx_metadata_text");
       Value fn = LLVM::AddressOfOp::create(builder, loc, ptr, kEntryFuncName);
-      value = LLVM::InsertValueOp::create(builder, loc, value, abi, ArrayRef<int64_t>{0});
-      value = LLVM::InsertValueOp::create(builder, loc, value, text, ArrayRef<int64_t>{1});
-      value = LLVM::InsertValueOp::create(builder, loc, value, fn, ArrayRef<int64_t>{2});
+      value = LLVM::InsertValueOp::create(builder, loc, value, abi,
+                                          ArrayRef<int64_t>{0});
+      value = LLVM::InsertValueOp::create(builder, loc, value, text,
+                                          ArrayRef<int64_t>{1});
+      value = LLVM::InsertValueOp::create(builder, loc, value, fn,
+                                          ArrayRef<int64_t>{2});
       LLVM::ReturnOp::create(builder, loc, value);
     }
 
@@ -82,8 +85,7 @@ struct GenerateInterfacePass
       auto fn = LLVM::lookupOrCreateFn(builder, module, name, args, result);
       return *fn;
     };
-    auto stateCreate =
-        declare("onyxrt_state_create", {ptr, ptr}, ptr);
+    auto stateCreate = declare("onyxrt_state_create", {ptr, ptr}, ptr);
     auto stateCreateWeights =
         declare("onyxrt_state_create_with_weights", {ptr, ptr, ptr}, ptr);
     auto stateDestroy = declare("onyxrt_state_destroy", {ptr}, voidType);
@@ -102,9 +104,9 @@ struct GenerateInterfacePass
     define("onyx_state_create", {}, ptr, [&](Block *) {
       Value d = LLVM::AddressOfOp::create(builder, loc, ptr, "onyx_model_desc");
       Value null = LLVM::ZeroOp::create(builder, loc, ptr);
-      Value s = LLVM::CallOp::create(builder, loc, stateCreate,
-                                     ValueRange{d, null})
-                    .getResult();
+      Value s =
+          LLVM::CallOp::create(builder, loc, stateCreate, ValueRange{d, null})
+              .getResult();
       LLVM::ReturnOp::create(builder, loc, s);
     });
     define("onyx_state_create_with_weights", {ptr}, ptr, [&](Block *b) {
@@ -121,10 +123,10 @@ struct GenerateInterfacePass
       LLVM::ReturnOp::create(builder, loc, ValueRange{});
     });
     define("inference_compute", {ptr, ptr}, ptr, [&](Block *b) {
-      Value r = LLVM::CallOp::create(
-                    builder, loc, run,
-                    ValueRange{b->getArgument(0), b->getArgument(1)})
-                    .getResult();
+      Value r =
+          LLVM::CallOp::create(builder, loc, run,
+                               ValueRange{b->getArgument(0), b->getArgument(1)})
+              .getResult();
       LLVM::ReturnOp::create(builder, loc, r);
     });
     define("onyx_model_metadata", {}, ptr, [&](Block *) {

@@ -83,9 +83,9 @@ bool isMultiplyAccumulate(linalg::GenericOp op) {
   if (!add)
     return false;
   Value acc = body.getArgument(2);
-  Value other = add.getLhs() == acc ? add.getRhs()
-                                    : (add.getRhs() == acc ? add.getLhs()
-                                                           : Value());
+  Value other = add.getLhs() == acc
+                    ? add.getRhs()
+                    : (add.getRhs() == acc ? add.getLhs() : Value());
   auto mul = other ? other.getDefiningOp<arith::MulFOp>() : nullptr;
   if (!mul)
     return false;
@@ -239,7 +239,8 @@ struct LowerContractionsToBLASPass
           offset = arith::AddIOp::create(
               b, loc, offset,
               arith::MulIOp::create(b, loc, ivs[l], strides[i]));
-      Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, matrix);
+      Value base =
+          memref::ExtractAlignedPointerAsIndexOp::create(b, loc, matrix);
       Value bytes = arith::MulIOp::create(
           b, loc, offset, arith::ConstantIndexOp::create(b, loc, elementBytes));
       Value address = arith::IndexCastOp::create(
@@ -250,8 +251,8 @@ struct LowerContractionsToBLASPass
     };
     auto [aPtr, lda] = slice(a, g.a.batchLoops);
     auto [bPtr, ldb] = slice(bm, g.b.batchLoops);
-    SmallVector<int64_t> cBatch = llvm::to_vector(
-        llvm::seq<int64_t>(0, int64_t(g.numBatch)));
+    SmallVector<int64_t> cBatch =
+        llvm::to_vector(llvm::seq<int64_t>(0, int64_t(g.numBatch)));
     auto [cPtr, ldc] = slice(c, cBatch);
 
     auto i32c = [&](int32_t v) -> Value {
@@ -260,16 +261,17 @@ struct LowerContractionsToBLASPass
     auto toI32 = [&](Value v) -> Value {
       return arith::IndexCastOp::create(b, loc, i32, v);
     };
-    Value alpha = arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 1.0));
+    Value alpha =
+        arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 1.0));
     // The output already holds its initial value (the fill or bias).
     Value beta = alpha;
     func::CallOp::create(
         b, loc, fn,
         ValueRange{i32c(kCblasRowMajor),
                    i32c(g.a.transposed ? kCblasTrans : kCblasNoTrans),
-                   i32c(g.b.transposed ? kCblasTrans : kCblasNoTrans),
-                   toI32(m), toI32(n), toI32(k), alpha, aPtr, lda, bPtr, ldb,
-                   beta, cPtr, ldc});
+                   i32c(g.b.transposed ? kCblasTrans : kCblasNoTrans), toI32(m),
+                   toI32(n), toI32(k), alpha, aPtr, lda, bPtr, ldb, beta, cPtr,
+                   ldc});
     op.erase();
   }
 };

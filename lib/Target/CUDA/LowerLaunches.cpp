@@ -55,7 +55,6 @@ struct CUDALowerLaunchesPass
     : public onyx::impl::CUDALowerLaunchesBase<CUDALowerLaunchesPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    MLIRContext *ctx = &getContext();
     SmallVector<gpu::LaunchFuncOp> launches;
     SmallVector<gpu::MemcpyOp> copies;
     module.walk([&](Operation *op) {
@@ -81,7 +80,6 @@ struct CUDALowerLaunchesPass
          llvm::make_early_inc_range(module.getOps<gpu::BinaryOp>()))
       binary.erase();
     module->removeAttr(gpu::GPUDialect::getContainerModuleAttrName());
-    (void)ctx;
   }
 
   struct BinaryGlobals {
@@ -91,15 +89,14 @@ struct CUDALowerLaunchesPass
   };
 
   /// A private constant i8 array global holding `bytes`.
-  std::string createBytesGlobal(ModuleOp module, Location loc,
-                                StringRef prefix, StringRef bytes,
-                                uint64_t alignment) {
+  std::string createBytesGlobal(ModuleOp module, Location loc, StringRef prefix,
+                                StringRef bytes, uint64_t alignment) {
     OpBuilder b = OpBuilder::atBlockBegin(module.getBody());
     std::string name = uniqueName(module, prefix);
     auto type = LLVM::LLVMArrayType::get(b.getI8Type(), bytes.size());
     LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
-                           LLVM::Linkage::Private, name,
-                           b.getStringAttr(bytes), alignment);
+                           LLVM::Linkage::Private, name, b.getStringAttr(bytes),
+                           alignment);
     return name;
   }
 
@@ -120,19 +117,17 @@ struct CUDALowerLaunchesPass
       StringRef bytes = object.getObject().getValue();
       if (object.getFormat() == gpu::CompilationTarget::Binary &&
           globals.cubin.empty()) {
-        globals.cubin =
-            createBytesGlobal(module, binary.getLoc(),
-                              ("onyx_cuda_cubin_" + binary.getName()).str(),
-                              bytes, 64);
+        globals.cubin = createBytesGlobal(
+            module, binary.getLoc(),
+            ("onyx_cuda_cubin_" + binary.getName()).str(), bytes, 64);
         globals.cubinSize = bytes.size();
       } else if (object.getFormat() == gpu::CompilationTarget::Assembly &&
                  globals.ptx.empty()) {
         std::string withNul = bytes.str();
         withNul.push_back('\0');
-        globals.ptx =
-            createBytesGlobal(module, binary.getLoc(),
-                              ("onyx_cuda_ptx_" + binary.getName()).str(),
-                              withNul, 1);
+        globals.ptx = createBytesGlobal(
+            module, binary.getLoc(),
+            ("onyx_cuda_ptx_" + binary.getName()).str(), withNul, 1);
       }
     }
     if (globals.cubin.empty() && globals.ptx.empty())
@@ -167,9 +162,9 @@ struct CUDALowerLaunchesPass
     auto descType = LLVM::LLVMStructType::getLiteral(ctx, {ptr, i64, ptr, ptr});
     std::string descName =
         uniqueName(module, ("onyx_cuda_kernel_" + kernel).str());
-    auto desc = LLVM::GlobalOp::create(b, loc, descType, /*isConstant=*/true,
-                                       LLVM::Linkage::Private, descName,
-                                       Attribute());
+    auto desc =
+        LLVM::GlobalOp::create(b, loc, descType, /*isConstant=*/true,
+                               LLVM::Linkage::Private, descName, Attribute());
     Block *init = b.createBlock(&desc.getInitializerRegion());
     b.setInsertionPointToStart(init);
     auto addressOrNull = [&](const std::string &global) -> Value {
@@ -179,10 +174,9 @@ struct CUDALowerLaunchesPass
     };
     Value value = LLVM::UndefOp::create(b, loc, descType);
     const BinaryGlobals &g = binary->second;
-    Value fields[] = {
-        addressOrNull(g.cubin),
-        LLVM::ConstantOp::create(b, loc, i64, g.cubinSize),
-        addressOrNull(g.ptx), addressOrNull(nameGlobal)};
+    Value fields[] = {addressOrNull(g.cubin),
+                      LLVM::ConstantOp::create(b, loc, i64, g.cubinSize),
+                      addressOrNull(g.ptx), addressOrNull(nameGlobal)};
     for (auto [i, field] : llvm::enumerate(fields))
       value = LLVM::InsertValueOp::create(b, loc, value, field,
                                           ArrayRef<int64_t>{int64_t(i)});
@@ -248,14 +242,14 @@ struct CUDALowerLaunchesPass
       name = createBytesGlobal(module, loc, "onyx_cuda_label", text, 1);
       labels[label] = name;
     }
-    return LLVM::AddressOfOp::create(b, loc,
-                                     LLVM::LLVMPointerType::get(b.getContext()),
-                                     name);
+    return LLVM::AddressOfOp::create(
+        b, loc, LLVM::LLVMPointerType::get(b.getContext()), name);
   }
 
   /// The aligned pointer of a buffer as i64.
   Value pointerBits(OpBuilder &b, Location loc, Value buffer) {
-    Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+    Value index =
+        memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
     return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
   }
 
@@ -268,9 +262,9 @@ struct CUDALowerLaunchesPass
         launch.hasClusterSize() || launch.getDynamicSharedMemorySize())
       return launch.emitError("async launches, clusters and dynamic shared "
                               "memory are not supported yet");
-    FailureOr<std::string> desc = kernelDescriptor(
-        module, loc, launch.getKernelModuleName().getValue(),
-        launch.getKernelName().getValue());
+    FailureOr<std::string> desc =
+        kernelDescriptor(module, loc, launch.getKernelModuleName().getValue(),
+                         launch.getKernelName().getValue());
     if (failed(desc))
       return failure();
 
@@ -359,8 +353,8 @@ struct CUDALowerLaunchesPass
         // The element offset of a strided view, in bytes.
         auto metadata =
             memref::ExtractStridedMetadataOp::create(b, loc, buffer);
-        Value offset = arith::IndexCastOp::create(b, loc, i64,
-                                                  metadata.getOffset());
+        Value offset =
+            arith::IndexCastOp::create(b, loc, i64, metadata.getOffset());
         Value size = arith::ConstantIntOp::create(b, loc, elementSize, 64);
         bits = arith::AddIOp::create(
             b, loc, bits, arith::MulIOp::create(b, loc, offset, size));

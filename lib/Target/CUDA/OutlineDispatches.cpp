@@ -255,9 +255,8 @@ struct CUDAOutlineDispatchesPass
     for (Operation *user : op->getUsers()) {
       if (isInDispatch(user))
         continue;
-      bool derived = llvm::any_of(user->getResults(), [&](Value r) {
-        return dependsOnDeviceData(r);
-      });
+      bool derived = llvm::any_of(
+          user->getResults(), [&](Value r) { return dependsOnDeviceData(r); });
       if (!derived || !onlyFeedsKernels(user))
         return false;
     }
@@ -347,13 +346,13 @@ struct CUDAOutlineDispatchesPass
         SmallVector<OpFoldResult> ones(type.getRank(), b.getIndexAttr(1));
         auto elementType = memref::SubViewOp::inferRankReducedResultType(
             {1}, type, offsets, ones, ones);
-        auto element = memref::SubViewOp::create(
-            b, loc, cast<MemRefType>(elementType), load.getMemRef(), offsets,
-            ones, ones);
+        auto element =
+            memref::SubViewOp::create(b, loc, cast<MemRefType>(elementType),
+                                      load.getMemRef(), offsets, ones, ones);
         auto copy = memref::AllocaOp::create(
             b, loc, MemRefType::get({1}, type.getElementType()));
-        auto memcpy = gpu::MemcpyOp::create(b, loc, Type(), ValueRange{},
-                                            copy, element);
+        auto memcpy =
+            gpu::MemcpyOp::create(b, loc, Type(), ValueRange{}, copy, element);
         memcpy->setAttr(kReadbackAttr, b.getUnitAttr());
         Value zero = arith::ConstantIndexOp::create(b, loc, 0);
         auto hostLoad = memref::LoadOp::create(b, loc, copy, ValueRange{zero});
@@ -364,8 +363,8 @@ struct CUDAOutlineDispatchesPass
       }
       for (Value buffer : reads) {
         auto type = dyn_cast<MemRefType>(buffer.getType());
-        if (!type || !type.hasStaticShape() ||
-            !type.getLayout().isIdentity() || type.getNumElements() > 4096 ||
+        if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity() ||
+            type.getNumElements() > 4096 ||
             !isSupportedScalarType(type.getElementType()))
           return op->emitError()
                  << "the host needs the value of a tensor that lives on the "
@@ -474,8 +473,8 @@ struct CUDAOutlineDispatchesPass
 
   LogicalResult checkDispatchable(linalg::LinalgOp op) {
     if (!op.hasPureBufferSemantics())
-      return op->emitError() << "'" << op->getName()
-                             << "' on tensors reached the cuda target";
+      return op->emitError()
+             << "'" << op->getName() << "' on tensors reached the cuda target";
     // Named library ops (matmul, convolutions) wait for cuBLASLt/cuDNN;
     // generics that happen to contract run as reduction kernels.
     if (!isa<linalg::GenericOp>(op.getOperation()) &&
@@ -673,8 +672,7 @@ struct CUDAOutlineDispatchesPass
       if (failed(type.getStridesAndOffset(staticStrides, staticOffset)))
         return op.emitError("buffer layout ")
                << type << " is not strided; not supported on cuda yet";
-      auto metadata =
-          memref::ExtractStridedMetadataOp::create(hb, loc, buffer);
+      auto metadata = memref::ExtractStridedMetadataOp::create(hb, loc, buffer);
       iface.bases.push_back(metadata.getBaseBuffer());
       SmallVector<Value> sizes(type.getRank());
       for (int64_t d = 0; d < type.getRank(); ++d)
@@ -721,9 +719,10 @@ struct CUDAOutlineDispatchesPass
       (void)type.getStridesAndOffset(staticStrides, staticOffset);
       SmallVector<OpFoldResult> sizes, strides(rank);
       for (int64_t d = 0; d < rank; ++d)
-        sizes.push_back(type.isDynamicDim(d)
-                            ? OpFoldResult(map.lookup(iface.sizes[j][d]))
-                            : OpFoldResult(kb.getIndexAttr(type.getDimSize(d))));
+        sizes.push_back(
+            type.isDynamicDim(d)
+                ? OpFoldResult(map.lookup(iface.sizes[j][d]))
+                : OpFoldResult(kb.getIndexAttr(type.getDimSize(d))));
       OpFoldResult offset = kb.getIndexAttr(0);
       if (type.getLayout().isIdentity()) {
         // Row-major strides from the sizes.
@@ -767,8 +766,7 @@ struct CUDAOutlineDispatchesPass
     SmallVector<Value> loopSizes;
     for (Range range : cast<linalg::LinalgOp>(generic.getOperation())
                            .createLoopRanges(kb, loc))
-      loopSizes.push_back(
-          getValueOrCreateConstantIndexOp(kb, loc, range.size));
+      loopSizes.push_back(getValueOrCreateConstantIndexOp(kb, loc, range.size));
     SmallVector<utils::IteratorType> iterators =
         generic.getIteratorTypesArray();
     SmallVector<int64_t> parallelDims, reductionDims;
@@ -887,21 +885,20 @@ struct CUDAOutlineDispatchesPass
     for (Value base : iface.bases)
       argTypes.push_back(base.getType());
     argTypes.append(iface.scalars.size(), hb.getI64Type());
-    std::string name = (func.getSymName() + "_dispatch_" +
-                        std::to_string(dispatchCounter++))
-                           .str();
+    std::string name =
+        (func.getSymName() + "_dispatch_" + std::to_string(dispatchCounter++))
+            .str();
     OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
     Attribute target = NVVM::NVVMTargetAttr::get(
         ctx, /*optLevel=*/3, "nvptx64-nvidia-cuda", chip, /*features=*/"");
-    auto gpuModule = gpu::GPUModuleOp::create(mb, loc, name,
-                                              ArrayRef<Attribute>{target});
+    auto gpuModule =
+        gpu::GPUModuleOp::create(mb, loc, name, ArrayRef<Attribute>{target});
     OpBuilder kb = OpBuilder::atBlockBegin(gpuModule.getBody());
-    auto kernel = gpu::GPUFuncOp::create(kb, loc, name,
-                                         kb.getFunctionType(argTypes, {}));
-    kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(),
-                    kb.getUnitAttr());
-    kernel.setKnownBlockSizeAttr(kb.getDenseI32ArrayAttr(
-        {int32_t(blockSize), 1, 1}));
+    auto kernel =
+        gpu::GPUFuncOp::create(kb, loc, name, kb.getFunctionType(argTypes, {}));
+    kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), kb.getUnitAttr());
+    kernel.setKnownBlockSizeAttr(
+        kb.getDenseI32ArrayAttr({int32_t(blockSize), 1, 1}));
     kb.setInsertionPointToStart(&kernel.getBody().front());
     buildKernelBody(kb, kernel, op, iface);
 
@@ -928,8 +925,7 @@ struct CUDAOutlineDispatchesPass
     auto linalgOp = cast<linalg::LinalgOp>(op.getOperation());
     SmallVector<utils::IteratorType> iterators =
         linalgOp.getIteratorTypesArray();
-    for (auto [d, range] :
-         llvm::enumerate(linalgOp.createLoopRanges(hb, loc)))
+    for (auto [d, range] : llvm::enumerate(linalgOp.createLoopRanges(hb, loc)))
       if (linalg::isParallelIterator(iterators[d]))
         total = arith::MulIOp::create(
             hb, loc, total,

@@ -137,7 +137,7 @@ typedef struct OnyxMemoryStats {
   uint64_t outputBytes;        /* bytes of graph outputs */
   uint64_t retainedBytes;      /* bytes the session still holds */
   /* Memory plan of the last call (onyx-pool-allocations), at its shapes: */
-  uint64_t plannedTempBytes; /* sum of planned temporaries' aligned sizes */
+  uint64_t plannedTempBytes;   /* sum of planned temporaries' aligned sizes */
   uint64_t poolRequestedBytes; /* sum of the pools the plan asked for */
   uint64_t maxLiveBytes; /* max over program points of live planned bytes */
   uint64_t numPools;     /* pools requested by the last call */

@@ -6,11 +6,11 @@
 // clean error from onyxrt_state_create instead.
 //
 // One session = one device (ONYX_CUDA_DEVICE, default 0), its primary
-// context (retained once per process) and one non-blocking stream. Kernel modules are loaded from the
-// artifact's embedded images once per session, on first launch: the cubin
-// first, the PTX (JIT-compiled by the driver) when the cubin does not load.
-// Every failing driver call becomes a message naming the call, the node or
-// kernel, and the driver's error name and text.
+// context (retained once per process) and one non-blocking stream. Kernel
+// modules are loaded from the artifact's embedded images once per session, on
+// first launch: the cubin first, the PTX (JIT-compiled by the driver) when the
+// cubin does not load. Every failing driver call becomes a message naming the
+// call, the node or kernel, and the driver's error name and text.
 //
 // Environment (debugging aids):
 //   ONYX_CUDA_DEVICE=N    device ordinal
@@ -90,8 +90,8 @@ DriverApi loadDriver() {
       return;
     void *address = dlsym(handle, symbol);
     if (!address) {
-      api.loadError = std::string("the CUDA driver lacks ") + symbol +
-                      " (driver too old?)";
+      api.loadError =
+          std::string("the CUDA driver lacks ") + symbol + " (driver too old?)";
       return;
     }
     fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(address);
@@ -204,9 +204,8 @@ private:
   bool syncEachLaunch = envFlag("ONYX_CUDA_SYNC");
   /// ONYX_CUDA_PROFILE: events around each launch, resolved at the next
   /// synchronize, totals per kernel written when the session ends.
-  std::string profilePath = std::getenv("ONYX_CUDA_PROFILE")
-                                ? std::getenv("ONYX_CUDA_PROFILE")
-                                : "";
+  std::string profilePath =
+      std::getenv("ONYX_CUDA_PROFILE") ? std::getenv("ONYX_CUDA_PROFILE") : "";
   struct Pending {
     const OnyxCudaKernel *kernel;
     std::string label;
@@ -251,8 +250,8 @@ std::unique_ptr<Device> CudaDevice::create(std::string &error) {
     return nullptr;
   }
   if (ordinal < 0 || ordinal >= count) {
-    error = "ONYX_CUDA_DEVICE=" + std::to_string(ordinal) +
-            " but there are " + std::to_string(count) + " CUDA devices";
+    error = "ONYX_CUDA_DEVICE=" + std::to_string(ordinal) + " but there are " +
+            std::to_string(count) + " CUDA devices";
     return nullptr;
   }
   std::unique_ptr<CudaDevice> self(new CudaDevice());
@@ -463,10 +462,10 @@ bool CudaDevice::launch(const OnyxCudaKernel *kernel, const char *label,
     if (grid[i] < 0 || block[i] <= 0 || grid[i] > 0x7fffffff ||
         block[i] > 1024) {
       error = where + "invalid launch configuration grid (" +
-              std::to_string(grid[0]) + ", " + std::to_string(grid[1]) +
-              ", " + std::to_string(grid[2]) + ") block (" +
-              std::to_string(block[0]) + ", " + std::to_string(block[1]) +
-              ", " + std::to_string(block[2]) + ")";
+              std::to_string(grid[0]) + ", " + std::to_string(grid[1]) + ", " +
+              std::to_string(grid[2]) + ") block (" + std::to_string(block[0]) +
+              ", " + std::to_string(block[1]) + ", " +
+              std::to_string(block[2]) + ")";
       return false;
     }
   }

@@ -1,4 +1,5 @@
-//===- CudaUnavailable.cpp - CUDA services of a runtime built without CUDA -===//
+//===- CudaUnavailable.cpp - CUDA services of a runtime built without CUDA
+//-===//
 //
 // Built instead of CudaDevice.cpp when CMake finds no CUDA toolkit: the
 // runtime exports the same symbols, so CUDA artifacts still load, and
@@ -35,8 +36,8 @@ ONYX_API int32_t onyxrt_cuda_upload(void *ctx, void *, const void *, int64_t,
   return 1;
 }
 
-ONYX_API int32_t onyxrt_cuda_download(void *ctx, void *, const void *,
-                                      int64_t, const char *) {
+ONYX_API int32_t onyxrt_cuda_download(void *ctx, void *, const void *, int64_t,
+                                      const char *) {
   onyx::rt::failCall(ctx, "this Onyx runtime was built without CUDA support");
   return 1;
 }

@@ -1,4 +1,5 @@
-//===- EmitArtifact.h - LLVM dialect to object and shared library -*- C++ -*-===//
+//===- EmitArtifact.h - LLVM dialect to object and shared library -*- C++
+//-*-===//
 #ifndef ONYX_TARGET_CPU_EMITARTIFACT_H
 #define ONYX_TARGET_CPU_EMITARTIFACT_H
 
