@@ -14,30 +14,6 @@ namespace onyx::shape {
 
 namespace {
 
-/// Product of `dims`, folded to an attribute when all are static.
-OpFoldResult product(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> dims) {
-  int64_t staticPart = 1;
-  Value dynamicPart;
-  for (OpFoldResult d : dims) {
-    if (auto s = getStatic(d)) {
-      staticPart *= *s;
-      continue;
-    }
-    Value v = cast<Value>(d);
-    dynamicPart =
-        dynamicPart ? arith::MulIOp::create(b, loc, dynamicPart, v).getResult()
-                    : v;
-  }
-  if (!dynamicPart)
-    return b.getIndexAttr(staticPart);
-  if (staticPart == 1)
-    return dynamicPart;
-  return arith::MulIOp::create(
-             b, loc, dynamicPart,
-             arith::ConstantIndexOp::create(b, loc, staticPart))
-      .getResult();
-}
-
 Value indexConstant(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
@@ -165,7 +141,7 @@ FailureOr<ReduceShape> reduceShape(OpBuilder &b, Location loc, Value input,
     shape.keptDims.push_back(in[i]);
     shape.dims.push_back(in[i]);
   }
-  shape.count = product(b, loc, folded);
+  shape.count = productOf(b, loc, folded);
   return shape;
 }
 
@@ -219,7 +195,7 @@ reduceShapeFromTensor(OpBuilder &b, Location loc, Value input, Value axesTensor,
         b, loc, keptCount,
         arith::SelectOp::create(b, loc, isReduced, zero, one));
   }
-  shape.count = product(b, loc, shape.foldedDims);
+  shape.count = productOf(b, loc, shape.foldedDims);
 
   if (keepDims) {
     shape.dims = shape.keptDims;

@@ -103,9 +103,8 @@ void assertBroadcastable(OpBuilder &b, Location loc, OpFoldResult dim,
 
 } // namespace
 
-/// Product of `dims`, folded to an attribute when all are static.
-static OpFoldResult productOf(OpBuilder &b, Location loc,
-                              ArrayRef<OpFoldResult> dims) {
+OpFoldResult productOf(OpBuilder &b, Location loc,
+                       ArrayRef<OpFoldResult> dims) {
   int64_t staticPart = 1;
   Value dynamicPart;
   for (OpFoldResult d : dims) {

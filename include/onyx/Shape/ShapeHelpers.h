@@ -53,6 +53,9 @@ bool provablyEqual(OpFoldResult a, OpFoldResult b);
 std::optional<int64_t> getStatic(OpFoldResult dim);
 /// Index value of `dim` (materializes a constant for static dims).
 mlir::Value toValue(mlir::OpBuilder &b, mlir::Location loc, OpFoldResult dim);
+/// Product of `dims`, folded to an attribute when all are static.
+OpFoldResult productOf(mlir::OpBuilder &b, mlir::Location loc,
+                       llvm::ArrayRef<OpFoldResult> dims);
 /// Static shape (kDynamic for SSA dims).
 llvm::SmallVector<int64_t> toStaticShape(llvm::ArrayRef<OpFoldResult> dims);
 
