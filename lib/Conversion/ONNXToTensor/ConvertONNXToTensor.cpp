@@ -292,6 +292,10 @@ const LoweringTable &loweringTable() {
     addConvolutionLowerings(t);
     addDataDependentLowerings(t);
     addControlFlowLowerings(t);
+    addQuantizationLowerings(t);
+    addResizeLowerings(t);
+    addRecurrentLowerings(t);
+    addEinsumLowerings(t);
     return t;
   }();
   return table;

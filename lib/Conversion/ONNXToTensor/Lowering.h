@@ -31,6 +31,10 @@ void addReductionLowerings(LoweringTable &table);
 void addConvolutionLowerings(LoweringTable &table);
 void addDataDependentLowerings(LoweringTable &table);
 void addControlFlowLowerings(LoweringTable &table);
+void addQuantizationLowerings(LoweringTable &table);
+void addResizeLowerings(LoweringTable &table);
+void addRecurrentLowerings(LoweringTable &table);
+void addEinsumLowerings(LoweringTable &table);
 
 /// Lowers every onnx op of `block` in order with the lowering table (the
 /// pass driver's per-op step: results replaced, declared types reconciled).
