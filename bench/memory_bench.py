@@ -26,7 +26,12 @@ Models:
     block with two symbolic lengths, an MLP autoencoder (widths
     32-256-16-256-32) with a symbolic batch, and "adversarial_pair", a
     three-buffer graph on which the lifetime scheme's greedy grouping
-    requests more than the IREE-style scheme (a known planner bug).
+    requested more than the IREE-style scheme (a planner bug, fixed);
+  - with --real-models [DIR]: the real-model set of the end-to-end tests
+    (ResNet-50, MobileNetV2, SqueezeNet, TransformerEncoder, a causal
+    decoder; made by test/e2e/real_models/make_models.py into
+    build/real_models), each at the shapes of its test cases, with the
+    cases' own input files.
 
 Usage:
   /usr/bin/python3 bench/memory_bench.py [--bin-dir build/bin]
@@ -316,6 +321,30 @@ def discover_models(work_dir, only):
     return models
 
 
+def discover_real_models(directory, only):
+    """[(name, path, [(label, [(input name, file)])])] from the real-model
+    manifest (test/e2e/real_models/make_models.py)."""
+    manifest_path = os.path.join(directory, "manifest.json")
+    if not os.path.exists(manifest_path):
+        raise BenchError("%s is missing: run `/usr/bin/python3 "
+                         "test/e2e/real_models/make_models.py` (or the "
+                         "real-model tests) first" % manifest_path)
+    with open(manifest_path) as f:
+        manifest = json.load(f)
+    models = []
+    for name, model in sorted(manifest["models"].items()):
+        if only and name not in only:
+            continue
+        cases = []
+        for case in model["cases"]:
+            label = ";".join("%s=%s" % (k, "x".join(map(str, v)))
+                             for k, v in case["shapes"].items())
+            cases.append((label, [(k, os.path.join(directory, v))
+                                  for k, v in case["inputs"].items()]))
+        models.append((name, os.path.join(directory, model["onnx"]), cases))
+    return models
+
+
 def bench_model(name, path, shapes, args, env, work_dir):
     artifacts = {}
     for scheme in SCHEMES:
@@ -328,7 +357,11 @@ def bench_model(name, path, shapes, args, env, work_dir):
     for index, shape in enumerate(shapes):
         shape_dir = os.path.join(work_dir, "%s.%d" % (name, index))
         os.makedirs(shape_dir, exist_ok=True)
-        files = make_inputs(inputs, shape, seed=1000 + index, directory=shape_dir)
+        if isinstance(shape, tuple):  # (label, given input files)
+            label, files = shape
+        else:
+            label = shape_label(shape)
+            files = make_inputs(inputs, shape, seed=1000 + index, directory=shape_dir)
         reports, outputs = {}, {}
         for scheme in SCHEMES:
             out_dir = os.path.join(shape_dir, "out_" + scheme)
@@ -357,7 +390,7 @@ def bench_model(name, path, shapes, args, env, work_dir):
         max_live = ours["max_live_bytes"]
         row = {
             "model": name,
-            "shape": shape_label(shape),
+            "shape": label,
             "unpacked_bytes": ours["unpacked_bytes"],
             "requested_lifetime": ours["requested_bytes"],
             "requested_iree": iree["requested_bytes"],
@@ -410,6 +443,10 @@ def main():
     p.add_argument("--work-dir", help="keep models, artifacts, inputs and outputs here "
                    "(default: a temporary directory, removed)")
     p.add_argument("--only", action="append", default=[], help="run only this model (repeatable)")
+    p.add_argument("--real-models", nargs="?", const=os.path.join(ROOT, "build", "real_models"),
+                   help="also run the real-model set (default directory: build/real_models, "
+                   "made by test/e2e/real_models/make_models.py); ResNet-50 alone compiles "
+                   "three times, so this takes minutes")
     p.add_argument("--markdown", action="store_true", help="print the table as markdown")
     p.add_argument("--json", help="also write the rows as JSON to this file")
     p.add_argument("--strict", action="store_true",
@@ -426,7 +463,13 @@ def main():
     os.makedirs(work_dir, exist_ok=True)
     rows, failures = [], []
     try:
-        for name, path, shapes in discover_models(work_dir, set(args.only)):
+        models = discover_models(work_dir, set(args.only))
+        if args.real_models:
+            try:
+                models += discover_real_models(args.real_models, set(args.only))
+            except BenchError as e:
+                failures.append(str(e))
+        for name, path, shapes in models:
             try:
                 rows += bench_model(name, path, shapes, args, env, work_dir)
             except BenchError as e:

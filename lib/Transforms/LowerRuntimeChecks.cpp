@@ -52,7 +52,8 @@ struct LowerRuntimeChecksPass
 
     SmallVector<Operation *> checks;
     func.walk([&](Operation *op) {
-      if (isa<AssertOp, AllocOutputOp, AllocTempOp, GetPoolOp>(op))
+      if (isa<AssertOp, AllocOutputOp, AllocTempOp, GetPoolOp, PlaceTempsOp>(
+              op))
         checks.push_back(op);
     });
     for (Operation *op : checks) {

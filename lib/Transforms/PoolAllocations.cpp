@@ -90,6 +90,11 @@ struct PoolAllocationsPass
                          << "' (expected lifetime or iree)";
       return signalPassFailure();
     }
+    if (placement != "runtime" && placement != "compile") {
+      module.emitError() << "unknown pool placement '" << placement
+                         << "' (expected runtime or compile)";
+      return signalPassFailure();
+    }
     if (alignment <= 0 || (alignment & (alignment - 1)) != 0) {
       module.emitError("pool alignment must be a power of two");
       return signalPassFailure();
@@ -222,6 +227,12 @@ struct PoolAllocationsPass
         items, alignment,
         scheme == "iree" ? pool::Scheme::SameSizeOnly : pool::Scheme::Lifetime);
 
+    bool hasDynamic = llvm::any_of(
+        items, [](const pool::Item &item) { return !item.staticBytes; });
+    if (placement == "runtime" && scheme == "lifetime" && hasDynamic)
+      return emitRuntimePlacement(members, items, plan, alignedBytes, domainId,
+                                  context, b, loc);
+
     // Slabs and offsets: [static region | group slabs...].
     Value cursor = constant(plan.staticBytes);
     SmallVector<Value> groupOffset;
@@ -255,6 +266,40 @@ struct PoolAllocationsPass
                          : groupOffset[plan.group[i]];
       auto view = memref::ViewOp::create(vb, alloc.getLoc(), alloc.getType(),
                                          pool, offset, alloc.getDynamicSizes());
+      alloc.getResult().replaceAllUsesWith(view.getResult());
+      alloc.erase();
+    }
+  }
+
+  /// Lays the domain out at run time: one `onyx.place_temps` at the anchor
+  /// with every aligned size, the lifetimes and the compile-time plan; each
+  /// allocation becomes a view at the offset it returns.
+  void emitRuntimePlacement(ArrayRef<AllocTempOp> members,
+                            const std::vector<pool::Item> &items,
+                            const pool::Plan &plan,
+                            ArrayRef<Value> alignedBytes, int64_t domainId,
+                            Value context, OpBuilder &b, Location loc) {
+    SmallVector<int64_t> starts, ends, groups, staticOffsets;
+    for (auto [i, item] : llvm::enumerate(items)) {
+      starts.push_back(item.start);
+      ends.push_back(item.end);
+      groups.push_back(plan.group[i]);
+      staticOffsets.push_back(item.staticBytes ? plan.staticOffset[i] : 0);
+    }
+    auto poolType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type());
+    SmallVector<Type> offsetTypes(items.size(), b.getIndexType());
+    auto place = PlaceTempsOp::create(
+        b, loc, poolType, offsetTypes, context, alignedBytes,
+        b.getI64IntegerAttr(domainId), b.getDenseI64ArrayAttr(starts),
+        b.getDenseI64ArrayAttr(ends), b.getDenseI64ArrayAttr(groups),
+        b.getDenseI64ArrayAttr(staticOffsets),
+        b.getI64IntegerAttr(plan.staticBytes));
+    for (size_t i = 0; i < members.size(); ++i) {
+      AllocTempOp alloc = members[i];
+      OpBuilder vb(alloc);
+      auto view = memref::ViewOp::create(vb, alloc.getLoc(), alloc.getType(),
+                                         place.getPool(), place.getOffsets()[i],
+                                         alloc.getDynamicSizes());
       alloc.getResult().replaceAllUsesWith(view.getResult());
       alloc.erase();
     }

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 #include "Device.h"
 #include "Internal.h"
+#include "PoolPlacement.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -48,6 +49,14 @@ struct OnyxState {
     uint64_t requested = 0; ///< by the last call
   };
   std::map<int64_t, Pool> pools;
+  /// Last run-time layout per domain (onyxrt_place_temps), reused while the
+  /// sizes repeat.
+  struct CachedPlacement {
+    std::vector<int64_t> bytes;
+    std::vector<int64_t> offsets;
+    int64_t totalBytes = 0;
+  };
+  std::map<int64_t, CachedPlacement> placements;
   /// The external weights file, mapped read-only once per session.
   void *weightsMap = nullptr;
   size_t weightsMapSize = 0;
@@ -808,6 +817,52 @@ ONYX_API void onyxrt_record_temp(void *ctx, int64_t domainId, int64_t start,
     c->planned.push_back({start, end, uint64_t(bytes)});
   } catch (...) {
     c->fail(std::string());
+  }
+}
+
+ONYX_API void *onyxrt_place_temps(void *ctx, int64_t domainId, int64_t count,
+                                  const int64_t *bytes, const int64_t *table,
+                                  int64_t staticRegionBytes, int64_t *offsets) {
+  CallContext *c = asContext(ctx);
+  if (!c)
+    return nullptr;
+  if (count < 0 || (count > 0 && (!bytes || !table || !offsets))) {
+    c->fail("onyxrt_place_temps: invalid arguments for pool " +
+            std::to_string(domainId));
+    return nullptr;
+  }
+  try {
+    auto n = size_t(count);
+    for (size_t i = 0; i < n; ++i)
+      if (bytes[i] < 0) {
+        c->fail("onyxrt_place_temps: negative size " +
+                std::to_string(bytes[i]) + " for temporary " +
+                std::to_string(i) + " of pool " + std::to_string(domainId));
+        return nullptr;
+      }
+    OnyxState::CachedPlacement &cached = c->state->placements[domainId];
+    if (cached.bytes.size() != n ||
+        !std::equal(cached.bytes.begin(), cached.bytes.end(), bytes)) {
+      std::vector<onyx::rt::PlacedTemp> temps(n);
+      for (size_t i = 0; i < n; ++i)
+        temps[i] = {table[4 * i], table[4 * i + 1], bytes[i], table[4 * i + 2],
+                    table[4 * i + 3]};
+      onyx::rt::Placement placement =
+          onyx::rt::placeTemps(temps, staticRegionBytes);
+      cached.bytes.assign(bytes, bytes + n);
+      cached.offsets = std::move(placement.offsets);
+      cached.totalBytes = placement.totalBytes;
+    }
+    for (size_t i = 0; i < n; ++i) {
+      offsets[i] = cached.offsets[i];
+      c->planned.push_back(
+          {table[4 * i], table[4 * i + 1], uint64_t(bytes[i])});
+    }
+    offsets[n] = cached.totalBytes;
+    return onyxrt_get_pool(ctx, domainId, cached.totalBytes);
+  } catch (...) {
+    c->fail(std::string());
+    return nullptr;
   }
 }
 

@@ -100,12 +100,24 @@ def PoolAllocations : Pass<"onyx-pool-allocations", "mlir::ModuleOp"> {
     maximum (`arith.maxui`) of their aligned footprints, or no maximum when
     the sizes are provably equal. `scheme=iree` shares run-time sizes only
     within one size class, for comparison. Graph outputs never enter a pool.
+
+    With `placement=runtime` (the default) a lifetime-scheme domain that has
+    run-time sizes is laid out by the runtime at each call's actual sizes
+    (`onyx.place_temps`): which of two run-time sizes is larger can depend on
+    the shape, so no compile-time grouping is best at every shape. The
+    compile-time plan travels with the op and is used whenever it is smaller.
   }];
   let options = [
     Option<"alignment", "alignment", "int64_t", "256",
            "Alignment of every temporary in bytes">,
     Option<"scheme", "scheme", "std::string", "\"lifetime\"",
-           "lifetime (Onyx) or iree (share only equal run-time sizes)">
+           "lifetime (Onyx) or iree (share only equal run-time sizes)">,
+    Option<"placement", "placement", "std::string", "\"runtime\"",
+           "where a domain with run-time sizes is laid out: runtime "
+           "(onyx.place_temps: best fit at the call's actual sizes, never "
+           "above the compile-time plan) or compile (offsets and slabs as "
+           "arith ops); scheme=iree and static-only domains always use "
+           "compile">
   ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",

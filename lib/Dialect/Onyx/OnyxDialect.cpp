@@ -51,6 +51,23 @@ LogicalResult AllocTempOp::verify() {
   return verifyDynamicSizes(*this, getType(), getDynamicSizes());
 }
 
+LogicalResult PlaceTempsOp::verify() {
+  size_t n = getBytes().size();
+  if (getOffsets().size() != n)
+    return emitOpError("needs one offset result per temporary");
+  if (getStarts().size() != n || getEnds().size() != n ||
+      getGroups().size() != n || getStaticOffsets().size() != n)
+    return emitOpError("starts, ends, groups and static_offsets need one "
+                       "entry per temporary");
+  for (size_t i = 0; i < n; ++i) {
+    if (getStarts()[i] > getEnds()[i])
+      return emitOpError("temporary ") << i << " ends before it starts";
+    if (getGroups()[i] < -1)
+      return emitOpError("temporary ") << i << " has an invalid group";
+  }
+  return success();
+}
+
 //===----------------------------------------------------------------------===//
 // onyx.weight bufferizes like a constant: a read-only buffer.
 //===----------------------------------------------------------------------===//

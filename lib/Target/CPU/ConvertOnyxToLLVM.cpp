@@ -187,6 +187,75 @@ struct RecordTempLowering : public ConvertOpToLLVMPattern<RecordTempOp> {
   }
 };
 
+/// onyx.place_temps: the sizes go in a stack array, the lifetimes and the
+/// compile-time plan in a constant table (start, end, group, static offset
+/// per temporary); the runtime writes one offset per temporary and then the
+/// pool's size into a second stack array.
+struct PlaceTempsLowering : public ConvertOpToLLVMPattern<PlaceTempsOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(PlaceTempsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto i64 = rewriter.getI64Type();
+    auto ptr = LLVM::LLVMPointerType::get(op->getContext());
+    auto module = op->getParentOfType<ModuleOp>();
+    int64_t n = int64_t(adaptor.getBytes().size());
+    auto c = [&](int64_t v) -> Value {
+      return LLVM::ConstantOp::create(rewriter, loc, i64, v);
+    };
+
+    SmallVector<int64_t> table;
+    for (int64_t i = 0; i < n; ++i)
+      table.append({op.getStarts()[i], op.getEnds()[i], op.getGroups()[i],
+                    op.getStaticOffsets()[i]});
+    std::string name = ("__onyx_place_temps_" + Twine(op.getDomainId())).str();
+    for (int suffix = 0; module.lookupSymbol(name); ++suffix)
+      name = ("__onyx_place_temps_" + Twine(op.getDomainId()) + "_" +
+              Twine(suffix))
+                 .str();
+    auto arrayType = LLVM::LLVMArrayType::get(i64, 4 * n);
+    {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(module.getBody());
+      LLVM::GlobalOp::create(
+          rewriter, loc, arrayType, /*isConstant=*/true,
+          LLVM::Linkage::Internal, name,
+          DenseElementsAttr::get(RankedTensorType::get({4 * n}, i64),
+                                 ArrayRef<int64_t>(table)));
+    }
+    Value tablePtr = LLVM::AddressOfOp::create(rewriter, loc, ptr, name);
+    Value bytes = LLVM::AllocaOp::create(rewriter, loc, ptr, i64, c(n));
+    for (auto [i, size] : llvm::enumerate(adaptor.getBytes())) {
+      Value slot = LLVM::GEPOp::create(rewriter, loc, ptr, i64, bytes,
+                                       ArrayRef<LLVM::GEPArg>{int32_t(i)});
+      LLVM::StoreOp::create(rewriter, loc, size, slot);
+    }
+    Value offsets = LLVM::AllocaOp::create(rewriter, loc, ptr, i64, c(n + 1));
+    Value data =
+        callRuntime(rewriter, op, "onyxrt_place_temps", ptr,
+                    {adaptor.getContext(), c(op.getDomainId()), c(n), bytes,
+                     tablePtr, c(op.getStaticBytes()), offsets});
+    SmallVector<Value> loaded;
+    for (int64_t i = 0; i <= n; ++i) {
+      Value slot = LLVM::GEPOp::create(rewriter, loc, ptr, i64, offsets,
+                                       ArrayRef<LLVM::GEPArg>{int32_t(i)});
+      loaded.push_back(LLVM::LoadOp::create(rewriter, loc, i64, slot));
+    }
+    auto type = cast<MemRefType>(op.getPool().getType());
+    SmallVector<Value> sizes, strides;
+    Value poolBytes;
+    getMemRefDescriptorSizes(loc, type, {loaded.back()}, rewriter, sizes,
+                             strides, poolBytes);
+    SmallVector<Value> results = {createMemRefDescriptor(
+        loc, type, data, data, sizes, strides, rewriter)};
+    results.append(loaded.begin(), loaded.end() - 1);
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
 struct ConvertOnyxToLLVMPass
     : public onyx::impl::ConvertOnyxToLLVMBase<ConvertOnyxToLLVMPass> {
   void runOnOperation() override {
@@ -207,7 +276,7 @@ struct ConvertOnyxToLLVMPass
     ub::populateUBToLLVMConversionPatterns(converter, patterns);
     patterns.add<GetInputLowering, AllocLowering<AllocOutputOp>,
                  AllocLowering<AllocTempOp>, GetPoolLowering, GetWeightLowering,
-                 RecordTempLowering>(converter);
+                 RecordTempLowering, PlaceTempsLowering>(converter);
 
     LLVMConversionTarget target(*ctx);
     target.addLegalOp<ModuleOp>();

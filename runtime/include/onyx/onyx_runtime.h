@@ -198,6 +198,16 @@ ONYX_API void onyxrt_free_temp(void *ctx, void *ptr);
  * (256-byte aligned, never NULL on success; contents are not preserved
  * across growth). NULL on failure (message recorded). */
 ONYX_API void *onyxrt_get_pool(void *ctx, int64_t domainId, int64_t bytes);
+/* Lays out the `count` temporaries of pool `domainId` at this call's aligned
+ * sizes `bytes`: `table` holds four entries per temporary (lifetime start,
+ * end, compile-time group or -1, static-region offset), `staticRegionBytes`
+ * the compile-time plan's static region. Writes each temporary's byte offset
+ * to offsets[0..count) and the pool size to offsets[count]; returns the pool
+ * grown to that size (NULL on failure, message recorded). Records every
+ * temporary for the memory statistics, like onyxrt_record_temp. */
+ONYX_API void *onyxrt_place_temps(void *ctx, int64_t domainId, int64_t count,
+                                  const int64_t *bytes, const int64_t *table,
+                                  int64_t staticRegionBytes, int64_t *offsets);
 /* The mapped bytes of external weight `index` (read-only). */
 ONYX_API void *onyxrt_get_weight(void *ctx, int64_t index);
 /* Reports one planned temporary: its lifetime [start, end] (positions in

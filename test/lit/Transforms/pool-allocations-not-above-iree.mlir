@@ -1,4 +1,4 @@
-// RUN: onyx-opt %s --onyx-pool-allocations --canonicalize | FileCheck %s
+// RUN: onyx-opt %s --onyx-pool-allocations=placement=compile --canonicalize | FileCheck %s
 // RUN: onyx-opt %s --onyx-pool-allocations=scheme=iree --canonicalize \
 // RUN:   | FileCheck %s
 //

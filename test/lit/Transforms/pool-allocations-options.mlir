@@ -1,5 +1,5 @@
-// RUN: onyx-opt %s --onyx-pool-allocations | FileCheck %s
-// RUN: onyx-opt %s --onyx-pool-allocations=alignment=64 --canonicalize \
+// RUN: onyx-opt %s --onyx-pool-allocations=placement=compile | FileCheck %s
+// RUN: onyx-opt %s --onyx-pool-allocations="alignment=64 placement=compile" --canonicalize \
 // RUN:   | FileCheck %s --check-prefix=ALIGN64
 // RUN: not onyx-opt %s --onyx-pool-allocations=alignment=48 2>&1 \
 // RUN:   | FileCheck %s --check-prefix=BADALIGN

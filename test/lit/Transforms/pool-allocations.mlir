@@ -1,4 +1,4 @@
-// RUN: onyx-opt %s --onyx-pool-allocations --canonicalize -split-input-file \
+// RUN: onyx-opt %s --onyx-pool-allocations=placement=compile --canonicalize -split-input-file \
 // RUN:   | FileCheck %s
 // RUN: onyx-opt %s --onyx-pool-allocations=scheme=iree --canonicalize \
 // RUN:   -split-input-file | FileCheck %s --check-prefix=IREE
@@ -10,6 +10,10 @@
 // lifetimes are disjoint share one offset and the slab is the arith.maxui of
 // their 256-byte-aligned footprints. --canonicalize only folds the constant
 // arithmetic (`0 + x`) so that the checks read like the RFC.
+//
+// These checks pin the compile-time form (placement=compile); the default,
+// placement=runtime, hands domains with run-time sizes to onyx.place_temps
+// (pool-allocations-runtime-placement.mlir).
 //
 // The IREE prefix checks the same inputs under scheme=iree, which shares
 // run-time sizes only when they are the same SSA value; cases where both

@@ -107,6 +107,33 @@ def Onyx_GetPoolOp : Onyx_Op<"get_pool", [MemoryEffects<[MemAlloc]>]> {
   }];
 }
 
+def Onyx_PlaceTempsOp : Onyx_Op<"place_temps", [MemoryEffects<[MemAlloc]>]> {
+  let summary = "place a domain's temporaries at run time, at their actual sizes";
+  let description = [{
+    The run-time half of `onyx-pool-allocations{placement=runtime}`. Every
+    aligned byte size of the domain's temporaries is known at the domain's
+    anchor, so the runtime places them there: best fit by lifetime (largest
+    first, into the smallest gap left by lifetime-overlapping placed ones)
+    at this call's sizes, compared with the compile-time plan evaluated at
+    the same sizes (`groups`: the compile-time group of each temporary, -1
+    for one in the static region at `static_offsets`, which is
+    `static_bytes` long); the smaller layout wins, so the result never asks
+    for more than the compile-time plan. Returns the domain's pool, grown to
+    the layout's size, and one byte offset per temporary. The layout is
+    cached per domain and reused while the sizes repeat. The runtime also
+    records each temporary for the memory statistics (as `onyx.record_temp`).
+  }];
+  let arguments = (ins Onyx_ContextType:$context, Variadic<Index>:$bytes,
+                       I64Attr:$domain_id, DenseI64ArrayAttr:$starts,
+                       DenseI64ArrayAttr:$ends, DenseI64ArrayAttr:$groups,
+                       DenseI64ArrayAttr:$static_offsets, I64Attr:$static_bytes);
+  let results = (outs MemRefRankOf<[I8], [1]>:$pool, Variadic<Index>:$offsets);
+  let assemblyFormat = [{
+    $context `(` $bytes `)` attr-dict `:` type($pool) `,` type($offsets)
+  }];
+  let hasVerifier = 1;
+}
+
 def Onyx_RecordTempOp : Onyx_Op<"record_temp"> {
   let summary = "report one planned temporary to the runtime's memory stats";
   let description = [{

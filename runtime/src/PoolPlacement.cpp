@@ -1,0 +1,81 @@
+//===- PoolPlacement.cpp - Run-time layout of a domain's temporaries ------===//
+
+#include "PoolPlacement.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace onyx::rt {
+
+Placement placeBestFit(const std::vector<PlacedTemp> &temps) {
+  Placement result;
+  result.offsets.assign(temps.size(), 0);
+  result.bestFit = true;
+  std::vector<size_t> order(temps.size());
+  std::iota(order.begin(), order.end(), size_t(0));
+  // Largest first; among equal sizes the earlier one first, so the layout
+  // is deterministic.
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return temps[a].bytes > temps[b].bytes;
+  });
+  std::vector<size_t> placed;
+  std::vector<std::pair<int64_t, int64_t>> busy;
+  for (size_t i : order) {
+    const PlacedTemp &t = temps[i];
+    busy.clear();
+    for (size_t p : placed)
+      if (temps[p].start <= t.end && t.start <= temps[p].end &&
+          temps[p].bytes > 0)
+        busy.push_back({result.offsets[p], result.offsets[p] + temps[p].bytes});
+    std::sort(busy.begin(), busy.end());
+    int64_t best = -1, bestGap = INT64_MAX, cursor = 0;
+    for (auto [lo, hi] : busy) {
+      int64_t gap = lo - cursor;
+      if (gap >= t.bytes && gap < bestGap) {
+        best = cursor;
+        bestGap = gap;
+      }
+      cursor = std::max(cursor, hi);
+    }
+    if (best < 0)
+      best = cursor;
+    result.offsets[i] = best;
+    result.totalBytes = std::max(result.totalBytes, best + t.bytes);
+    placed.push_back(i);
+  }
+  return result;
+}
+
+Placement placeByPlan(const std::vector<PlacedTemp> &temps,
+                      int64_t staticRegionBytes) {
+  Placement result;
+  result.offsets.assign(temps.size(), 0);
+  int64_t numGroups = 0;
+  for (const PlacedTemp &t : temps)
+    numGroups = std::max(numGroups, t.group + 1);
+  std::vector<int64_t> slab(size_t(numGroups), 0);
+  for (const PlacedTemp &t : temps)
+    if (t.group >= 0)
+      slab[size_t(t.group)] = std::max(slab[size_t(t.group)], t.bytes);
+  std::vector<int64_t> groupOffset(size_t(numGroups), 0);
+  int64_t cursor = staticRegionBytes;
+  for (int64_t g = 0; g < numGroups; ++g) {
+    groupOffset[size_t(g)] = cursor;
+    cursor += slab[size_t(g)];
+  }
+  for (size_t i = 0; i < temps.size(); ++i)
+    result.offsets[i] = temps[i].group >= 0
+                            ? groupOffset[size_t(temps[i].group)]
+                            : temps[i].staticOffset;
+  result.totalBytes = cursor;
+  return result;
+}
+
+Placement placeTemps(const std::vector<PlacedTemp> &temps,
+                     int64_t staticRegionBytes) {
+  Placement fit = placeBestFit(temps);
+  Placement plan = placeByPlan(temps, staticRegionBytes);
+  return fit.totalBytes <= plan.totalBytes ? fit : plan;
+}
+
+} // namespace onyx::rt

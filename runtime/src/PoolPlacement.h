@@ -1,0 +1,55 @@
+//===- PoolPlacement.h - Run-time layout of a domain's temporaries -*- C++ -*-//
+//
+// The run-time half of onyx-pool-allocations{placement=runtime}: at a
+// domain's anchor every aligned size is known, so the layout can be chosen
+// for the sizes of this call instead of for all shapes at once.
+//
+// Two layouts are computed and the smaller one wins:
+//   * best fit by lifetime at the actual sizes: temporaries are placed
+//     largest first, each into the smallest gap left by the already placed
+//     temporaries whose lifetimes overlap its own (else above them all);
+//   * the compile-time plan evaluated at the same sizes: [static region |
+//     group slabs], each slab the largest member of its group.
+// Taking the minimum keeps the guarantee of the compile-time plan (never
+// above the IREE-style scheme) while best fit reaches the live-bytes bound
+// on the graphs where lifetime-only grouping cannot (docs/memory-planning.md).
+//
+//===----------------------------------------------------------------------===//
+#ifndef ONYX_RUNTIME_POOLPLACEMENT_H
+#define ONYX_RUNTIME_POOLPLACEMENT_H
+
+#include <cstdint>
+#include <vector>
+
+namespace onyx::rt {
+
+struct PlacedTemp {
+  /// Inclusive lifetime (positions in the entry function).
+  int64_t start = 0, end = 0;
+  /// Aligned byte size at this call's shapes.
+  int64_t bytes = 0;
+  /// Compile-time plan: group id, or -1 for the static region.
+  int64_t group = -1;
+  /// Compile-time plan: offset in the static region (group == -1).
+  int64_t staticOffset = 0;
+};
+
+struct Placement {
+  std::vector<int64_t> offsets;
+  int64_t totalBytes = 0;
+  /// True when best fit won over the compile-time plan.
+  bool bestFit = false;
+};
+
+/// Best fit by lifetime at the given sizes.
+Placement placeBestFit(const std::vector<PlacedTemp> &temps);
+/// The compile-time plan at the given sizes.
+Placement placeByPlan(const std::vector<PlacedTemp> &temps,
+                      int64_t staticRegionBytes);
+/// The smaller of the two (best fit on a tie).
+Placement placeTemps(const std::vector<PlacedTemp> &temps,
+                     int64_t staticRegionBytes);
+
+} // namespace onyx::rt
+
+#endif // ONYX_RUNTIME_POOLPLACEMENT_H
