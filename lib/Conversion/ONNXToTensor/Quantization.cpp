@@ -1,15 +1,826 @@
-//===- Quantization.cpp - QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, MatMulInteger, QLinearMatMul; Dropout, the window functions ===//
+//===- Quantization.cpp - Quantization, Dropout and window functions ------===//
 //
-// (in progress)
+// QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, MatMulInteger,
+// QLinearMatMul, plus two small families with no better home: Dropout
+// (inference) and the window generators (HannWindow, HammingWindow,
+// BlackmanWindow).
+//
+// Quantization arithmetic follows the ONNX reference: quantizing is
+// `saturate(round_half_even(x / scale) + zero_point)` computed in x's float
+// type, dequantizing is `(x - zero_point) * scale` with the difference taken
+// exactly in integers. Scales and zero points are scalars, 1-D tensors along
+// an axis, or (MatMulInteger) tensors of the operand's rank; their layouts
+// come from shape::quantParamBroadcast. Only 8-bit quantized types are
+// handled (the operators' opset 10-13 type constraints). ui8 and i8 are
+// different MLIR types while arith only takes signless integers: unsigned
+// elements are reinterpreted with unrealized_conversion_cast, which
+// reconcile-unrealized-casts removes after the LLVM lowering.
+//
+// MatMulInteger and QLinearMatMul are GEMM-class work and must reach BLAS
+// (LowerContractionsToBLAS handles f32/f64 contractions only). The operands
+// minus their zero points are widened to f64 and multiplied by the ordinary
+// MatMul lowering (the same contraction generic, shape::matmulShape, batch
+// broadcasting), which the CPU backend sends to cblas_dgemm. This is exact:
+// each product of two zero-point-adjusted 8-bit values has magnitude at most
+// 255 * 255 < 2^16, so any sum of fewer than 2^37 of them is an integer
+// below 2^53, represented exactly by f64 whatever the summation order. The
+// f64 result is converted back to i32 (MatMulInteger) or requantized
+// (QLinearMatMul).
+//
+// Dropout in inference mode is the identity with an all-true mask. Training
+// mode draws a random mask whose stream cannot match the reference
+// implementation's, so it is refused (statically when training_mode and
+// ratio are constants, else by a run-time check); training mode with ratio
+// 0 keeps every element and is the identity too.
+//
+// A window's length is the value of its `size` input (shape::windowLength),
+// a data-dependent extent like Range's; each element is computed from its
+// index in f64 and converted to `output_datatype`.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Lowering.h"
 
+#include "onyx/Shape/QuantizationShapes.h"
+
+#include "mlir/IR/DialectResourceBlobManager.h"
+
+#include <cmath>
+
 using namespace mlir;
+using utils::IteratorType;
 
 namespace onyx::conversion {
+namespace {
 
-void addQuantizationLowerings(LoweringTable &t) { (void)t; }
+//===----------------------------------------------------------------------===//
+// Scalar helpers
+//===----------------------------------------------------------------------===//
+
+Type signlessOf(Type type) {
+  if (auto intType = dyn_cast<IntegerType>(type))
+    return IntegerType::get(type.getContext(), intType.getWidth());
+  return type;
+}
+
+/// Reinterprets a scalar between ui<N> and i<N> (see the file header).
+Value castScalar(OpBuilder &b, Location loc, Value v, Type type) {
+  if (v.getType() == type)
+    return v;
+  return UnrealizedConversionCastOp::create(b, loc, type, v).getResult(0);
+}
+
+bool isUnsignedInt(Type type) {
+  auto intType = dyn_cast<IntegerType>(type);
+  return intType && intType.isUnsigned();
+}
+
+/// `v` (a float, or an integer read as unsigned when its type is) as the
+/// float type `to`.
+Value toFloat(OpBuilder &b, Location loc, Value v, Type to) {
+  Type from = v.getType();
+  if (from == to)
+    return v;
+  if (auto fromFloat = dyn_cast<FloatType>(from)) {
+    if (fromFloat.getWidth() < cast<FloatType>(to).getWidth())
+      return arith::ExtFOp::create(b, loc, to, v);
+    return arith::TruncFOp::create(b, loc, to, v);
+  }
+  bool isUnsigned = isUnsignedInt(from);
+  v = castScalar(b, loc, v, signlessOf(from));
+  if (isUnsigned)
+    return arith::UIToFPOp::create(b, loc, to, v);
+  return arith::SIToFPOp::create(b, loc, to, v);
+}
+
+/// An integer scalar (unsigned when its type is) as i64.
+Value toI64(OpBuilder &b, Location loc, Value v) {
+  Type from = v.getType();
+  Type i64 = b.getI64Type();
+  bool isUnsigned = isUnsignedInt(from);
+  v = castScalar(b, loc, v, signlessOf(from));
+  if (v.getType() == i64)
+    return v;
+  if (isUnsigned)
+    return arith::ExtUIOp::create(b, loc, i64, v);
+  return arith::ExtSIOp::create(b, loc, i64, v);
+}
+
+/// A float clamped to the range of the 8-bit integer type `to`.
+Value clampToRange(OpBuilder &b, Location loc, Value v, IntegerType to) {
+  Type ft = v.getType();
+  bool isUnsigned = to.isUnsigned();
+  double lo = isUnsigned ? 0.0 : -128.0, hi = isUnsigned ? 255.0 : 127.0;
+  return arith::MinimumFOp::create(
+      b, loc,
+      arith::MaximumFOp::create(b, loc, v, scalarConstant(b, loc, ft, lo)),
+      scalarConstant(b, loc, ft, hi));
+}
+
+/// A float holding an integer in the range of `to`, converted to it.
+Value convertInRange(OpBuilder &b, Location loc, Value v, IntegerType to) {
+  Type signless = signlessOf(to);
+  Value q = to.isUnsigned()
+                ? arith::FPToUIOp::create(b, loc, signless, v).getResult()
+                : arith::FPToSIOp::create(b, loc, signless, v).getResult();
+  return castScalar(b, loc, q, to);
+}
+
+/// An already rounded float saturated to the 8-bit integer type `to`.
+Value saturateTo(OpBuilder &b, Location loc, Value rounded, IntegerType to) {
+  return convertInRange(b, loc, clampToRange(b, loc, rounded, to), to);
+}
+
+/// The 8-bit integer type of a quantized tensor, or an error naming `what`.
+FailureOr<IntegerType> require8Bit(Operation *op, Type type, StringRef what) {
+  auto intType = dyn_cast<IntegerType>(type);
+  if (!intType || intType.getWidth() != 8)
+    return op->emitError() << what << " of element type " << type
+                           << " is not supported (8-bit integers only)";
+  return intType;
+}
+
+bool isAbsent(Value v) { return !v || isa<NoneType>(v.getType()); }
+
+SmallVector<int64_t> iota(int64_t n) {
+  return llvm::to_vector(llvm::seq<int64_t>(0, n));
+}
+
+/// Reads the single float of a constant scalar (onnx.Constant or
+/// arith.constant, dense or an f32 dense_resource), if `value` is one.
+std::optional<double> getConstantFloat(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  ElementsAttr attr;
+  if (auto c = dyn_cast<onnx::ONNXConstantOp>(def)) {
+    if (auto v = c.getValueAttr())
+      attr = v;
+    else if (auto f = c.getValueFloatAttr())
+      return f.getValueAsDouble();
+  } else if (auto c = dyn_cast<arith::ConstantOp>(def)) {
+    attr = dyn_cast<ElementsAttr>(c.getValue());
+  }
+  if (!attr || attr.getNumElements() != 1)
+    return std::nullopt;
+  if (auto dense = dyn_cast<DenseFPElementsAttr>(attr))
+    return (*dense.getValues<APFloat>().begin()).convertToDouble();
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob || !attr.getElementType().isF32() ||
+        blob->getData().size() != sizeof(float))
+      return std::nullopt;
+    float v;
+    memcpy(&v, blob->getData().data(), sizeof(float));
+    return double(v);
+  }
+  return std::nullopt;
+}
+
+/// The first element of a scalar (or one-element) tensor.
+Value readFirst(OpBuilder &b, Location loc, Value t) {
+  auto type = cast<RankedTensorType>(t.getType());
+  SmallVector<Value> zeros;
+  if (type.getRank() > 0)
+    zeros.assign(type.getRank(), arith::ConstantIndexOp::create(b, loc, 0));
+  return tensor::ExtractOp::create(b, loc, t, zeros);
+}
+
+//===----------------------------------------------------------------------===//
+// Quantization parameters
+//===----------------------------------------------------------------------===//
+
+/// How an elementwise generic over an operand of `dims` (loops = dims)
+/// reads the parameter `param` laid out as shape::quantParamBroadcast says.
+FailureOr<OperandAccess> paramAccess(Operation *op, OpBuilder &b, Value param,
+                                     StringRef what,
+                                     ArrayRef<OpFoldResult> dims,
+                                     int64_t axis) {
+  Location loc = op->getLoc();
+  auto type = requireRanked(op, param, what);
+  if (failed(type))
+    return failure();
+  auto bc = shape::quantParamBroadcast(b, loc, shape::getDims(b, loc, param),
+                                       dims, axis, what, op);
+  if (failed(bc))
+    return failure();
+  OperandAccess access;
+  access.tensor = param;
+  if (type->getRank() != 1)
+    return type->getRank() == 0
+               ? access
+               : broadcastAccess(param, *bc, int64_t(dims.size()));
+  // A vector: entry 0 (per tensor, or a length-1 vector broadcast), or the
+  // entry of loop `axis`.
+  switch (bc->kinds[0]) {
+  case shape::BroadcastKind::One:
+    access.loops = {-1};
+    access.isOne = {Value()};
+    break;
+  case shape::BroadcastKind::Equal:
+  case shape::BroadcastKind::Runtime:
+    access.loops = {axis};
+    access.isOne = {bc->isOne[0]};
+    break;
+  }
+  return access;
+}
+
+/// The axis a 1-D parameter of `params` applies along for an operand of
+/// `rank`: -1 when every parameter is a scalar or a static one-entry vector
+/// (per tensor: `axis` is then not even checked, as the opset-10 forms have
+/// none), else the normalized `axis`.
+FailureOr<int64_t> perAxis(Operation *op, ArrayRef<Value> params, int64_t axis,
+                           int64_t rank) {
+  bool needsAxis = false;
+  for (Value p : params) {
+    if (isAbsent(p))
+      continue;
+    auto type = dyn_cast<RankedTensorType>(p.getType());
+    if (type && type.getRank() == 1 && type.getDimSize(0) != 1)
+      needsAxis = true;
+  }
+  if (!needsAxis || rank == 0)
+    return int64_t(-1);
+  return normalizeAxis(op, axis, rank);
+}
+
+//===----------------------------------------------------------------------===//
+// QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear
+//===----------------------------------------------------------------------===//
+
+FailureOr<SmallVector<Value>> lowerQuantizeLinear(Operation *op, OpBuilder &b) {
+  auto quant = cast<onnx::ONNXQuantizeLinearOp>(op);
+  Location loc = op->getLoc();
+  Value x = quant.getX(), scale = quant.getYScale(),
+        zeroPoint = quant.getYZeroPoint();
+  auto xType = requireRanked(op, x, "the input x");
+  auto scaleType = requireRanked(op, scale, "y_scale");
+  if (failed(xType) || failed(scaleType))
+    return failure();
+  Type xElement = xType->getElementType();
+  if (!isa<FloatType>(xElement) && !xElement.isSignlessInteger(32))
+    return op->emitError() << "QuantizeLinear of " << xElement
+                           << " is not supported (float or int32 only)";
+  if (!isa<FloatType>(scaleType->getElementType()))
+    return op->emitError("y_scale must be a float tensor");
+  // The result type is the zero point's; without one, uint8.
+  Type resultElement =
+      IntegerType::get(b.getContext(), 8, IntegerType::Unsigned);
+  if (!isAbsent(zeroPoint)) {
+    auto zpType = requireRanked(op, zeroPoint, "y_zero_point");
+    if (failed(zpType))
+      return failure();
+    resultElement = zpType->getElementType();
+  }
+  auto resultInt = require8Bit(op, resultElement, "QuantizeLinear's result");
+  if (failed(resultInt))
+    return failure();
+  // numpy divides an int32 x by a float32 scale in float64.
+  Type computeType = isa<FloatType>(xElement) ? xElement : b.getF64Type();
+
+  int64_t rank = xType->getRank();
+  auto axis = perAxis(op, {scale, zeroPoint}, quant.getAxis(), rank);
+  if (failed(axis))
+    return failure();
+  SmallVector<OpFoldResult> dims = shape::getDims(b, loc, x);
+  SmallVector<OperandAccess> inputs = {identityAccess(x)};
+  auto scaleAccess = paramAccess(op, b, scale, "y_scale", dims, *axis);
+  if (failed(scaleAccess))
+    return failure();
+  inputs.push_back(*scaleAccess);
+  if (!isAbsent(zeroPoint)) {
+    auto zpAccess = paramAccess(op, b, zeroPoint, "y_zero_point", dims, *axis);
+    if (failed(zpAccess))
+      return failure();
+    inputs.push_back(*zpAccess);
+  }
+  Value init = emptyTensor(b, loc, dims, resultElement);
+  Value result = buildGeneric(
+      b, loc, inputs, init, iota(rank),
+      SmallVector<IteratorType>(rank, IteratorType::parallel),
+      [&](OpBuilder &nb, Location nl, ValueRange in, Value) -> Value {
+        Value v = toFloat(nb, nl, in[0], computeType);
+        Value s = toFloat(nb, nl, in[1], computeType);
+        Value r = math::RoundEvenOp::create(
+            nb, nl, arith::DivFOp::create(nb, nl, v, s));
+        if (in.size() > 2)
+          r = arith::AddFOp::create(nb, nl, r,
+                                    toFloat(nb, nl, in[2], computeType));
+        return saturateTo(nb, nl, r, *resultInt);
+      });
+  return SmallVector<Value>{result};
+}
+
+FailureOr<SmallVector<Value>> lowerDequantizeLinear(Operation *op,
+                                                    OpBuilder &b) {
+  auto dequant = cast<onnx::ONNXDequantizeLinearOp>(op);
+  Location loc = op->getLoc();
+  Value x = dequant.getX(), scale = dequant.getXScale(),
+        zeroPoint = dequant.getXZeroPoint();
+  auto xType = requireRanked(op, x, "the input x");
+  auto scaleType = requireRanked(op, scale, "x_scale");
+  if (failed(xType) || failed(scaleType))
+    return failure();
+  auto xInt = dyn_cast<IntegerType>(xType->getElementType());
+  if (!xInt || (xInt.getWidth() != 8 && !xInt.isSignlessInteger(32)))
+    return op->emitError() << "DequantizeLinear of " << xType->getElementType()
+                           << " is not supported (int8, uint8, int32 only)";
+  Type resultElement = scaleType->getElementType();
+  if (!isa<FloatType>(resultElement))
+    return op->emitError("x_scale must be a float tensor");
+  if (!isAbsent(zeroPoint)) {
+    auto zpType = requireRanked(op, zeroPoint, "x_zero_point");
+    if (failed(zpType))
+      return failure();
+    if (zpType->getElementType() != xInt)
+      return op->emitError() << "x_zero_point must have x's element type "
+                             << xInt << "; it is " << zeroPoint.getType();
+  }
+  int64_t rank = xType->getRank();
+  auto axis = perAxis(op, {scale, zeroPoint}, dequant.getAxis(), rank);
+  if (failed(axis))
+    return failure();
+  SmallVector<OpFoldResult> dims = shape::getDims(b, loc, x);
+  SmallVector<OperandAccess> inputs = {identityAccess(x)};
+  auto scaleAccess = paramAccess(op, b, scale, "x_scale", dims, *axis);
+  if (failed(scaleAccess))
+    return failure();
+  inputs.push_back(*scaleAccess);
+  if (!isAbsent(zeroPoint)) {
+    auto zpAccess = paramAccess(op, b, zeroPoint, "x_zero_point", dims, *axis);
+    if (failed(zpAccess))
+      return failure();
+    inputs.push_back(*zpAccess);
+  }
+  Value init = emptyTensor(b, loc, dims, resultElement);
+  Value result = buildGeneric(
+      b, loc, inputs, init, iota(rank),
+      SmallVector<IteratorType>(rank, IteratorType::parallel),
+      [&](OpBuilder &nb, Location nl, ValueRange in, Value) -> Value {
+        // x - zero_point exactly (in i64), then scaled.
+        Value d = toI64(nb, nl, in[0]);
+        if (in.size() > 2)
+          d = arith::SubIOp::create(nb, nl, d, toI64(nb, nl, in[2]));
+        Value f = arith::SIToFPOp::create(nb, nl, resultElement, d);
+        return arith::MulFOp::create(nb, nl, f, in[1]);
+      });
+  return SmallVector<Value>{result};
+}
+
+/// min(0, min(x)) or max(0, max(x)) over all of `x` as a scalar: a
+/// reduction into a rank-0 tensor that starts at 0.
+Value reduceWithZero(OpBuilder &b, Location loc, Value x, bool isMin) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  Value zero = scalarConstant(b, loc, type.getElementType(), 0.0);
+  Value init = filledTensor(b, loc, {}, zero);
+  Value reduced = buildGeneric(
+      b, loc, {identityAccess(x)}, init, {},
+      SmallVector<IteratorType>(rank, IteratorType::reduction),
+      [&](OpBuilder &nb, Location nl, ValueRange in, Value acc) -> Value {
+        // minimumf/maximumf propagate NaN, as numpy's min/max do.
+        if (isMin)
+          return arith::MinimumFOp::create(nb, nl, acc, in[0]);
+        return arith::MaximumFOp::create(nb, nl, acc, in[0]);
+      });
+  return tensor::ExtractOp::create(b, loc, reduced, ValueRange{});
+}
+
+FailureOr<SmallVector<Value>> lowerDynamicQuantizeLinear(Operation *op,
+                                                         OpBuilder &b) {
+  auto dql = cast<onnx::ONNXDynamicQuantizeLinearOp>(op);
+  Location loc = op->getLoc();
+  Value x = dql.getX();
+  auto xType = requireRanked(op, x, "the input x");
+  if (failed(xType))
+    return failure();
+  Type f32 = b.getF32Type();
+  if (xType->getElementType() != f32)
+    return op->emitError() << "DynamicQuantizeLinear of "
+                           << xType->getElementType()
+                           << " is not supported (float32 only)";
+  auto u8 = IntegerType::get(b.getContext(), 8, IntegerType::Unsigned);
+
+  // The ONNX definition, in f32 like the reference:
+  //   scale = (max(0, max(x)) - min(0, min(x))) / 255
+  //   zero_point = saturate(round_half_even(0 - min(0, min(x)) / scale))
+  //   y = saturate(round_half_even(x / scale) + zero_point)
+  Value lo = reduceWithZero(b, loc, x, /*isMin=*/true);
+  Value hi = reduceWithZero(b, loc, x, /*isMin=*/false);
+  Value scale =
+      arith::DivFOp::create(b, loc, arith::SubFOp::create(b, loc, hi, lo),
+                            scalarConstant(b, loc, f32, 255.0));
+  Value zeroF = math::RoundEvenOp::create(
+      b, loc,
+      arith::SubFOp::create(b, loc, scalarConstant(b, loc, f32, 0.0),
+                            arith::DivFOp::create(b, loc, lo, scale)));
+  zeroF = clampToRange(b, loc, zeroF, u8);
+  Value zeroPoint = convertInRange(b, loc, zeroF, u8);
+
+  int64_t rank = xType->getRank();
+  SmallVector<OpFoldResult> dims = shape::getDims(b, loc, x);
+  Value y = buildGeneric(
+      b, loc, {identityAccess(x)}, emptyTensor(b, loc, dims, u8), iota(rank),
+      SmallVector<IteratorType>(rank, IteratorType::parallel),
+      [&](OpBuilder &nb, Location nl, ValueRange in, Value) -> Value {
+        Value r = math::RoundEvenOp::create(
+            nb, nl, arith::DivFOp::create(nb, nl, in[0], scale));
+        return saturateTo(nb, nl, arith::AddFOp::create(nb, nl, r, zeroF), u8);
+      });
+  Value scaleTensor = tensor::FromElementsOp::create(
+      b, loc, RankedTensorType::get({}, f32), ValueRange{scale});
+  Value zeroTensor = tensor::FromElementsOp::create(
+      b, loc, RankedTensorType::get({}, u8), ValueRange{zeroPoint});
+  return SmallVector<Value>{y, scaleTensor, zeroTensor};
+}
+
+//===----------------------------------------------------------------------===//
+// MatMulInteger, QLinearMatMul
+//===----------------------------------------------------------------------===//
+
+/// `t` (8-bit) minus its zero point, as f64. The zero point is a scalar, a
+/// vector along `axis` (A's rows, B's columns; -1 when the operand has no
+/// such dim) or of t's rank.
+FailureOr<Value> widenMinusZeroPoint(Operation *op, OpBuilder &b, Value t,
+                                     Value zeroPoint, int64_t axis,
+                                     StringRef what) {
+  Location loc = op->getLoc();
+  auto type = requireRanked(op, t, what);
+  if (failed(type))
+    return failure();
+  if (failed(require8Bit(op, type->getElementType(), what)))
+    return failure();
+  SmallVector<OpFoldResult> dims = shape::getDims(b, loc, t);
+  SmallVector<OperandAccess> inputs = {identityAccess(t)};
+  std::string zpWhat = ("the zero point of " + what).str();
+  if (!isAbsent(zeroPoint)) {
+    auto zpType = requireRanked(op, zeroPoint, zpWhat);
+    if (failed(zpType))
+      return failure();
+    if (zpType->getElementType() != type->getElementType())
+      return op->emitError()
+             << zpWhat << " must have element type " << type->getElementType()
+             << "; it is " << zeroPoint.getType();
+    auto access = paramAccess(op, b, zeroPoint, zpWhat, dims, axis);
+    if (failed(access))
+      return failure();
+    inputs.push_back(*access);
+  }
+  Type f64 = b.getF64Type();
+  int64_t rank = type->getRank();
+  return buildGeneric(
+      b, loc, inputs, emptyTensor(b, loc, dims, f64), iota(rank),
+      SmallVector<IteratorType>(rank, IteratorType::parallel),
+      [&](OpBuilder &nb, Location nl, ValueRange in, Value) -> Value {
+        Value v = toFloat(nb, nl, in[0], f64);
+        if (in.size() > 1)
+          v = arith::SubFOp::create(nb, nl, v, toFloat(nb, nl, in[1], f64));
+        return v;
+      });
+}
+
+/// The f64 product of two f64 tensors by the ordinary MatMul lowering: a
+/// detached onnx.MatMul on them is lowered with the table's entry (the
+/// contraction generic that the CPU backend sends to BLAS) and dropped.
+FailureOr<Value> matmulF64(Operation *op, OpBuilder &b, Value lhs, Value rhs) {
+  static const LoweringTable table = [] {
+    LoweringTable t;
+    addLinearAlgebraLowerings(t);
+    return t;
+  }();
+  OpBuilder detached(b.getContext());
+  auto matmul = onnx::ONNXMatMulOp::create(
+      detached, op->getLoc(), UnrankedTensorType::get(b.getF64Type()), lhs,
+      rhs);
+  FailureOr<SmallVector<Value>> product =
+      table.lookup("onnx.MatMul")(matmul, b);
+  matmul->erase();
+  if (failed(product))
+    return failure();
+  return (*product)[0];
+}
+
+/// Where A's rows and B's columns are among the operand dims (-1 for a
+/// vector operand, which has none).
+int64_t rowAxis(Value a) {
+  int64_t rank = cast<RankedTensorType>(a.getType()).getRank();
+  return rank >= 2 ? rank - 2 : -1;
+}
+int64_t columnAxis(Value bMat) {
+  int64_t rank = cast<RankedTensorType>(bMat.getType()).getRank();
+  return rank >= 2 ? rank - 1 : -1;
+}
+
+FailureOr<SmallVector<Value>> lowerMatMulInteger(Operation *op, OpBuilder &b) {
+  auto mmi = cast<onnx::ONNXMatMulIntegerOp>(op);
+  Location loc = op->getLoc();
+  Value a = mmi.getA(), bMat = mmi.getB();
+  if (failed(requireRanked(op, a, "input A")) ||
+      failed(requireRanked(op, bMat, "input B")))
+    return failure();
+  auto lhs =
+      widenMinusZeroPoint(op, b, a, mmi.getAZeroPoint(), rowAxis(a), "input A");
+  if (failed(lhs))
+    return failure();
+  auto rhs = widenMinusZeroPoint(op, b, bMat, mmi.getBZeroPoint(),
+                                 columnAxis(bMat), "input B");
+  if (failed(rhs))
+    return failure();
+  auto product = matmulF64(op, b, *lhs, *rhs);
+  if (failed(product))
+    return failure();
+  // Exact integers in f64 (see the file header) back to i32.
+  SmallVector<OpFoldResult> dims = shape::getDims(b, loc, *product);
+  int64_t rank = int64_t(dims.size());
+  Type i32 = b.getI32Type();
+  Value result = buildGeneric(
+      b, loc, {identityAccess(*product)}, emptyTensor(b, loc, dims, i32),
+      iota(rank), SmallVector<IteratorType>(rank, IteratorType::parallel),
+      [&](OpBuilder &nb, Location nl, ValueRange in, Value) -> Value {
+        return arith::FPToSIOp::create(nb, nl, i32, in[0]);
+      });
+  return SmallVector<Value>{result};
+}
+
+FailureOr<SmallVector<Value>> lowerQLinearMatMul(Operation *op, OpBuilder &b) {
+  auto qmm = cast<onnx::ONNXQLinearMatMulOp>(op);
+  Location loc = op->getLoc();
+  Value a = qmm.getA(), bMat = qmm.getB();
+  auto aType = requireRanked(op, a, "input a");
+  auto bType = requireRanked(op, bMat, "input b");
+  auto yzpType = requireRanked(op, qmm.getYZeroPoint(), "y_zero_point");
+  if (failed(aType) || failed(bType) || failed(yzpType))
+    return failure();
+  auto yInt = require8Bit(op, yzpType->getElementType(), "y_zero_point");
+  if (failed(yInt))
+    return failure();
+  for (auto [scale, what] :
+       {std::pair<Value, StringRef>{qmm.getAScale(), "a_scale"},
+        {qmm.getBScale(), "b_scale"},
+        {qmm.getYScale(), "y_scale"}}) {
+    auto type = requireRanked(op, scale, what);
+    if (failed(type))
+      return failure();
+    if (!type->getElementType().isF32())
+      return op->emitError()
+             << what << " must be f32; it is " << scale.getType();
+  }
+  auto lhs =
+      widenMinusZeroPoint(op, b, a, qmm.getAZeroPoint(), rowAxis(a), "input a");
+  if (failed(lhs))
+    return failure();
+  auto rhs = widenMinusZeroPoint(op, b, bMat, qmm.getBZeroPoint(),
+                                 columnAxis(bMat), "input b");
+  if (failed(rhs))
+    return failure();
+  auto product = matmulF64(op, b, *lhs, *rhs);
+  if (failed(product))
+    return failure();
+
+  // Requantize: y = saturate(round_half_even(acc * (a_scale * b_scale /
+  // y_scale)) + y_zero_point) in f32, as QLinearConv does. a's and y's
+  // parameters may be per row (the result's m loop), b's per column (n).
+  SmallVector<OpFoldResult> dims = shape::getDims(b, loc, *product);
+  int64_t rank = int64_t(dims.size());
+  bool lhsIsVector = aType->getRank() == 1, rhsIsVector = bType->getRank() == 1;
+  int64_t nLoop = rhsIsVector ? -1 : rank - 1;
+  int64_t mLoop = lhsIsVector ? -1 : (rhsIsVector ? rank - 1 : rank - 2);
+  auto aScale = paramAccess(op, b, qmm.getAScale(), "a_scale", dims, mLoop);
+  auto bScale = paramAccess(op, b, qmm.getBScale(), "b_scale", dims, nLoop);
+  auto yScale = paramAccess(op, b, qmm.getYScale(), "y_scale", dims, mLoop);
+  auto yZero =
+      paramAccess(op, b, qmm.getYZeroPoint(), "y_zero_point", dims, mLoop);
+  if (failed(aScale) || failed(bScale) || failed(yScale) || failed(yZero))
+    return failure();
+  Type f32 = b.getF32Type();
+  Value result = buildGeneric(
+      b, loc, {identityAccess(*product), *aScale, *bScale, *yScale, *yZero},
+      emptyTensor(b, loc, dims, *yInt), iota(rank),
+      SmallVector<IteratorType>(rank, IteratorType::parallel),
+      [&](OpBuilder &nb, Location nl, ValueRange in, Value) -> Value {
+        Value scale = arith::DivFOp::create(
+            nb, nl, arith::MulFOp::create(nb, nl, in[1], in[2]), in[3]);
+        Value acc = arith::TruncFOp::create(nb, nl, f32, in[0]);
+        Value r = math::RoundEvenOp::create(
+            nb, nl, arith::MulFOp::create(nb, nl, acc, scale));
+        r = arith::AddFOp::create(nb, nl, r, toFloat(nb, nl, in[4], f32));
+        return saturateTo(nb, nl, r, *yInt);
+      });
+  return SmallVector<Value>{result};
+}
+
+//===----------------------------------------------------------------------===//
+// Dropout
+//===----------------------------------------------------------------------===//
+
+FailureOr<SmallVector<Value>> lowerDropout(Operation *op, OpBuilder &b) {
+  auto dropout = cast<onnx::ONNXDropoutOp>(op);
+  Location loc = op->getLoc();
+  Value data = dropout.getData(), ratio = dropout.getRatio(),
+        training = dropout.getTrainingMode();
+  if (failed(requireRanked(op, data, "the input data")))
+    return failure();
+  constexpr StringLiteral kRandom =
+      "Dropout in training mode with a ratio above 0 draws a random mask, "
+      "which is not supported (its random stream cannot match the "
+      "reference)";
+
+  // Training mode is off when the input is absent or a constant false.
+  std::optional<bool> isTraining = false;
+  if (!isAbsent(training)) {
+    auto type = requireRanked(op, training, "training_mode");
+    if (failed(type))
+      return failure();
+    if (type->getNumElements() != 1 || !type->getElementType().isInteger(1))
+      return op->emitError("training_mode must be a bool scalar");
+    isTraining = std::nullopt;
+    if (auto values = getConstantInts(training))
+      isTraining = (*values)[0] != 0;
+  }
+  if (isTraining != false) {
+    // The ratio defaults to 0.5.
+    std::optional<double> knownRatio = 0.5;
+    if (!isAbsent(ratio)) {
+      auto type = requireRanked(op, ratio, "ratio");
+      if (failed(type))
+        return failure();
+      if (type->getNumElements() != 1 ||
+          !isa<FloatType>(type->getElementType()))
+        return op->emitError("ratio must be a float scalar");
+      knownRatio = getConstantFloat(ratio);
+    }
+    bool trainingKnown = isTraining.has_value();
+    if (trainingKnown && knownRatio) {
+      if (*knownRatio > 0.0)
+        return op->emitError(kRandom);
+    } else {
+      // Checked at run time: training_mode && ratio > 0 is refused.
+      Value random = trainingKnown ? arith::ConstantIntOp::create(b, loc, 1, 1)
+                                   : readFirst(b, loc, training);
+      if (!knownRatio) {
+        Value r = readFirst(b, loc, ratio);
+        Value positive =
+            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, r,
+                                  scalarConstant(b, loc, r.getType(), 0.0));
+        random = arith::AndIOp::create(b, loc, random, positive);
+      } else if (*knownRatio <= 0.0) {
+        random = arith::ConstantIntOp::create(b, loc, 0, 1);
+      }
+      Value ok = arith::XOrIOp::create(
+          b, loc, random, arith::ConstantIntOp::create(b, loc, 1, 1));
+      shape::IndexMath m(b, loc);
+      if (failed(m.require(shape::Cond::of(ok), kRandom, {}, op)))
+        return failure();
+    }
+  }
+  // Every element kept: the data itself and an all-true mask.
+  SmallVector<Value> results = {data, Value()};
+  if (!isa<NoneType>(dropout.getMask().getType()))
+    results[1] = filledTensor(b, loc, shape::getDims(b, loc, data),
+                              arith::ConstantIntOp::create(b, loc, 1, 1));
+  return results;
+}
+
+//===----------------------------------------------------------------------===//
+// HannWindow, HammingWindow, BlackmanWindow
+//===----------------------------------------------------------------------===//
+
+/// The element type of an ONNX TensorProto data type code (numeric types).
+std::optional<Type> typeForCode(MLIRContext *ctx, int64_t code) {
+  switch (code) {
+  case 1:
+    return Float32Type::get(ctx);
+  case 2:
+    return IntegerType::get(ctx, 8, IntegerType::Unsigned);
+  case 3:
+    return IntegerType::get(ctx, 8);
+  case 4:
+    return IntegerType::get(ctx, 16, IntegerType::Unsigned);
+  case 5:
+    return IntegerType::get(ctx, 16);
+  case 6:
+    return IntegerType::get(ctx, 32);
+  case 7:
+    return IntegerType::get(ctx, 64);
+  case 10:
+    return Float16Type::get(ctx);
+  case 11:
+    return Float64Type::get(ctx);
+  case 12:
+    return IntegerType::get(ctx, 32, IntegerType::Unsigned);
+  case 13:
+    return IntegerType::get(ctx, 64, IntegerType::Unsigned);
+  case 16:
+    return BFloat16Type::get(ctx);
+  default:
+    return std::nullopt;
+  }
+}
+
+/// Generalized cosine windows: w[n] = sum_k (-1)^k a_k cos(2 pi k n / N),
+/// N = size when periodic, size - 1 when symmetric.
+template <typename OpTy>
+FailureOr<SmallVector<Value>> lowerWindow(Operation *op, OpBuilder &b,
+                                          ArrayRef<double> coefficients) {
+  auto window = cast<OpTy>(op);
+  Location loc = op->getLoc();
+  Value size = window.getSize();
+  StringRef name = op->getName().getStringRef().drop_front(5);
+  auto sizeType = requireRanked(op, size, "size");
+  if (failed(sizeType))
+    return failure();
+  if (sizeType->getRank() > 1 ||
+      !sizeType->getElementType().isSignlessInteger())
+    return op->emitError("size must be an integer scalar");
+  std::optional<Type> elementType =
+      typeForCode(b.getContext(), window.getOutputDatatype());
+  if (!elementType)
+    return op->emitError() << "output_datatype " << window.getOutputDatatype()
+                           << " is not a supported numeric type";
+
+  shape::IntList sizeList = shape::IntList::tensor(size);
+  if (auto values = getConstantInts(size))
+    sizeList = shape::IntList::constant(*values);
+  auto length = shape::windowLength(b, loc, sizeList, op);
+  if (failed(length))
+    return failure();
+  auto dims =
+      shape::matchDeclared(b, loc, {*length}, op->getResult(0).getType(),
+                           (name + " result 0").str(), op);
+  if (failed(dims))
+    return failure();
+
+  // N as f64, from the (clamped) length: a negative size gives no elements,
+  // so N is never read then.
+  Type f64 = b.getF64Type();
+  Value n = arith::SIToFPOp::create(
+      b, loc, f64,
+      arith::IndexCastOp::create(b, loc, b.getI64Type(),
+                                 shape::toValue(b, loc, *length)));
+  if (window.getPeriodic() == 0)
+    n = arith::SubFOp::create(b, loc, n, scalarConstant(b, loc, f64, 1.0));
+  Value step =
+      arith::DivFOp::create(b, loc, scalarConstant(b, loc, f64, 2.0 * M_PI), n);
+
+  Type outType = *elementType;
+  Value init = emptyTensor(b, loc, *dims, outType);
+  auto map = AffineMap::getMultiDimIdentityMap(1, b.getContext());
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
+      ArrayRef<AffineMap>{map}, ArrayRef<IteratorType>{IteratorType::parallel},
+      [&](OpBuilder &nb, Location nl, ValueRange) {
+        Value i = arith::IndexCastOp::create(
+            nb, nl, nb.getI64Type(), linalg::IndexOp::create(nb, nl, 0));
+        Value angle = arith::MulFOp::create(
+            nb, nl, arith::SIToFPOp::create(nb, nl, f64, i), step);
+        Value w = scalarConstant(nb, nl, f64, coefficients[0]);
+        for (size_t k = 1; k < coefficients.size(); ++k) {
+          Value x = k == 1 ? angle
+                           : arith::MulFOp::create(
+                                 nb, nl, angle,
+                                 scalarConstant(nb, nl, f64, double(k)))
+                                 .getResult();
+          Value c = math::CosOp::create(nb, nl, x);
+          Value term = arith::MulFOp::create(
+              nb, nl, scalarConstant(nb, nl, f64, coefficients[k]), c);
+          w = k % 2 ? arith::SubFOp::create(nb, nl, w, term).getResult()
+                    : arith::AddFOp::create(nb, nl, w, term).getResult();
+        }
+        Value out;
+        if (isa<FloatType>(outType)) {
+          out = toFloat(nb, nl, w, outType);
+        } else {
+          Type signless = signlessOf(outType);
+          out = isUnsignedInt(outType)
+                    ? arith::FPToUIOp::create(nb, nl, signless, w).getResult()
+                    : arith::FPToSIOp::create(nb, nl, signless, w).getResult();
+          out = castScalar(nb, nl, out, outType);
+        }
+        linalg::YieldOp::create(nb, nl, out);
+      });
+  return SmallVector<Value>{generic.getResult(0)};
+}
+
+} // namespace
+
+void addQuantizationLowerings(LoweringTable &t) {
+  t["onnx.QuantizeLinear"] = lowerQuantizeLinear;
+  t["onnx.DequantizeLinear"] = lowerDequantizeLinear;
+  t["onnx.DynamicQuantizeLinear"] = lowerDynamicQuantizeLinear;
+  t["onnx.MatMulInteger"] = lowerMatMulInteger;
+  t["onnx.QLinearMatMul"] = lowerQLinearMatMul;
+  t["onnx.Dropout"] = lowerDropout;
+  t["onnx.HannWindow"] = [](Operation *op, OpBuilder &b) {
+    return lowerWindow<onnx::ONNXHannWindowOp>(op, b, {0.5, 0.5});
+  };
+  t["onnx.HammingWindow"] = [](Operation *op, OpBuilder &b) {
+    return lowerWindow<onnx::ONNXHammingWindowOp>(op, b,
+                                                  {25.0 / 46.0, 21.0 / 46.0});
+  };
+  t["onnx.BlackmanWindow"] = [](Operation *op, OpBuilder &b) {
+    return lowerWindow<onnx::ONNXBlackmanWindowOp>(op, b, {0.42, 0.5, 0.08});
+  };
+}
 
 } // namespace onyx::conversion
