@@ -2,23 +2,19 @@
 """Compile time and loading cost of real models, against the model's size.
 
     /usr/bin/python3 bench/real_models_bench.py [--models resnet50,transformer_encoder]
-        [--external | --no-external] [--runs N] [--no-stages] [-o build/real_models_bench.md]
+        [--external | --no-external] [--runs N] [-o build/real_models_bench.md]
 
 For each model of test/e2e/real_models/make_models.py (default: ResNet-50 and the
 TransformerEncoder), in embedded-weights form (the default artifact) and, with
 --external (the default), also with the weights in an ONNX external data file
 compiled with `onyx-compile --external-weights`:
 
-- compile: wall time of `onyx-compile MODEL.onnx -o MODEL.so --timing`, the
-  total of each MLIR pass-manager stage that --timing prints (ONNX cleanup,
-  ONNX conversion, bufferization, CPU codegen), and, when `strace` is available
-  (--no-stages turns it off), where the rest goes, from the tool's system calls:
-  import (open of the .onnx to the end of the first --timing stage, minus
-  that stage), LLVM IR + O2 (end of the last MLIR stage to the creation of
-  the object file: translation to LLVM IR and the O2 pipeline), codegen +
-  object (the object file's creation to the link: instruction selection and
-  object emission stream into the file), link (`cc -shared`), and exit (the
-  link's end to the tool's exit: freeing the MLIR/LLVM contexts).
+- compile: wall time of `onyx-compile MODEL.onnx -o MODEL.so --timing`, split
+  into the stages of the one report --timing prints (lib/Pipelines/Compiler.cpp):
+  import, the four MLIR stages (ONNX cleanup, ONNX conversion, bufferization,
+  CPU code generation), translation to LLVM IR, LLVM's O2, object emission
+  (instruction selection and writing the object), the link (`cc -shared`),
+  freeing the IR, and the rest (setup, process start and exit).
 - loading, in a fresh process per artifact (ctypes, no onyx-run): dlopen of
   the artifact, state creation (`onyx_state_create`, which maps and checks
   external weights), the first `inference_compute`, and the median of --runs
@@ -45,7 +41,6 @@ BIN_DIR = os.environ.get("ONYX_BIN_DIR", os.path.join(REPO, "build", "bin"))
 ONYX_COMPILE = os.path.join(BIN_DIR, "onyx-compile")
 RUNTIME_LIB = os.environ.get("ONYX_RUNTIME_LIB", os.path.join(REPO, "build", "lib", "libonyx_runtime.so"))
 TRANSIENT = re.compile(r"cannot find -lonyx_runtime|Text file busy|cannot execute|exec: Permission denied")
-MLIR_STAGES = ["ONNX cleanup", "ONNX conversion", "bufferization", "CPU codegen"]
 
 # Runs in a fresh interpreter: loads one artifact and times state creation and runs.
 LOADER = r'''
@@ -100,53 +95,58 @@ print(json.dumps(dict(dlopen=t1 - t0, state_create=t3 - t2, first_run=times[0],
 '''
 
 
+# The stages of `onyx-compile --timing`'s report (one tree, lib/Pipelines/Compiler.cpp)
+# as (column, report line): top-level lines, and LLVM's steps nested under "LLVM".
+STAGES = [
+    ("import", "import (ONNX file to IR)"),
+    ("ONNX cleanup", "ONNX cleanup"),
+    ("ONNX conversion", "ONNX conversion"),
+    ("bufferization", "bufferization"),
+    ("CPU codegen", "CPU code generation"),
+    ("to LLVM IR", "LLVM/translation to LLVM IR"),
+    ("LLVM O2", "LLVM/LLVM optimization (O2)"),
+    ("object", "LLVM/object emission (instruction selection, assembly)"),
+    ("link", "LLVM/link (cc -shared)"),
+    ("freeing", None),  # "LLVM/freeing LLVM IR" + "freeing MLIR IR"
+    ("other", None),    # setup, the report's "Rest", and process start/exit (wall - Total)
+]
+# "    0.1222 (  2.2%)    translation to LLVM IR": nesting is the indentation
+# after the percentage, two spaces a level.
+TIMING_LINE = re.compile(r"^ +([0-9.]+) \(\s*[0-9.]+%\)  ( *)(\S.*?)\s*$")
+
+
 def parse_timing(stderr):
-    """Totals of the MLIR --timing reports, in order."""
-    return [float(x) for x in re.findall(r"Total Execution Time: ([0-9.]+) seconds", stderr)]
+    """The --timing report as {"name": s, "parent/child": s, ...}: wall times
+    of the top-level stages and of the entries nested one level under them."""
+    out, parent = {}, None
+    for line in stderr.splitlines():
+        m = TIMING_LINE.match(line)
+        if not m:
+            continue
+        secs, depth, name = float(m.group(1)), len(m.group(2)) // 2, m.group(3)
+        if depth == 0:
+            parent = name
+            out[name] = out.get(name, 0.0) + secs
+        elif depth == 1 and parent is not None:
+            key = parent + "/" + name
+            out[key] = out.get(key, 0.0) + secs
+    return out
 
 
-def strace_stages(trace_file, model_path):
-    """Phases from strace -f -tt output; None when the trace lacks a marker."""
-    def ts(line):
-        h, m, s = line.split()[1].split(":")
-        return int(h) * 3600 + int(m) * 60 + float(s)
-    main_pid = None
-    t = {}
-    timing_ends = []
-    cc_pid = None
-    with open(trace_file) as f:
-        for line in f:
-            parts = line.split(None, 2)
-            if len(parts) < 3:
-                continue
-            pid = parts[0]
-            if main_pid is None and "execve(" in line:
-                main_pid, t["start"] = pid, ts(line)
-            if pid == main_pid:
-                if "openat(" in line and os.path.basename(model_path) in line and "open_model" not in t:
-                    t["open_model"] = ts(line)
-                elif "write(2, \"... Execution time report" in line:
-                    timing_ends.append(ts(line))
-                elif "openat(" in line and re.search(r'/onyx-[^"/]*\.o"', line) and "O_CREAT" in line:
-                    t["object"] = ts(line)
-                elif "+++ exited" in line:
-                    t["end"] = ts(line)
-            elif cc_pid is None and "execve(" in line and re.search(r'execve\("[^"]*/(cc|gcc|clang|c\+\+)"', line):
-                cc_pid, t["link"] = pid, ts(line)
-            elif pid == cc_pid and "+++ exited" in line:
-                t["link_end"] = ts(line)
-    if not all(k in t for k in ("start", "open_model", "object", "link", "link_end", "end")) or len(timing_ends) < 4:
-        return None
-    return dict(t, timing_ends=timing_ends)
+def stage_times(t, wall):
+    """The STAGES columns from a parsed report (None where absent)."""
+    cols = {}
+    for col, key in STAGES:
+        if key is not None:
+            cols[col] = t.get(key)
+    if "Total" in t:
+        cols["freeing"] = t.get("LLVM/freeing LLVM IR", 0.0) + t.get("freeing MLIR IR", 0.0)
+        cols["other"] = t.get("setup (dialects, context)", 0.0) + t.get("Rest", 0.0) + (wall - t["Total"])
+    return cols
 
 
-def compile_artifact(onnx_path, so, extra, stages, log):
+def compile_artifact(onnx_path, so, extra, log):
     cmd = [ONYX_COMPILE, onnx_path, "-o", so, "--timing"] + extra
-    trace = None
-    if stages and shutil.which("strace"):
-        trace = so + ".strace"
-        cmd = ["strace", "-f", "--seccomp-bpf", "-tt", "-q", "-e", "trace=execve,openat,write,exit_group",
-               "-e", "signal=none", "-o", trace] + cmd
     for attempt in range(3):
         t0 = time.perf_counter()
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
@@ -157,25 +157,12 @@ def compile_artifact(onnx_path, so, extra, stages, log):
             break
         log("  note: transient failure (%s); retrying" % TRANSIENT.search(err).group(0))
         time.sleep(10)
-    res = dict(wall=wall, ok=p.returncode == 0 and os.path.isfile(so), mlir=parse_timing(err))
+    res = dict(wall=wall, ok=p.returncode == 0 and os.path.isfile(so))
     if not res["ok"]:
         res["error"] = ([l for l in err.splitlines() if l.startswith("error:")] or err.splitlines()[-1:] or ["?"])[0]
         return res
     res["artifact_bytes"] = os.path.getsize(so)
-    if trace:
-        st = strace_stages(trace, onnx_path)
-        if st:
-            m = res["mlir"]
-            ends = st["timing_ends"]
-            res["phases"] = {
-                "import": ends[0] - m[0] - st["open_model"],
-                "LLVM IR + O2": st["object"] - ends[-1],
-                "codegen + object": st["link"] - st["object"],
-                "link": st["link_end"] - st["link"],
-                "exit": st["end"] - st["link_end"],
-            }
-            res["traced_wall"] = st["end"] - st["start"]
-        os.remove(trace)
+    res["stages"] = stage_times(parse_timing(err), wall)
     return res
 
 
@@ -220,8 +207,6 @@ def main(argv=None):
                     help="also measure external weights (default)")
     ap.add_argument("--no-external", dest="external", action="store_false")
     ap.add_argument("--runs", type=int, default=5, help="steady-state runs after the first (default 5)")
-    ap.add_argument("--no-stages", dest="stages", action="store_false",
-                    help="do not trace onyx-compile with strace")
     ap.add_argument("-o", "--output", default=os.path.join(REPO, "build", "real_models_bench.md"))
     ap.add_argument("--json", default=None, help="also write the raw numbers as JSON")
     args = ap.parse_args(argv)
@@ -253,7 +238,7 @@ def main(argv=None):
                 so = os.path.join(os.path.dirname(onnx_path) if kind == "external" else work,
                                   "%s-%s.so" % (n, kind))
                 print("%s (%s weights): compiling ..." % (n, kind), flush=True)
-                c = compile_artifact(onnx_path, so, extra, args.stages, print)
+                c = compile_artifact(onnx_path, so, extra, print)
                 row = dict(model=n, weights=kind, params=e["params"], onnx_bytes=e["onnx_bytes"],
                            shape=case["shapes"], compile=c)
                 if c["ok"]:
@@ -291,22 +276,20 @@ def main(argv=None):
             fmt_s(c["wall"] / mb * 100) if mb >= 1 else "-",
             fmt_ms(ld.get("dlopen")), fmt_ms(ld.get("state_create")), fmt_ms(ld.get("first_run")),
             fmt_ms(ld.get("steady_run")), shape))
+    cols = [col for col, _ in STAGES]
     md += ["", "## Where the compile time goes (seconds)", "",
-           "MLIR stages: the pass-manager totals that `onyx-compile --timing` prints. "
-           "The other phases are measured from outside with strace (see the script's docstring); "
-           "`--timing` does not cover them.", "",
-           "| model | weights | " + " | ".join(MLIR_STAGES) + " | import | LLVM IR + O2 | codegen + object | link | exit | total |",
-           "| --- | --- | " + " | ".join("---:" for _ in MLIR_STAGES) + " | ---: | ---: | ---: | ---: | ---: | ---: |"]
+           "From `onyx-compile --timing` (wall times; the MLIR stages include their passes, "
+           "`to LLVM IR` the flattening of the weights, `object` instruction selection and "
+           "writing the object; `other` is setup, the report's rest and process start/exit).", "",
+           "| model | weights | " + " | ".join(cols) + " | total |",
+           "| --- | --- | " + " | ".join("---:" for _ in cols) + " | ---: |"]
     for r in rows:
         c = r["compile"]
         if not c["ok"]:
             continue
-        m = c["mlir"] + [None] * (len(MLIR_STAGES) - len(c["mlir"]))
-        ph = c.get("phases", {})
-        md.append("| %s | %s | %s | %s | %s |" % (
-            r["model"], r["weights"], " | ".join(fmt_s(x) for x in m[:len(MLIR_STAGES)]),
-            " | ".join(fmt_s(ph.get(k)) for k in ("import", "LLVM IR + O2", "codegen + object", "link", "exit")),
-            fmt_s(c["wall"])))
+        st = c.get("stages", {})
+        md.append("| %s | %s | %s | %s |" % (
+            r["model"], r["weights"], " | ".join(fmt_s(st.get(k)) for k in cols), fmt_s(c["wall"])))
     text = "\n".join(md) + "\n"
     os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
     with open(args.output, "w") as f:
