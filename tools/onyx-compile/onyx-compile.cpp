@@ -51,8 +51,12 @@ int main(int argc, char **argv) {
       cl::desc("Print each graph input's and output's dims and the groups "
                "of provably equal dynamic dims (DimAnalysis)"),
       cl::init(false), cl::cat(category));
-  cl::opt<bool> timing("timing", cl::desc("Print per-stage timing"),
-                       cl::init(false), cl::cat(category));
+  cl::opt<bool> timing(
+      "timing",
+      cl::desc("Print the wall time of every stage to stderr: import, each "
+               "MLIR stage with its passes, translation to LLVM IR, LLVM "
+               "O2, object emission, link"),
+      cl::init(false), cl::cat(category));
   cl::HideUnrelatedOptions(category);
   if (!cl::ParseCommandLineOptions(argc, argv, "Onyx ONNX compiler\n",
                                    &llvm::errs()))
