@@ -551,6 +551,10 @@ const std::vector<Normalization> &normalizations() {
       {"Slice", 10, {{"starts", 1}, {"ends", 2}, {"axes", 3}}},
       {"TopK", 10, {{"k", 1}}},
       {"Dropout", 12, {{"ratio", 1}}},
+      // Resize 11 has 13's inputs and attributes (roi and scales were
+      // required, given empty when unused; tf_half_pixel_for_nn is 11's
+      // own mode, which the lowering implements).
+      {"Resize", 13, {}},
   };
   return kTable;
 }
@@ -576,6 +580,9 @@ bool sameSignature(const onnx::OpSchema &a, const onnx::OpSchema &b) {
 bool changedMeaning(const std::string &opType, int sinceVersion) {
   if ((opType == "Softmax" || opType == "LogSoftmax" || opType == "Hardmax") &&
       sinceVersion < 13)
+    return true;
+  // Resize 10 is (X, scales) with other coordinates.
+  if (opType == "Resize" && sinceVersion < 11)
     return true;
   return false;
 }
