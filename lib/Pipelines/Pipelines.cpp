@@ -57,6 +57,9 @@ void buildONNXCleanupPipeline(OpPassManager &pm) {
 
 void buildONNXToTensorPipeline(OpPassManager &pm) {
   pm.addPass(createConvertONNXToTensor());
+  // Shape values computed with tensor ops become index arithmetic, so that
+  // they are not payload reads (no readback, no pool-domain split).
+  pm.addPass(createFoldShapeComputations());
   pm.addPass(createCanonicalizerPass());
   // Equal extents become one SSA value before bufferization.
   pm.addPass(createCSEPass());

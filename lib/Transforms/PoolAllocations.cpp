@@ -26,7 +26,9 @@
 #include "onyx/Transforms/Passes.h"
 #include "onyx/Transforms/PoolPlanning.h"
 
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/MapVector.h"
 
@@ -47,6 +49,49 @@ int64_t elementBytes(Type type) {
   return (int64_t(type.getIntOrFloatBitWidth()) + 7) / 8;
 }
 
+/// True when `value` can never be zero: a non-zero constant, the maximum of
+/// something with a non-zero unsigned value, or the `select(x == 0, c, x)`
+/// guard (c != 0) the shape helpers put in front of divisions.
+bool provablyNonZero(Value value) {
+  APInt constant;
+  if (matchPattern(value, m_ConstantInt(&constant)))
+    return !constant.isZero();
+  if (auto max = value.getDefiningOp<arith::MaxUIOp>())
+    return provablyNonZero(max.getLhs()) || provablyNonZero(max.getRhs());
+  auto select = value.getDefiningOp<arith::SelectOp>();
+  if (!select)
+    return false;
+  if (provablyNonZero(select.getTrueValue()) &&
+      provablyNonZero(select.getFalseValue()))
+    return true;
+  auto cmp = select.getCondition().getDefiningOp<arith::CmpIOp>();
+  if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::eq ||
+      !provablyNonZero(select.getTrueValue()))
+    return false;
+  auto isZero = [](Value v) {
+    APInt c;
+    return matchPattern(v, m_ConstantInt(&c)) && c.isZero();
+  };
+  Value x = select.getFalseValue();
+  return (cmp.getLhs() == x && isZero(cmp.getRhs())) ||
+         (cmp.getRhs() == x && isZero(cmp.getLhs()));
+}
+
+/// Side-effect-free and safe to run earlier than written. Unsigned
+/// divisions are not speculatable in general (division by zero), but are
+/// when the divisor is provably non-zero: the Reshape helper divides by
+/// `select(p == 0, 1, p)` behind its asserts, and such sizes should not
+/// split a pool domain.
+bool canHoist(Operation *op) {
+  if (op->getNumRegions() != 0 || !isMemoryEffectFree(op))
+    return false;
+  if (isPure(op))
+    return true;
+  if (isa<arith::DivUIOp, arith::RemUIOp, arith::CeilDivUIOp>(op))
+    return provablyNonZero(op->getOperand(1));
+  return false;
+}
+
 /// Makes `value` available before `anchor` by moving the side-effect-free
 /// ops that compute it (and their operands) there. Returns false when a
 /// value depends on an op that cannot move (a memory read, an allocation).
@@ -62,13 +107,79 @@ bool makeAvailable(Value value, Operation *anchor) {
   // Only ops that may run earlier than written: no memory effects and
   // speculatable (a division by a run-time value guarded by an assert must
   // stay behind the assert).
-  if (def->getNumRegions() != 0 || !isPure(def))
+  if (!canHoist(def))
     return false;
   for (Value operand : def->getOperands())
     if (!makeAvailable(operand, anchor))
       return false;
   def->moveBefore(anchor);
   return true;
+}
+
+/// The extent `dim` of `source` as a value defined no later than `at`, when
+/// the op that produced `source` states it (an allocation's size operand, an
+/// expand_shape's output_shape, a view's sizes, through casts), else null.
+/// Sizes read back from buffers (`memref.dim` of a temporary's reshape)
+/// would otherwise pin a size to its use and split the pool domain.
+Value statedExtent(Value source, int64_t dim, OpBuilder &b, Location loc) {
+  auto type = dyn_cast<MemRefType>(source.getType());
+  if (!type || dim < 0 || dim >= type.getRank())
+    return Value();
+  if (!type.isDynamicDim(dim))
+    return arith::ConstantIndexOp::create(b, loc, type.getDimSize(dim));
+  auto dynamicPosition = [&]() {
+    int64_t n = 0;
+    for (int64_t i = 0; i < dim; ++i)
+      n += type.isDynamicDim(i);
+    return n;
+  };
+  Operation *def = source.getDefiningOp();
+  if (!def)
+    return Value();
+  if (auto alloc = dyn_cast<AllocTempOp>(def))
+    return alloc.getDynamicSizes()[dynamicPosition()];
+  if (auto alloc = dyn_cast<AllocOutputOp>(def))
+    return alloc.getDynamicSizes()[dynamicPosition()];
+  if (auto alloc = dyn_cast<memref::AllocOp>(def))
+    return alloc.getDynamicSizes()[dynamicPosition()];
+  if (auto view = dyn_cast<memref::ViewOp>(def))
+    return view.getSizes()[dynamicPosition()];
+  if (auto cast = dyn_cast<memref::CastOp>(def))
+    return statedExtent(cast.getSource(), dim, b, loc);
+  if (auto expand = dyn_cast<memref::ExpandShapeOp>(def))
+    return getValueOrCreateConstantIndexOp(b, loc,
+                                           expand.getMixedOutputShape()[dim]);
+  if (auto collapse = dyn_cast<memref::CollapseShapeOp>(def)) {
+    Value product;
+    SmallVector<ReassociationIndices> groups =
+        collapse.getReassociationIndices();
+    for (int64_t d : groups[dim]) {
+      Value extent = statedExtent(collapse.getSrc(), d, b, loc);
+      if (!extent)
+        return Value();
+      product = product
+                    ? arith::MulIOp::create(b, loc, product, extent).getResult()
+                    : extent;
+    }
+    return product;
+  }
+  return Value();
+}
+
+/// Replaces `memref.dim`s of buffers whose producer states the extent.
+void resolveStatedDims(func::FuncOp func) {
+  SmallVector<memref::DimOp> dims;
+  func.walk([&](memref::DimOp op) { dims.push_back(op); });
+  for (memref::DimOp op : dims) {
+    std::optional<int64_t> index = op.getConstantIndex();
+    if (!index)
+      continue;
+    OpBuilder b(op);
+    if (Value extent = statedExtent(op.getSource(), *index, b, op.getLoc())) {
+      op.getResult().replaceAllUsesWith(extent);
+      op.erase();
+    }
+  }
 }
 
 struct Temp {
@@ -101,6 +212,7 @@ struct PoolAllocationsPass
     }
     Block &body = func.getBody().front();
     Value context = func.getArgument(0);
+    resolveStatedDims(func);
 
     // 1. Domains, in program order.
     SmallVector<SmallVector<AllocTempOp>> domains;

@@ -62,6 +62,27 @@ def ConvertONNXToTensor : Pass<"convert-onnx-to-tensor", "mlir::ModuleOp"> {
   ];
 }
 
+def FoldShapeComputations
+    : Pass<"onyx-fold-shape-computations", "mlir::ModuleOp"> {
+  let summary = "Forward tensor.extract through the ops that computed a shape";
+  let description = [{
+    Exporters compute shapes with tensor ops (Shape, Gather, Div, Mul,
+    Concat, Unsqueeze) whose lowered forms are small linalg.generics,
+    insert_slices and reshapes; a consumer then reads the values with
+    `tensor.extract`, a payload read (a readback on the GPU, a domain split
+    for the memory planner). This pass forwards extracts at constant
+    positions of small static tensors through elementwise generics (the
+    body is evaluated on extracts of the inputs), linalg.copy, insert_slice,
+    extract_slice and reshapes, down to tensor.dim / constants /
+    from_elements, where upstream folds finish. Exact: a value that truly
+    depends on data stays a payload read.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::tensor::TensorDialect",
+    "mlir::linalg::LinalgDialect"
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // After bufferization: bind the graph function to the runtime
 //===----------------------------------------------------------------------===//
