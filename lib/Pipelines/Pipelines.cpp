@@ -106,7 +106,9 @@ void buildCPUCodegenPipeline(OpPassManager &pm) {
 }
 
 void buildCUDACodegenPipeline(OpPassManager &pm, StringRef chip) {
-  // Stage 5 for the CUDA target: one kernel per top-level linalg op.
+  // Stage 5 for the CUDA target: GEMMs and convolutions become cuBLASLt /
+  // cuDNN calls, every other top-level linalg op one kernel.
+  pm.addPass(createCUDALowerLibraryCalls());
   CUDAOutlineDispatchesOptions outline;
   outline.chip = chip.str();
   pm.addPass(createCUDAOutlineDispatches(outline));

@@ -210,6 +210,32 @@ def GenerateInterface : Pass<"onyx-generate-interface", "mlir::ModuleOp"> {
 // CUDA codegen (lib/Target/CUDA)
 //===----------------------------------------------------------------------===//
 
+def CUDALowerLibraryCalls
+    : Pass<"onyx-cuda-lower-library-calls", "mlir::ModuleOp"> {
+  let summary = "GEMMs and convolutions on buffers become cuBLASLt/cuDNN calls";
+  let description = [{
+    Runs before onyx-cuda-outline-dispatches. Every top-level linalg op of
+    the bound entry that computes `out += in0 * in1` on dense f32 buffers
+    and is a (batched) GEMM after collapsing its batch, M, N and K loops
+    becomes a call of `onyxrt_cuda_gemm` (cuBLASLt); the grouped convolution
+    generic of the Conv lowering becomes `onyxrt_cuda_conv` (cuDNN). Dynamic
+    dims are call arguments. A zero linalg.fill of the output right before
+    is absorbed (the call overwrites). Host constants are passed as their
+    session copy on the device (`gpu.memcpy {onyx.session_constant}`). The
+    calls carry `onyx.cuda_status`; onyx-cuda-lower-launches checks them.
+    Ops that do not match are left for the outlining pass.
+  }];
+  let options = [
+    Option<"tf32", "tf32", "bool", "false",
+           "Allow TF32 tensor-core arithmetic for f32 GEMMs and convolutions">
+  ];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
+    "mlir::gpu::GPUDialect", "mlir::LLVM::LLVMDialect",
+    "mlir::memref::MemRefDialect", "onyx::OnyxDialect"
+  ];
+}
+
 def CUDAOutlineDispatches
     : Pass<"onyx-cuda-outline-dispatches", "mlir::ModuleOp"> {
   let summary = "Outline each top-level linalg op of the entry into a GPU kernel";

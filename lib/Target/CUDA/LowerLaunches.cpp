@@ -28,6 +28,7 @@
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Dominance.h"
 #include "llvm/ADT/StringMap.h"
 
 namespace onyx {
@@ -43,6 +44,12 @@ namespace {
 constexpr llvm::StringLiteral kLaunchFn = "onyxrt_cuda_launch";
 constexpr llvm::StringLiteral kUploadFn = "onyxrt_cuda_upload";
 constexpr llvm::StringLiteral kDownloadFn = "onyxrt_cuda_download";
+constexpr llvm::StringLiteral kConstantFn = "onyxrt_cuda_constant";
+/// A library call whose i32 result is a status to check.
+constexpr llvm::StringLiteral kStatusAttr = "onyx.cuda_status";
+/// A gpu.memcpy of host constant data into a temporary that only kernels
+/// and library calls read: the temporary becomes the session's device copy.
+constexpr llvm::StringLiteral kSessionConstantAttr = "onyx.session_constant";
 
 /// Bytes of one element in memory (i1 takes a byte).
 int64_t elementBytes(Type type) {
@@ -57,12 +64,25 @@ struct CUDALowerLaunchesPass
     ModuleOp module = getOperation();
     SmallVector<gpu::LaunchFuncOp> launches;
     SmallVector<gpu::MemcpyOp> copies;
+    SmallVector<func::CallOp> libraryCalls;
     module.walk([&](Operation *op) {
       if (auto launch = dyn_cast<gpu::LaunchFuncOp>(op))
         launches.push_back(launch);
       else if (auto copy = dyn_cast<gpu::MemcpyOp>(op))
         copies.push_back(copy);
+      else if (auto call = dyn_cast<func::CallOp>(op);
+               call && call->hasAttr(kStatusAttr))
+        libraryCalls.push_back(call);
     });
+    // Library calls (onyx-cuda-lower-library-calls): check their status.
+    for (func::CallOp call : libraryCalls) {
+      if (failed(contextOf(call)))
+        return signalPassFailure();
+      call->removeAttr(kStatusAttr);
+      OpBuilder b(call->getContext());
+      b.setInsertionPointAfter(call);
+      checkStatus(b, call.getLoc(), call.getResult(0));
+    }
 
     for (auto binary :
          llvm::make_early_inc_range(module.getOps<gpu::BinaryOp>()))
@@ -215,6 +235,11 @@ struct CUDALowerLaunchesPass
     Value zero = arith::ConstantIntOp::create(b, loc, 0, 32);
     Value ok =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, status, zero);
+    branchUnless(b, loc, ok);
+  }
+
+  /// Continues when `ok` holds, else returns 1 from the entry.
+  void branchUnless(OpBuilder &b, Location loc, Value ok) {
     Operation *okOp = ok.getDefiningOp();
     Block *before = okOp->getBlock();
     Block *after = before->splitBlock(okOp->getNextNode());
@@ -329,6 +354,8 @@ struct CUDALowerLaunchesPass
     FailureOr<Value> context = contextOf(copy);
     if (failed(context))
       return failure();
+    if (copy->hasAttr(kSessionConstantAttr))
+      return lowerSessionConstant(module, copy, *context);
     // A readback (device -> host, synchronized) or a constant upload.
     bool readback = copy->hasAttr("onyx.readback");
     auto srcType = cast<MemRefType>(copy.getSrc().getType());
@@ -380,6 +407,86 @@ struct CUDALowerLaunchesPass
     Value status = func::CallOp::create(b, loc, fn, args).getResult(0);
     checkStatus(b, loc, status);
     copy.erase();
+    return success();
+  }
+
+  /// `gpu.memcpy {onyx.session_constant} %temp, %host`, %temp an
+  /// onyx.alloc_temp: %temp becomes a memref over the session's device copy
+  ///   %p = call @onyxrt_cuda_constant(%ctx, %host, bytes, label)
+  /// (NULL: return 1), rebuilt as a descriptor (static shape, identity
+  /// layout) that the to-LLVM conversion folds away; the temporary is never
+  /// allocated.
+  LogicalResult lowerSessionConstant(ModuleOp module, gpu::MemcpyOp copy,
+                                     Value context) {
+    Location loc = copy.getLoc();
+    auto temp = copy.getDst().getDefiningOp<AllocTempOp>();
+    auto type = cast<MemRefType>(copy.getDst().getType());
+    auto srcType = cast<MemRefType>(copy.getSrc().getType());
+    if (!temp || !type.hasStaticShape() || !type.getLayout().isIdentity() ||
+        !srcType.getLayout().isIdentity() || srcType != type)
+      return copy.emitError("a session constant must be a static, dense "
+                            "host buffer copied into a call temporary");
+    // The device copy replaces the temporary where it is allocated (its
+    // allocation check, if any, reads it before the copy).
+    DominanceInfo dominance(temp->getParentOp());
+    if (!dominance.properlyDominates(copy.getSrc(), temp))
+      return copy.emitError("a session constant's host buffer must be "
+                            "defined before its temporary");
+    MLIRContext *ctx = module.getContext();
+    OpBuilder b(temp);
+    auto i64 = b.getI64Type();
+    auto ptr = LLVM::LLVMPointerType::get(ctx);
+    Value src = LLVM::IntToPtrOp::create(b, loc, ptr,
+                                         pointerBits(b, loc, copy.getSrc()));
+    int64_t bytes = type.getNumElements() * elementBytes(type.getElementType());
+    std::string label = "constant upload";
+    if (auto name = dyn_cast<NameLoc>(loc))
+      label = ("constant '" + name.getName().getValue() + "': upload").str();
+    SmallVector<Value> args = {context, src,
+                               LLVM::ConstantOp::create(b, loc, i64, bytes),
+                               labelPointer(b, module, loc, label)};
+    SmallVector<Type> argTypes;
+    for (Value a : args)
+      argTypes.push_back(a.getType());
+    func::FuncOp fn = declare(module, kConstantFn, argTypes, ptr);
+    Value device = func::CallOp::create(b, loc, fn, args).getResult(0);
+    Value null = LLVM::ZeroOp::create(b, loc, ptr);
+    Value ok =
+        LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, device, null);
+    branchUnless(b, loc, ok);
+    // The memref descriptor {allocated, aligned, offset, sizes, strides}.
+    int64_t rank = type.getRank();
+    SmallVector<Type> fields = {ptr, ptr, i64};
+    if (rank > 0) {
+      fields.push_back(LLVM::LLVMArrayType::get(i64, rank));
+      fields.push_back(LLVM::LLVMArrayType::get(i64, rank));
+    }
+    auto descType = LLVM::LLVMStructType::getLiteral(ctx, fields);
+    Value desc = LLVM::UndefOp::create(b, loc, descType);
+    desc =
+        LLVM::InsertValueOp::create(b, loc, desc, device, ArrayRef<int64_t>{0});
+    desc =
+        LLVM::InsertValueOp::create(b, loc, desc, device, ArrayRef<int64_t>{1});
+    desc = LLVM::InsertValueOp::create(b, loc, desc,
+                                       LLVM::ConstantOp::create(b, loc, i64, 0),
+                                       ArrayRef<int64_t>{2});
+    int64_t stride = 1;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      desc = LLVM::InsertValueOp::create(
+          b, loc, desc,
+          LLVM::ConstantOp::create(b, loc, i64, type.getDimSize(d)),
+          ArrayRef<int64_t>{3, d});
+      desc = LLVM::InsertValueOp::create(
+          b, loc, desc, LLVM::ConstantOp::create(b, loc, i64, stride),
+          ArrayRef<int64_t>{4, d});
+      stride *= type.getDimSize(d);
+    }
+    Value memref =
+        UnrealizedConversionCastOp::create(b, loc, TypeRange{type}, desc)
+            .getResult(0);
+    temp.getResult().replaceAllUsesWith(memref);
+    copy.erase();
+    temp.erase();
     return success();
   }
 

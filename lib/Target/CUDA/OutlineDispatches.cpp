@@ -310,7 +310,9 @@ struct CUDAOutlineDispatchesPass
       for (Operation &op : block)
         ops.push_back(&op);
     for (Operation *op : ops) {
-      if (isa<linalg::LinalgOp, memref::CopyOp>(op) || op->getNumRegions())
+      // gpu.memcpy: session-constant uploads of onyx-cuda-lower-library-calls.
+      if (isa<linalg::LinalgOp, memref::CopyOp, gpu::MemcpyOp>(op) ||
+          op->getNumRegions())
         continue;
       auto iface = dyn_cast<MemoryEffectOpInterface>(op);
       if (!iface)
@@ -475,15 +477,9 @@ struct CUDAOutlineDispatchesPass
     if (!op.hasPureBufferSemantics())
       return op->emitError()
              << "'" << op->getName() << "' on tensors reached the cuda target";
-    // Named library ops (matmul, convolutions) wait for cuBLASLt/cuDNN;
-    // generics that happen to contract run as reduction kernels.
-    if (!isa<linalg::GenericOp>(op.getOperation()) &&
-        (linalg::isaContractionOpInterface(op) ||
-         linalg::isaConvolutionOpInterface(op)))
-      return op->emitError()
-             << "'" << op->getName()
-             << "' is a library op (cuBLASLt/cuDNN); library ops are not "
-                "supported on cuda yet";
+    // GEMMs and convolutions that cuBLASLt/cuDNN can run are library calls
+    // by now (onyx-cuda-lower-library-calls); what is left (other element
+    // types, strided views, ...) runs as a reduction kernel.
     // One thread per output element, serially over the reduction dims:
     // each output element must belong to one thread.
     if (op.getNumLoops() !=
@@ -510,9 +506,10 @@ struct CUDAOutlineDispatchesPass
     return success();
   }
 
-  /// Host memory a kernel reads (a constant, an external weight) is copied
-  /// into a call temporary on the device, once per call, right after it is
-  /// defined.
+  /// Host memory a kernel reads (a constant, an external weight) is read
+  /// from its device copy, made once per session: a call temporary filled by
+  /// a `gpu.memcpy {onyx.session_constant}`, which onyx-cuda-lower-launches
+  /// turns into the runtime's session constant (onyxrt_cuda_constant).
   FailureOr<Value> deviceCopyOf(Value buffer, Operation *user) {
     auto found = uploads.find(buffer);
     if (found != uploads.end())
@@ -534,8 +531,9 @@ struct CUDAOutlineDispatchesPass
       b.setInsertionPointAfter(def);
     auto temp =
         AllocTempOp::create(b, buffer.getLoc(), type, context, ValueRange{});
-    gpu::MemcpyOp::create(b, buffer.getLoc(), Type(), ValueRange{}, temp,
-                          buffer);
+    auto copy = gpu::MemcpyOp::create(b, buffer.getLoc(), Type(), ValueRange{},
+                                      temp, buffer);
+    copy->setAttr("onyx.session_constant", b.getUnitAttr());
     uploads[buffer] = temp;
     return Value(temp);
   }

@@ -260,6 +260,48 @@ ONYX_API int32_t onyxrt_cuda_download(void *ctx, void *hostDst,
                                       const void *deviceSrc, int64_t bytes,
                                       const char *label);
 
+/* The device copy of host constant data (an embedded constant or an
+ * external weight) that kernels and library calls read: uploaded on first use
+ * and kept, by host address, for the life of the session. NULL after
+ * recording an error naming `label`. */
+ONYX_API void *onyxrt_cuda_constant(void *ctx, const void *hostSrc,
+                                    int64_t bytes, const char *label);
+
+/* Row-major GEMM through cuBLASLt on the session's stream, `batch` times:
+ *   C_i[m, n] = op(A_i)[m, k] * op(B_i)[k, n] (+ C_i with ACCUMULATE)
+ * where A_i = a + i * strideA (elements), op(A) is A stored [k, m] with
+ * TRANS_A (else [m, k]) with leading dim lda, likewise B ([n, k] with
+ * TRANS_B, else [k, n]); C is [m, n] with leading dim ldc. f32 only; fp32
+ * arithmetic (no TF32) unless TF32. Plans are cached per shape in the
+ * session. Returns 0; non-zero after recording an error naming `label`. */
+#define ONYXRT_GEMM_TRANS_A 1
+#define ONYXRT_GEMM_TRANS_B 2
+#define ONYXRT_GEMM_ACCUMULATE 4
+#define ONYXRT_GEMM_TF32 8
+ONYX_API int32_t onyxrt_cuda_gemm(void *ctx, const char *label,
+                                  int32_t elemType, int32_t flags,
+                                  int64_t batch, int64_t m, int64_t n,
+                                  int64_t k, const void *a, int64_t lda,
+                                  int64_t strideA, const void *b, int64_t ldb,
+                                  int64_t strideB, void *c, int64_t ldc,
+                                  int64_t strideC);
+
+/* Grouped N-d convolution (cross-correlation, NCHW-style, dense row-major
+ * buffers) through cuDNN on the session's stream:
+ *   y[N, M, out...] = conv(x[N, C, in...], w[M, C / G, kernel...])
+ *                     (+ y with ACCUMULATE)
+ * `dims` holds 4 + 6 * spatialRank values: N, C, M, G, then per spatial dim
+ * in..., kernel..., out..., pads... (begin = end), strides..., dilations....
+ * The algorithm is chosen once per shape by cuDNN's heuristics and cached
+ * in the session. f32 only; no TF32 unless TF32. Returns 0; non-zero after
+ * recording an error naming `label`. */
+#define ONYXRT_CONV_ACCUMULATE 1
+#define ONYXRT_CONV_TF32 2
+ONYX_API int32_t onyxrt_cuda_conv(void *ctx, const char *label,
+                                  int32_t elemType, int32_t flags,
+                                  int64_t spatialRank, const int64_t *dims,
+                                  const void *x, const void *w, void *y);
+
 #ifdef __cplusplus
 }
 #endif

@@ -22,10 +22,8 @@
 //                         "kernel<TAB>launches<TAB>total ms<TAB>label"
 //
 //===----------------------------------------------------------------------===//
-#include "../Device.h"
-#include "../Internal.h"
+#include "CudaDevice.h"
 
-#include <cuda.h>
 #include <dlfcn.h>
 
 #include <cstdio>
@@ -39,41 +37,6 @@
 namespace onyx {
 namespace rt {
 namespace {
-
-/// The driver entry points this runtime uses, resolved by name. The names
-/// are the versioned symbols libcuda exports (cuda.h maps cuMemAlloc to
-/// cuMemAlloc_v2, ...); the types come from cuda.h.
-struct DriverApi {
-  std::string loadError; ///< empty when every symbol was found
-#define ONYX_CU_FN(name) decltype(&::name) name = nullptr;
-  ONYX_CU_FN(cuInit)
-  ONYX_CU_FN(cuDriverGetVersion)
-  ONYX_CU_FN(cuDeviceGetCount)
-  ONYX_CU_FN(cuDeviceGet)
-  ONYX_CU_FN(cuDeviceGetName)
-  ONYX_CU_FN(cuDeviceGetAttribute)
-  ONYX_CU_FN(cuDevicePrimaryCtxRetain)
-  ONYX_CU_FN(cuCtxSetCurrent)
-  ONYX_CU_FN(cuStreamCreate)
-  ONYX_CU_FN(cuStreamDestroy)
-  ONYX_CU_FN(cuStreamSynchronize)
-  ONYX_CU_FN(cuMemAlloc)
-  ONYX_CU_FN(cuMemFree)
-  ONYX_CU_FN(cuMemcpyHtoDAsync)
-  ONYX_CU_FN(cuMemcpyDtoHAsync)
-  ONYX_CU_FN(cuModuleLoadData)
-  ONYX_CU_FN(cuModuleLoadDataEx)
-  ONYX_CU_FN(cuModuleUnload)
-  ONYX_CU_FN(cuModuleGetFunction)
-  ONYX_CU_FN(cuLaunchKernel)
-  ONYX_CU_FN(cuEventCreate)
-  ONYX_CU_FN(cuEventRecord)
-  ONYX_CU_FN(cuEventElapsedTime)
-  ONYX_CU_FN(cuEventDestroy)
-  ONYX_CU_FN(cuGetErrorName)
-  ONYX_CU_FN(cuGetErrorString)
-#undef ONYX_CU_FN
-};
 
 DriverApi loadDriver() {
   DriverApi api;
@@ -111,6 +74,7 @@ DriverApi loadDriver() {
   load(api.cuMemFree, "cuMemFree_v2");
   load(api.cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");
   load(api.cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2");
+  load(api.cuMemsetD32Async, "cuMemsetD32Async");
   load(api.cuModuleLoadData, "cuModuleLoadData");
   load(api.cuModuleLoadDataEx, "cuModuleLoadDataEx");
   load(api.cuModuleUnload, "cuModuleUnload");
@@ -126,6 +90,8 @@ DriverApi loadDriver() {
   // and go, and the driver does not like being unloaded.
   return api;
 }
+
+} // namespace
 
 const DriverApi &driver() {
   static const DriverApi api = loadDriver();
@@ -152,6 +118,8 @@ bool envFlag(const char *name) {
   return value && *value && std::strcmp(value, "0") != 0;
 }
 
+namespace {
+
 /// The device's primary context, retained once per process and never
 /// released: creating it costs about 100 ms, which every session would pay
 /// again if the last one to go released it. The driver tears it down at
@@ -173,57 +141,7 @@ CUcontext primaryContext(CUdevice device, std::string &error) {
   return context;
 }
 
-class CudaDevice final : public Device {
-public:
-  static std::unique_ptr<Device> create(std::string &error);
-  ~CudaDevice() override;
-
-  const char *name() const override { return "cuda"; }
-  bool beginCall(std::string &error) override;
-  void *allocate(size_t bytes, std::string &error) override;
-  void release(void *ptr) override;
-  bool upload(void *deviceDst, const void *hostSrc, size_t bytes,
-              std::string &error) override;
-  bool download(void *hostDst, const void *deviceSrc, size_t bytes,
-                std::string &error) override;
-  bool synchronize(std::string &error) override;
-
-  bool launch(const OnyxCudaKernel *kernel, const char *label,
-              const int64_t grid[3], const int64_t block[3], int64_t numArgs,
-              const uint64_t *args, std::string &error);
-
-private:
-  CudaDevice() = default;
-  CUfunction function(const OnyxCudaKernel *kernel, std::string &error);
-
-  const DriverApi &api = driver();
-  CUdevice device = 0;
-  CUcontext context = nullptr;
-  CUstream stream = nullptr;
-  bool forcePTX = envFlag("ONYX_CUDA_FORCE_PTX");
-  bool syncEachLaunch = envFlag("ONYX_CUDA_SYNC");
-  /// ONYX_CUDA_PROFILE: events around each launch, resolved at the next
-  /// synchronize, totals per kernel written when the session ends.
-  std::string profilePath =
-      std::getenv("ONYX_CUDA_PROFILE") ? std::getenv("ONYX_CUDA_PROFILE") : "";
-  struct Pending {
-    const OnyxCudaKernel *kernel;
-    std::string label;
-    CUevent start, end;
-  };
-  std::vector<Pending> pending;
-  struct Totals {
-    std::string name, label;
-    uint64_t launches = 0;
-    double ms = 0;
-  };
-  std::unordered_map<const OnyxCudaKernel *, Totals> profile;
-  void resolveProfile();
-  void writeProfile();
-  /// Loaded modules by image address, and kernels by descriptor.
-  std::unordered_map<const void *, CUmodule> modules;
-  std::unordered_map<const OnyxCudaKernel *, CUfunction> functions;
-};
+} // namespace
 
 std::unique_ptr<Device> CudaDevice::create(std::string &error) {
   const DriverApi &api = driver();
@@ -282,6 +200,11 @@ CudaDevice::~CudaDevice() {
     api.cuStreamSynchronize(stream);
   resolveProfile();
   writeProfile();
+  // Library handles use the stream and the context: gone before them.
+  blas.reset();
+  dnn.reset();
+  for (auto &entry : constants)
+    api.cuMemFree(entry.second.first);
   for (auto &entry : modules)
     api.cuModuleUnload(entry.second);
   if (stream)
@@ -355,6 +278,53 @@ bool CudaDevice::synchronize(std::string &error) {
   }
   resolveProfile();
   return true;
+}
+
+void *CudaDevice::constant(const void *host, size_t bytes, std::string &error) {
+  auto found = constants.find(host);
+  if (found != constants.end() && found->second.second >= bytes)
+    return reinterpret_cast<void *>(found->second.first);
+  void *device = allocate(bytes, error);
+  if (!device)
+    return nullptr;
+  // Ordered after the work already queued; the host data stays valid.
+  if (!upload(device, host, bytes, error)) {
+    release(device);
+    return nullptr;
+  }
+  if (found != constants.end()) {
+    // A larger view of the same host data: the old copy may still be read
+    // by queued work, so it is released only after it.
+    std::string ignored;
+    synchronize(ignored);
+    release(reinterpret_cast<void *>(found->second.first));
+  }
+  constants[host] = {reinterpret_cast<CUdeviceptr>(device), bytes};
+  return device;
+}
+
+void CudaDevice::profileBegin(CUevent &start) {
+  start = nullptr;
+  if (profilePath.empty())
+    return;
+  if (api.cuEventCreate(&start, CU_EVENT_DEFAULT) != CUDA_SUCCESS) {
+    start = nullptr;
+    return;
+  }
+  api.cuEventRecord(start, stream);
+}
+
+void CudaDevice::profileEnd(CUevent start, const OnyxCudaKernel *key,
+                            const char *label) {
+  if (!start)
+    return;
+  CUevent end = nullptr;
+  if (api.cuEventCreate(&end, CU_EVENT_DEFAULT) != CUDA_SUCCESS) {
+    api.cuEventDestroy(start);
+    return;
+  }
+  api.cuEventRecord(end, stream);
+  pending.push_back({key, label ? label : "", start, end});
 }
 
 void CudaDevice::resolveProfile() {
@@ -516,8 +486,6 @@ CudaDevice *cudaDeviceOf(void *ctx) {
   return static_cast<CudaDevice *>(device);
 }
 
-} // namespace
-
 std::unique_ptr<Device> createCudaDevice(std::string &error) {
   try {
     return CudaDevice::create(error);
@@ -580,6 +548,30 @@ ONYX_API int32_t onyxrt_cuda_upload(void *ctx, void *deviceDst,
   } catch (...) {
     failCall(ctx, "out of memory uploading a constant");
     return 1;
+  }
+}
+
+ONYX_API void *onyxrt_cuda_constant(void *ctx, const void *hostSrc,
+                                    int64_t bytes, const char *label) {
+  CudaDevice *device = cudaDeviceOf(ctx);
+  try {
+    if (!device) {
+      failCall(ctx, "onyxrt_cuda_constant: the session has no CUDA device");
+      return nullptr;
+    }
+    std::string error;
+    void *result = nullptr;
+    if (bytes < 0)
+      error = "negative size";
+    else
+      result = device->constant(hostSrc, size_t(bytes), error);
+    if (!result)
+      failCall(ctx,
+               std::string(label ? label : "constant upload") + ": " + error);
+    return result;
+  } catch (...) {
+    failCall(ctx, "out of memory uploading a constant");
+    return nullptr;
   }
 }
 

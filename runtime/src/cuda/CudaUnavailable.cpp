@@ -42,4 +42,25 @@ ONYX_API int32_t onyxrt_cuda_download(void *ctx, void *, const void *, int64_t,
   return 1;
 }
 
+ONYX_API void *onyxrt_cuda_constant(void *ctx, const void *, int64_t,
+                                    const char *) {
+  onyx::rt::failCall(ctx, "this Onyx runtime was built without CUDA support");
+  return nullptr;
+}
+
+ONYX_API int32_t onyxrt_cuda_gemm(void *ctx, const char *, int32_t, int32_t,
+                                  int64_t, int64_t, int64_t, int64_t,
+                                  const void *, int64_t, int64_t, const void *,
+                                  int64_t, int64_t, void *, int64_t, int64_t) {
+  onyx::rt::failCall(ctx, "this Onyx runtime was built without CUDA support");
+  return 1;
+}
+
+ONYX_API int32_t onyxrt_cuda_conv(void *ctx, const char *, int32_t, int32_t,
+                                  int64_t, const int64_t *, const void *,
+                                  const void *, void *) {
+  onyx::rt::failCall(ctx, "this Onyx runtime was built without CUDA support");
+  return 1;
+}
+
 } // extern "C"

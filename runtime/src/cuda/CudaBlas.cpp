@@ -1,0 +1,425 @@
+//===- CudaBlas.cpp - GEMM through cuBLASLt -------------------------------===//
+//
+// onyxrt_cuda_gemm: the compiler (onyx-cuda-lower-library-calls) turns
+// MatMul / Gemm / batched MatMul contractions into one call each, with the
+// dynamic dims as arguments, so a dynamic-shape model never recompiles.
+//
+// cuBLASLt is loaded with dlopen like the driver (libcublasLt.so.13, or
+// $ONYX_CUBLASLT_LIBRARY): the runtime has no link dependency on it, loads
+// on machines without a GPU, and a CUDA artifact without GEMMs never needs
+// it. Per session: one cuBLASLt handle, one workspace, and a plan cache
+// (matmul descriptor, the three layouts and the heuristic's algorithm) keyed
+// by everything the plan depends on: shapes, leading dims, batch strides,
+// transposes, pointer alignment, accumulate, precision. A shape seen before
+// costs one hash lookup and the cublasLtMatmul launch.
+//
+// Row-major to cuBLAS's column-major: C = op(A) op(B) (row-major M x N) is
+// C^T = op(B)^T op(A)^T, a column-major N x M product with A and B swapped;
+// the matrices are passed as they are stored, only their roles change.
+//
+// Precision: fp32 operands with CUBLAS_COMPUTE_32F (no TF32) unless the
+// artifact asked for tf32 (CUBLAS_COMPUTE_32F_FAST_TF32).
+//
+//===----------------------------------------------------------------------===//
+#include "CudaDevice.h"
+
+#include <cublasLt.h>
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <type_traits>
+#include <unordered_map>
+
+namespace onyx {
+namespace rt {
+namespace {
+
+struct BlasApi {
+  std::string loadError;
+#define ONYX_LT_FN(name) decltype(&::name) name = nullptr;
+  ONYX_LT_FN(cublasLtCreate)
+  ONYX_LT_FN(cublasLtDestroy)
+  ONYX_LT_FN(cublasLtGetVersion)
+  ONYX_LT_FN(cublasLtGetStatusName)
+  ONYX_LT_FN(cublasLtGetStatusString)
+  ONYX_LT_FN(cublasLtMatmulDescCreate)
+  ONYX_LT_FN(cublasLtMatmulDescDestroy)
+  ONYX_LT_FN(cublasLtMatmulDescSetAttribute)
+  ONYX_LT_FN(cublasLtMatrixLayoutCreate)
+  ONYX_LT_FN(cublasLtMatrixLayoutDestroy)
+  ONYX_LT_FN(cublasLtMatrixLayoutSetAttribute)
+  ONYX_LT_FN(cublasLtMatmulPreferenceCreate)
+  ONYX_LT_FN(cublasLtMatmulPreferenceDestroy)
+  ONYX_LT_FN(cublasLtMatmulPreferenceSetAttribute)
+  ONYX_LT_FN(cublasLtMatmulAlgoGetHeuristic)
+  ONYX_LT_FN(cublasLtMatmul)
+#undef ONYX_LT_FN
+};
+
+BlasApi loadBlas() {
+  BlasApi api;
+  std::string tried;
+  void *handle = nullptr;
+  const char *env = std::getenv("ONYX_CUBLASLT_LIBRARY");
+  const char *candidates[] = {env, "libcublasLt.so.13",
+                              "/usr/local/cuda/lib64/libcublasLt.so.13",
+                              "libcublasLt.so.12"};
+  for (const char *name : candidates) {
+    if (!name || !*name)
+      continue;
+    if ((handle = dlopen(name, RTLD_NOW | RTLD_LOCAL)))
+      break;
+    const char *why = dlerror();
+    tried += std::string(tried.empty() ? "" : "; ") + (why ? why : name);
+  }
+  if (!handle) {
+    api.loadError = "cannot load cuBLASLt (" + tried +
+                    "); set ONYX_CUBLASLT_LIBRARY to libcublasLt.so.13";
+    return api;
+  }
+  auto load = [&](auto &fn, const char *symbol) {
+    if (!api.loadError.empty())
+      return;
+    void *address = dlsym(handle, symbol);
+    if (!address) {
+      api.loadError = std::string("cuBLASLt lacks ") + symbol;
+      return;
+    }
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(address);
+  };
+#define ONYX_LT_LOAD(name) load(api.name, #name);
+  ONYX_LT_LOAD(cublasLtCreate)
+  ONYX_LT_LOAD(cublasLtDestroy)
+  ONYX_LT_LOAD(cublasLtGetVersion)
+  ONYX_LT_LOAD(cublasLtGetStatusName)
+  ONYX_LT_LOAD(cublasLtGetStatusString)
+  ONYX_LT_LOAD(cublasLtMatmulDescCreate)
+  ONYX_LT_LOAD(cublasLtMatmulDescDestroy)
+  ONYX_LT_LOAD(cublasLtMatmulDescSetAttribute)
+  ONYX_LT_LOAD(cublasLtMatrixLayoutCreate)
+  ONYX_LT_LOAD(cublasLtMatrixLayoutDestroy)
+  ONYX_LT_LOAD(cublasLtMatrixLayoutSetAttribute)
+  ONYX_LT_LOAD(cublasLtMatmulPreferenceCreate)
+  ONYX_LT_LOAD(cublasLtMatmulPreferenceDestroy)
+  ONYX_LT_LOAD(cublasLtMatmulPreferenceSetAttribute)
+  ONYX_LT_LOAD(cublasLtMatmulAlgoGetHeuristic)
+  ONYX_LT_LOAD(cublasLtMatmul)
+#undef ONYX_LT_LOAD
+  // Kept open for the life of the process, like the driver.
+  return api;
+}
+
+const BlasApi &blasApi() {
+  static const BlasApi api = loadBlas();
+  return api;
+}
+
+std::string describeBlas(const char *call, cublasStatus_t status) {
+  const BlasApi &api = blasApi();
+  std::string message = std::string(call) + " failed: ";
+  const char *name =
+      api.cublasLtGetStatusName ? api.cublasLtGetStatusName(status) : nullptr;
+  message += name ? name : ("cuBLAS status " + std::to_string(int(status)));
+  if (const char *text = api.cublasLtGetStatusString
+                             ? api.cublasLtGetStatusString(status)
+                             : nullptr)
+    message += std::string(" (") + text + ")";
+  return message;
+}
+
+/// Everything a plan depends on.
+struct PlanKey {
+  int64_t v[18];
+  bool operator==(const PlanKey &o) const {
+    return std::memcmp(v, o.v, sizeof(v)) == 0;
+  }
+};
+struct PlanKeyHash {
+  size_t operator()(const PlanKey &k) const {
+    uint64_t h = 1469598103934665603ull;
+    for (int64_t x : k.v)
+      h = (h ^ uint64_t(x)) * 1099511628211ull;
+    return size_t(h);
+  }
+};
+
+struct Plan {
+  cublasLtMatmulDesc_t desc = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
+  cublasLtMatmulAlgo_t algo;
+  size_t workspace = 0;
+};
+
+/// 32 MiB: what cuBLAS recommends for Hopper.
+constexpr size_t kWorkspaceBytes = size_t(32) << 20;
+
+struct BlasState final : LibraryState {
+  cublasLtHandle_t handle = nullptr;
+  void *workspace = nullptr;
+  CudaDevice *device = nullptr;
+  std::unordered_map<PlanKey, Plan, PlanKeyHash> plans;
+  ~BlasState() override {
+    const BlasApi &api = blasApi();
+    for (auto &entry : plans) {
+      Plan &p = entry.second;
+      if (p.a)
+        api.cublasLtMatrixLayoutDestroy(p.a);
+      if (p.b)
+        api.cublasLtMatrixLayoutDestroy(p.b);
+      if (p.c)
+        api.cublasLtMatrixLayoutDestroy(p.c);
+      if (p.desc)
+        api.cublasLtMatmulDescDestroy(p.desc);
+    }
+    if (handle)
+      api.cublasLtDestroy(handle);
+    if (workspace && device)
+      device->release(workspace);
+  }
+};
+
+BlasState *blasState(CudaDevice &device, std::string &error) {
+  if (device.blas)
+    return static_cast<BlasState *>(device.blas.get());
+  const BlasApi &api = blasApi();
+  if (!api.loadError.empty()) {
+    error = api.loadError;
+    return nullptr;
+  }
+  auto state = std::make_unique<BlasState>();
+  cublasStatus_t status = api.cublasLtCreate(&state->handle);
+  if (status != CUBLAS_STATUS_SUCCESS) {
+    state->handle = nullptr;
+    error = describeBlas("cublasLtCreate", status);
+    return nullptr;
+  }
+  state->device = &device;
+  if (!(state->workspace = device.allocate(kWorkspaceBytes, error)))
+    return nullptr;
+  device.blas = std::move(state);
+  return static_cast<BlasState *>(device.blas.get());
+}
+
+/// The largest power of two (<= 256) dividing the address and the batch
+/// stride in bytes: what the plan's algorithms may assume.
+uint32_t alignmentOf(const void *ptr, int64_t strideBytes, int64_t batch) {
+  uint64_t bits = uint64_t(reinterpret_cast<uintptr_t>(ptr)) | 256;
+  if (batch > 1 && strideBytes)
+    bits |= uint64_t(strideBytes);
+  return uint32_t(bits & (~bits + 1));
+}
+
+bool layout(const BlasApi &api, cublasLtMatrixLayout_t &out, uint64_t rows,
+            uint64_t cols, int64_t ld, int32_t batch, int64_t stride,
+            std::string &error) {
+  cublasStatus_t status =
+      api.cublasLtMatrixLayoutCreate(&out, CUDA_R_32F, rows, cols, ld);
+  if (status != CUBLAS_STATUS_SUCCESS) {
+    out = nullptr;
+    error = describeBlas("cublasLtMatrixLayoutCreate", status);
+    return false;
+  }
+  if (batch > 1) {
+    status = api.cublasLtMatrixLayoutSetAttribute(
+        out, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &batch, sizeof(batch));
+    if (status == CUBLAS_STATUS_SUCCESS)
+      status = api.cublasLtMatrixLayoutSetAttribute(
+          out, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride,
+          sizeof(stride));
+    if (status != CUBLAS_STATUS_SUCCESS) {
+      error = describeBlas("cublasLtMatrixLayoutSetAttribute", status);
+      return false;
+    }
+  }
+  return true;
+}
+
+const OnyxCudaKernel kGemmProfileKey = {nullptr, 0, nullptr, "cublasLt_matmul"};
+
+/// The GEMM itself; `error` is prefixed with the label by the caller.
+bool gemm(CudaDevice &device, int32_t elemType, int32_t flags, int64_t batch,
+          int64_t m, int64_t n, int64_t k, const void *a, int64_t lda,
+          int64_t strideA, const void *b, int64_t ldb, int64_t strideB, void *c,
+          int64_t ldc, int64_t strideC, const char *label, std::string &error) {
+  if (elemType != ONYX_F32) {
+    error = std::string("element type ") + onyx_element_name(elemType) +
+            " is not supported by onyxrt_cuda_gemm (f32 only)";
+    return false;
+  }
+  bool transA = flags & ONYXRT_GEMM_TRANS_A;
+  bool transB = flags & ONYXRT_GEMM_TRANS_B;
+  bool accumulate = flags & ONYXRT_GEMM_ACCUMULATE;
+  bool tf32 = flags & ONYXRT_GEMM_TF32;
+  if (batch < 0 || m < 0 || n < 0 || k < 0 || batch > INT32_MAX) {
+    error = "invalid GEMM sizes";
+    return false;
+  }
+  if (batch == 0 || m == 0 || n == 0)
+    return true;
+  const DriverApi &drv = driver();
+  if (k == 0) {
+    if (accumulate)
+      return true;
+    // C = 0: rows of ldc elements, the last one n wide.
+    for (int64_t i = 0; i < batch; ++i) {
+      CUdeviceptr base =
+          reinterpret_cast<CUdeviceptr>(c) + CUdeviceptr(i * strideC * 4);
+      CUresult r = drv.cuMemsetD32Async(base, 0, size_t((m - 1) * ldc + n),
+                                        device.cudaStream());
+      if (r != CUDA_SUCCESS) {
+        error = describe("cuMemsetD32Async", r);
+        return false;
+      }
+    }
+    return true;
+  }
+  BlasState *state = blasState(device, error);
+  if (!state)
+    return false;
+  const BlasApi &api = blasApi();
+  uint32_t alignA = alignmentOf(a, strideA * 4, batch);
+  uint32_t alignB = alignmentOf(b, strideB * 4, batch);
+  uint32_t alignC = alignmentOf(c, strideC * 4, batch);
+  PlanKey key = {{elemType, flags & ~ONYXRT_GEMM_ACCUMULATE, batch, m, n, k,
+                  lda, ldb, ldc, batch > 1 ? strideA : 0,
+                  batch > 1 ? strideB : 0, batch > 1 ? strideC : 0, alignA,
+                  alignB, alignC, 0, 0, 0}};
+  auto found = state->plans.find(key);
+  if (found == state->plans.end()) {
+    Plan plan;
+    auto fail = [&](const char *call, cublasStatus_t status) {
+      error = describeBlas(call, status);
+      if (plan.a)
+        api.cublasLtMatrixLayoutDestroy(plan.a);
+      if (plan.b)
+        api.cublasLtMatrixLayoutDestroy(plan.b);
+      if (plan.c)
+        api.cublasLtMatrixLayoutDestroy(plan.c);
+      if (plan.desc)
+        api.cublasLtMatmulDescDestroy(plan.desc);
+      return false;
+    };
+    cublasStatus_t status = api.cublasLtMatmulDescCreate(
+        &plan.desc, tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
+        CUDA_R_32F);
+    if (status != CUBLAS_STATUS_SUCCESS) {
+      plan.desc = nullptr;
+      return fail("cublasLtMatmulDescCreate", status);
+    }
+    // Column-major: C^T (n x m) = op(B)^T (n x k) * op(A)^T (k x m); cuBLAS's
+    // "A" is our B, its "B" our A, each passed as stored.
+    cublasOperation_t opA = transB ? CUBLAS_OP_T : CUBLAS_OP_N;
+    cublasOperation_t opB = transA ? CUBLAS_OP_T : CUBLAS_OP_N;
+    status = api.cublasLtMatmulDescSetAttribute(
+        plan.desc, CUBLASLT_MATMUL_DESC_TRANSA, &opA, sizeof(opA));
+    if (status == CUBLAS_STATUS_SUCCESS)
+      status = api.cublasLtMatmulDescSetAttribute(
+          plan.desc, CUBLASLT_MATMUL_DESC_TRANSB, &opB, sizeof(opB));
+    if (status != CUBLAS_STATUS_SUCCESS)
+      return fail("cublasLtMatmulDescSetAttribute", status);
+    int32_t b32 = int32_t(batch);
+    std::string layoutError;
+    if (!layout(api, plan.a, transB ? k : n, transB ? n : k, ldb, b32, strideB,
+                layoutError) ||
+        !layout(api, plan.b, transA ? m : k, transA ? k : m, lda, b32, strideA,
+                layoutError) ||
+        !layout(api, plan.c, n, m, ldc, b32, strideC, layoutError)) {
+      fail("cublasLtMatrixLayoutCreate", CUBLAS_STATUS_SUCCESS);
+      error = layoutError;
+      return false;
+    }
+    cublasLtMatmulPreference_t pref = nullptr;
+    status = api.cublasLtMatmulPreferenceCreate(&pref);
+    if (status != CUBLAS_STATUS_SUCCESS)
+      return fail("cublasLtMatmulPreferenceCreate", status);
+    uint64_t maxWorkspace = kWorkspaceBytes;
+    api.cublasLtMatmulPreferenceSetAttribute(
+        pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &maxWorkspace,
+        sizeof(maxWorkspace));
+    // Swapped roles: cuBLAS's A is our B.
+    api.cublasLtMatmulPreferenceSetAttribute(
+        pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &alignB,
+        sizeof(alignB));
+    api.cublasLtMatmulPreferenceSetAttribute(
+        pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, &alignA,
+        sizeof(alignA));
+    api.cublasLtMatmulPreferenceSetAttribute(
+        pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, &alignC,
+        sizeof(alignC));
+    api.cublasLtMatmulPreferenceSetAttribute(
+        pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &alignC,
+        sizeof(alignC));
+    cublasLtMatmulHeuristicResult_t result;
+    std::memset(&result, 0, sizeof(result));
+    int count = 0;
+    status = api.cublasLtMatmulAlgoGetHeuristic(state->handle, plan.desc,
+                                                plan.a, plan.b, plan.c, plan.c,
+                                                pref, 1, &result, &count);
+    api.cublasLtMatmulPreferenceDestroy(pref);
+    if (status != CUBLAS_STATUS_SUCCESS)
+      return fail("cublasLtMatmulAlgoGetHeuristic", status);
+    if (count == 0 || result.state != CUBLAS_STATUS_SUCCESS) {
+      fail("cublasLtMatmulAlgoGetHeuristic", CUBLAS_STATUS_NOT_SUPPORTED);
+      error = "cuBLASLt has no algorithm for this GEMM (batch " +
+              std::to_string(batch) + ", m " + std::to_string(m) + ", n " +
+              std::to_string(n) + ", k " + std::to_string(k) + ")";
+      return false;
+    }
+    plan.algo = result.algo;
+    plan.workspace = result.workspaceSize;
+    found = state->plans.emplace(key, plan).first;
+  }
+  const Plan &plan = found->second;
+  float alpha = 1.0f, beta = accumulate ? 1.0f : 0.0f;
+  CUevent start = nullptr;
+  device.profileBegin(start);
+  cublasStatus_t status =
+      api.cublasLtMatmul(state->handle, plan.desc, &alpha, b, plan.a, a, plan.b,
+                         &beta, c, plan.c, c, plan.c, &plan.algo,
+                         state->workspace, plan.workspace, device.cudaStream());
+  device.profileEnd(start, &kGemmProfileKey, label);
+  if (status != CUBLAS_STATUS_SUCCESS) {
+    error = describeBlas("cublasLtMatmul", status);
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+} // namespace rt
+} // namespace onyx
+
+using namespace onyx::rt;
+
+extern "C" {
+
+ONYX_API int32_t onyxrt_cuda_gemm(void *ctx, const char *label,
+                                  int32_t elemType, int32_t flags,
+                                  int64_t batch, int64_t m, int64_t n,
+                                  int64_t k, const void *a, int64_t lda,
+                                  int64_t strideA, const void *b, int64_t ldb,
+                                  int64_t strideB, void *c, int64_t ldc,
+                                  int64_t strideC) {
+  CudaDevice *device = cudaDeviceOf(ctx);
+  std::string where = std::string(label ? label : "gemm") + ": ";
+  try {
+    if (!device) {
+      failCall(ctx, where + "onyxrt_cuda_gemm: the session has no CUDA device");
+      return 1;
+    }
+    std::string error;
+    if (!gemm(*device, elemType, flags, batch, m, n, k, a, lda, strideA, b, ldb,
+              strideB, c, ldc, strideC, label, error)) {
+      failCall(ctx, where + error);
+      return 1;
+    }
+    return 0;
+  } catch (...) {
+    failCall(ctx, where + "out of memory in onyxrt_cuda_gemm");
+    return 1;
+  }
+}
+
+} // extern "C"

@@ -1,0 +1,149 @@
+//===- CudaDevice.h - The CUDA device, shared by the CUDA services -*- C++
+//-*-===//
+//
+// Internal to runtime/src/cuda: the driver API table (dlopen'ed libcuda),
+// the CudaDevice class, and the hooks the library services (cuBLASLt in
+// CudaBlas.cpp, cuDNN in CudaDnn.cpp) use: the session's stream, its
+// allocator and a slot for per-session library state.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ONYX_RUNTIME_CUDA_CUDADEVICE_H
+#define ONYX_RUNTIME_CUDA_CUDADEVICE_H
+
+#include "../Device.h"
+#include "../Internal.h"
+
+#include <cuda.h>
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace onyx {
+namespace rt {
+
+/// The driver entry points this runtime uses, resolved by name. The names
+/// are the versioned symbols libcuda exports (cuda.h maps cuMemAlloc to
+/// cuMemAlloc_v2, ...); the types come from cuda.h.
+struct DriverApi {
+  std::string loadError; ///< empty when every symbol was found
+#define ONYX_CU_FN(name) decltype(&::name) name = nullptr;
+  ONYX_CU_FN(cuInit)
+  ONYX_CU_FN(cuDriverGetVersion)
+  ONYX_CU_FN(cuDeviceGetCount)
+  ONYX_CU_FN(cuDeviceGet)
+  ONYX_CU_FN(cuDeviceGetName)
+  ONYX_CU_FN(cuDeviceGetAttribute)
+  ONYX_CU_FN(cuDevicePrimaryCtxRetain)
+  ONYX_CU_FN(cuCtxSetCurrent)
+  ONYX_CU_FN(cuStreamCreate)
+  ONYX_CU_FN(cuStreamDestroy)
+  ONYX_CU_FN(cuStreamSynchronize)
+  ONYX_CU_FN(cuMemAlloc)
+  ONYX_CU_FN(cuMemFree)
+  ONYX_CU_FN(cuMemcpyHtoDAsync)
+  ONYX_CU_FN(cuMemcpyDtoHAsync)
+  ONYX_CU_FN(cuMemsetD32Async)
+  ONYX_CU_FN(cuModuleLoadData)
+  ONYX_CU_FN(cuModuleLoadDataEx)
+  ONYX_CU_FN(cuModuleUnload)
+  ONYX_CU_FN(cuModuleGetFunction)
+  ONYX_CU_FN(cuLaunchKernel)
+  ONYX_CU_FN(cuEventCreate)
+  ONYX_CU_FN(cuEventRecord)
+  ONYX_CU_FN(cuEventElapsedTime)
+  ONYX_CU_FN(cuEventDestroy)
+  ONYX_CU_FN(cuGetErrorName)
+  ONYX_CU_FN(cuGetErrorString)
+#undef ONYX_CU_FN
+};
+
+const DriverApi &driver();
+/// "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory)".
+std::string describe(const char *call, CUresult result);
+bool envFlag(const char *name);
+
+/// Per-session state of a library (handles, workspaces, plan caches).
+struct LibraryState {
+  virtual ~LibraryState() = default;
+};
+
+class CudaDevice final : public Device {
+public:
+  static std::unique_ptr<Device> create(std::string &error);
+  ~CudaDevice() override;
+
+  const char *name() const override { return "cuda"; }
+  bool beginCall(std::string &error) override;
+  void *allocate(size_t bytes, std::string &error) override;
+  void release(void *ptr) override;
+  bool upload(void *deviceDst, const void *hostSrc, size_t bytes,
+              std::string &error) override;
+  bool download(void *hostDst, const void *deviceSrc, size_t bytes,
+                std::string &error) override;
+  bool synchronize(std::string &error) override;
+
+  bool launch(const OnyxCudaKernel *kernel, const char *label,
+              const int64_t grid[3], const int64_t block[3], int64_t numArgs,
+              const uint64_t *args, std::string &error);
+
+  /// The session's stream: library calls (cuBLASLt, cuDNN) run on it too.
+  CUstream cudaStream() const { return stream; }
+  /// The device copy of host constant data (an embedded constant, an
+  /// external weight), uploaded on first use and kept for the session: the
+  /// host memory is immutable and outlives the session. NULL with `error`
+  /// set on failure.
+  void *constant(const void *host, size_t bytes, std::string &error);
+  /// Per-session state of the libraries (CudaBlas.cpp, CudaDnn.cpp), torn
+  /// down before the stream.
+  std::unique_ptr<LibraryState> blas, dnn;
+  /// Marks library calls in the ONYX_CUDA_PROFILE output: events around
+  /// the call, reported under `name` (one line per distinct name).
+  bool profiling() const { return !profilePath.empty(); }
+  void profileBegin(CUevent &start);
+  void profileEnd(CUevent start, const OnyxCudaKernel *key, const char *label);
+
+private:
+  CudaDevice() = default;
+  CUfunction function(const OnyxCudaKernel *kernel, std::string &error);
+
+  const DriverApi &api = driver();
+  CUdevice device = 0;
+  CUcontext context = nullptr;
+  CUstream stream = nullptr;
+  bool forcePTX = envFlag("ONYX_CUDA_FORCE_PTX");
+  bool syncEachLaunch = envFlag("ONYX_CUDA_SYNC");
+  /// ONYX_CUDA_PROFILE: events around each launch, resolved at the next
+  /// synchronize, totals per kernel written when the session ends.
+  std::string profilePath =
+      std::getenv("ONYX_CUDA_PROFILE") ? std::getenv("ONYX_CUDA_PROFILE") : "";
+  struct Pending {
+    const OnyxCudaKernel *kernel;
+    std::string label;
+    CUevent start, end;
+  };
+  std::vector<Pending> pending;
+  struct Totals {
+    std::string name, label;
+    uint64_t launches = 0;
+    double ms = 0;
+  };
+  std::unordered_map<const OnyxCudaKernel *, Totals> profile;
+  void resolveProfile();
+  void writeProfile();
+  /// Loaded modules by image address, and kernels by descriptor.
+  std::unordered_map<const void *, CUmodule> modules;
+  std::unordered_map<const OnyxCudaKernel *, CUfunction> functions;
+  /// Session constants by host address: device pointer and size.
+  std::unordered_map<const void *, std::pair<CUdeviceptr, size_t>> constants;
+};
+
+/// The CUDA device of the call behind `ctx`, or NULL.
+CudaDevice *cudaDeviceOf(void *ctx);
+
+} // namespace rt
+} // namespace onyx
+
+#endif // ONYX_RUNTIME_CUDA_CUDADEVICE_H

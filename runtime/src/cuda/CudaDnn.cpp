@@ -1,0 +1,419 @@
+//===- CudaDnn.cpp - Convolution through cuDNN ----------------------------===//
+//
+// onyxrt_cuda_conv: the compiler (onyx-cuda-lower-library-calls) turns the
+// grouped convolution generic of an ONNX Conv into one call, with the dynamic
+// dims as arguments.
+//
+// cuDNN 9 is loaded with dlopen (libcudnn.so.9, or $ONYX_CUDNN_LIBRARY): no
+// link dependency, and the runtime still loads without a GPU. The legacy
+// convolution API (still in cuDNN 9's cnn library) is enough here: NCHW
+// fp32 tensors, grouped convolutions, and
+// cudnnGetConvolutionForwardAlgorithm_v7 (heuristics, no exhaustive search) to
+// choose the algorithm once per shape; descriptors, algorithm and workspace
+// size are cached per shape in the session, and the workspace grows to the
+// largest one used.
+//
+// Precision: CUDNN_FMA_MATH (plain fp32, no TF32) unless the artifact asked
+// for tf32 (CUDNN_TENSOR_OP_MATH, which allows it).
+//
+//===----------------------------------------------------------------------===//
+#include "CudaDevice.h"
+
+#include <cudnn.h>
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <type_traits>
+#include <vector>
+
+namespace onyx {
+namespace rt {
+namespace {
+
+struct DnnApi {
+  std::string loadError;
+#define ONYX_DNN_FN(name) decltype(&::name) name = nullptr;
+  ONYX_DNN_FN(cudnnGetVersion)
+  ONYX_DNN_FN(cudnnGetErrorString)
+  ONYX_DNN_FN(cudnnCreate)
+  ONYX_DNN_FN(cudnnDestroy)
+  ONYX_DNN_FN(cudnnSetStream)
+  ONYX_DNN_FN(cudnnCreateTensorDescriptor)
+  ONYX_DNN_FN(cudnnSetTensorNdDescriptor)
+  ONYX_DNN_FN(cudnnDestroyTensorDescriptor)
+  ONYX_DNN_FN(cudnnCreateFilterDescriptor)
+  ONYX_DNN_FN(cudnnSetFilterNdDescriptor)
+  ONYX_DNN_FN(cudnnDestroyFilterDescriptor)
+  ONYX_DNN_FN(cudnnCreateConvolutionDescriptor)
+  ONYX_DNN_FN(cudnnSetConvolutionNdDescriptor)
+  ONYX_DNN_FN(cudnnSetConvolutionGroupCount)
+  ONYX_DNN_FN(cudnnSetConvolutionMathType)
+  ONYX_DNN_FN(cudnnDestroyConvolutionDescriptor)
+  ONYX_DNN_FN(cudnnGetConvolutionForwardAlgorithm_v7)
+  ONYX_DNN_FN(cudnnGetConvolutionForwardWorkspaceSize)
+  ONYX_DNN_FN(cudnnConvolutionForward)
+#undef ONYX_DNN_FN
+};
+
+DnnApi loadDnn() {
+  DnnApi api;
+  std::string tried;
+  void *handle = nullptr;
+  const char *env = std::getenv("ONYX_CUDNN_LIBRARY");
+  const char *candidates[] = {env, "libcudnn.so.9",
+                              "/lib/x86_64-linux-gnu/libcudnn.so.9",
+                              "/usr/local/cuda/lib64/libcudnn.so.9"};
+  for (const char *name : candidates) {
+    if (!name || !*name)
+      continue;
+    if ((handle = dlopen(name, RTLD_NOW | RTLD_LOCAL)))
+      break;
+    const char *why = dlerror();
+    tried += std::string(tried.empty() ? "" : "; ") + (why ? why : name);
+  }
+  if (!handle) {
+    api.loadError = "cannot load cuDNN (" + tried +
+                    "); set ONYX_CUDNN_LIBRARY to libcudnn.so.9";
+    return api;
+  }
+  auto load = [&](auto &fn, const char *symbol) {
+    if (!api.loadError.empty())
+      return;
+    void *address = dlsym(handle, symbol);
+    if (!address) {
+      api.loadError = std::string("cuDNN lacks ") + symbol;
+      return;
+    }
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(address);
+  };
+#define ONYX_DNN_LOAD(name) load(api.name, #name);
+  ONYX_DNN_LOAD(cudnnGetVersion)
+  ONYX_DNN_LOAD(cudnnGetErrorString)
+  ONYX_DNN_LOAD(cudnnCreate)
+  ONYX_DNN_LOAD(cudnnDestroy)
+  ONYX_DNN_LOAD(cudnnSetStream)
+  ONYX_DNN_LOAD(cudnnCreateTensorDescriptor)
+  ONYX_DNN_LOAD(cudnnSetTensorNdDescriptor)
+  ONYX_DNN_LOAD(cudnnDestroyTensorDescriptor)
+  ONYX_DNN_LOAD(cudnnCreateFilterDescriptor)
+  ONYX_DNN_LOAD(cudnnSetFilterNdDescriptor)
+  ONYX_DNN_LOAD(cudnnDestroyFilterDescriptor)
+  ONYX_DNN_LOAD(cudnnCreateConvolutionDescriptor)
+  ONYX_DNN_LOAD(cudnnSetConvolutionNdDescriptor)
+  ONYX_DNN_LOAD(cudnnSetConvolutionGroupCount)
+  ONYX_DNN_LOAD(cudnnSetConvolutionMathType)
+  ONYX_DNN_LOAD(cudnnDestroyConvolutionDescriptor)
+  ONYX_DNN_LOAD(cudnnGetConvolutionForwardAlgorithm_v7)
+  ONYX_DNN_LOAD(cudnnGetConvolutionForwardWorkspaceSize)
+  ONYX_DNN_LOAD(cudnnConvolutionForward)
+#undef ONYX_DNN_LOAD
+  return api;
+}
+
+const DnnApi &dnnApi() {
+  static const DnnApi api = loadDnn();
+  return api;
+}
+
+std::string describeDnn(const char *call, cudnnStatus_t status) {
+  const DnnApi &api = dnnApi();
+  std::string message = std::string(call) + " failed: ";
+  const char *text =
+      api.cudnnGetErrorString ? api.cudnnGetErrorString(status) : nullptr;
+  message += text ? text : ("cuDNN status " + std::to_string(int(status)));
+  return message;
+}
+
+struct ConvPlan {
+  cudnnTensorDescriptor_t x = nullptr, y = nullptr;
+  cudnnFilterDescriptor_t w = nullptr;
+  cudnnConvolutionDescriptor_t conv = nullptr;
+  cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
+  size_t workspace = 0;
+};
+
+/// A workspace above this is not considered (the heuristics list
+/// alternatives that need less).
+constexpr size_t kMaxWorkspaceBytes = size_t(1) << 30;
+
+struct DnnState final : LibraryState {
+  cudnnHandle_t handle = nullptr;
+  CudaDevice *device = nullptr;
+  void *workspace = nullptr;
+  size_t workspaceBytes = 0;
+  std::map<std::vector<int64_t>, ConvPlan> plans;
+  ~DnnState() override {
+    const DnnApi &api = dnnApi();
+    for (auto &entry : plans) {
+      ConvPlan &p = entry.second;
+      if (p.x)
+        api.cudnnDestroyTensorDescriptor(p.x);
+      if (p.y)
+        api.cudnnDestroyTensorDescriptor(p.y);
+      if (p.w)
+        api.cudnnDestroyFilterDescriptor(p.w);
+      if (p.conv)
+        api.cudnnDestroyConvolutionDescriptor(p.conv);
+    }
+    if (handle)
+      api.cudnnDestroy(handle);
+    if (workspace && device)
+      device->release(workspace);
+  }
+};
+
+DnnState *dnnState(CudaDevice &device, std::string &error) {
+  if (device.dnn)
+    return static_cast<DnnState *>(device.dnn.get());
+  const DnnApi &api = dnnApi();
+  if (!api.loadError.empty()) {
+    error = api.loadError;
+    return nullptr;
+  }
+  auto state = std::make_unique<DnnState>();
+  cudnnStatus_t status = api.cudnnCreate(&state->handle);
+  if (status != CUDNN_STATUS_SUCCESS) {
+    state->handle = nullptr;
+    error = describeDnn("cudnnCreate", status);
+    return nullptr;
+  }
+  status = api.cudnnSetStream(state->handle, device.cudaStream());
+  if (status != CUDNN_STATUS_SUCCESS) {
+    error = describeDnn("cudnnSetStream", status);
+    return nullptr;
+  }
+  state->device = &device;
+  device.dnn = std::move(state);
+  return static_cast<DnnState *>(device.dnn.get());
+}
+
+const OnyxCudaKernel kConvProfileKey = {nullptr, 0, nullptr,
+                                        "cudnn_convolution_forward"};
+
+bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
+          const int64_t *dims, const void *x, const void *w, void *y,
+          const char *label, std::string &error) {
+  if (elemType != ONYX_F32) {
+    error = std::string("element type ") + onyx_element_name(elemType) +
+            " is not supported by onyxrt_cuda_conv (f32 only)";
+    return false;
+  }
+  if (rank < 1 || rank > 3 || !dims) {
+    error = "onyxrt_cuda_conv supports 1 to 3 spatial dims";
+    return false;
+  }
+  int64_t n = dims[0], c = dims[1], m = dims[2], g = dims[3];
+  const int64_t *in = dims + 4, *kernel = in + rank, *out = kernel + rank,
+                *pads = out + rank, *strides = pads + rank,
+                *dilations = strides + rank;
+  if (n < 0 || c < 0 || m < 0 || g <= 0 || c % g || m % g) {
+    error = "invalid convolution sizes";
+    return false;
+  }
+  int64_t outElements = n * m;
+  for (int64_t i = 0; i < rank; ++i)
+    outElements *= out[i];
+  if (outElements == 0)
+    return true;
+  bool accumulate = flags & ONYXRT_CONV_ACCUMULATE;
+  // cuDNN wants at least 2 spatial dims: a 1-d convolution gets H = 1.
+  int r = rank == 1 ? 2 : int(rank);
+  std::vector<int> xDims = {int(n), int(c)}, yDims = {int(n), int(m)},
+                   wDims = {int(m), int(c / g)};
+  std::vector<int> padA, strideA, dilationA;
+  if (rank == 1) {
+    xDims.push_back(1);
+    yDims.push_back(1);
+    wDims.push_back(1);
+    padA.push_back(0);
+    strideA.push_back(1);
+    dilationA.push_back(1);
+  }
+  for (int64_t i = 0; i < rank; ++i) {
+    if (in[i] > INT32_MAX || out[i] > INT32_MAX) {
+      error = "convolution extent too large for cuDNN";
+      return false;
+    }
+    xDims.push_back(int(in[i]));
+    yDims.push_back(int(out[i]));
+    wDims.push_back(int(kernel[i]));
+    padA.push_back(int(pads[i]));
+    strideA.push_back(int(strides[i]));
+    dilationA.push_back(int(dilations[i]));
+  }
+  if (c == 0 || c / g == 0) {
+    // Nothing to sum: y = 0 or y unchanged.
+    if (accumulate)
+      return true;
+    CUresult result =
+        driver().cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(y), 0,
+                                  size_t(outElements), device.cudaStream());
+    if (result != CUDA_SUCCESS) {
+      error = describe("cuMemsetD32Async", result);
+      return false;
+    }
+    return true;
+  }
+  DnnState *state = dnnState(device, error);
+  if (!state)
+    return false;
+  const DnnApi &api = dnnApi();
+  std::vector<int64_t> key(dims, dims + 4 + 6 * rank);
+  key.push_back(flags & ONYXRT_CONV_TF32);
+  auto found = state->plans.find(key);
+  if (found == state->plans.end()) {
+    ConvPlan plan;
+    auto release = [&]() {
+      if (plan.x)
+        api.cudnnDestroyTensorDescriptor(plan.x);
+      if (plan.y)
+        api.cudnnDestroyTensorDescriptor(plan.y);
+      if (plan.w)
+        api.cudnnDestroyFilterDescriptor(plan.w);
+      if (plan.conv)
+        api.cudnnDestroyConvolutionDescriptor(plan.conv);
+    };
+    auto check = [&](const char *call, cudnnStatus_t status) {
+      if (status == CUDNN_STATUS_SUCCESS)
+        return true;
+      error = describeDnn(call, status);
+      release();
+      return false;
+    };
+    auto packedStrides = [](const std::vector<int> &d) {
+      std::vector<int> s(d.size());
+      int64_t running = 1;
+      for (size_t i = d.size(); i-- > 0;) {
+        s[i] = int(running);
+        running *= d[i];
+      }
+      return s;
+    };
+    int nd = r + 2;
+    if (!check("cudnnCreateTensorDescriptor",
+               api.cudnnCreateTensorDescriptor(&plan.x)) ||
+        !check("cudnnCreateTensorDescriptor",
+               api.cudnnCreateTensorDescriptor(&plan.y)) ||
+        !check("cudnnCreateFilterDescriptor",
+               api.cudnnCreateFilterDescriptor(&plan.w)) ||
+        !check("cudnnCreateConvolutionDescriptor",
+               api.cudnnCreateConvolutionDescriptor(&plan.conv)))
+      return false;
+    std::vector<int> xs = packedStrides(xDims), ys = packedStrides(yDims);
+    if (!check("cudnnSetTensorNdDescriptor (x)",
+               api.cudnnSetTensorNdDescriptor(plan.x, CUDNN_DATA_FLOAT, nd,
+                                              xDims.data(), xs.data())) ||
+        !check("cudnnSetTensorNdDescriptor (y)",
+               api.cudnnSetTensorNdDescriptor(plan.y, CUDNN_DATA_FLOAT, nd,
+                                              yDims.data(), ys.data())) ||
+        !check("cudnnSetFilterNdDescriptor",
+               api.cudnnSetFilterNdDescriptor(plan.w, CUDNN_DATA_FLOAT,
+                                              CUDNN_TENSOR_NCHW, nd,
+                                              wDims.data())) ||
+        !check("cudnnSetConvolutionNdDescriptor",
+               api.cudnnSetConvolutionNdDescriptor(
+                   plan.conv, r, padA.data(), strideA.data(), dilationA.data(),
+                   CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT)) ||
+        !check("cudnnSetConvolutionGroupCount",
+               api.cudnnSetConvolutionGroupCount(plan.conv, int(g))) ||
+        !check("cudnnSetConvolutionMathType",
+               api.cudnnSetConvolutionMathType(
+                   plan.conv, (flags & ONYXRT_CONV_TF32) ? CUDNN_TENSOR_OP_MATH
+                                                         : CUDNN_FMA_MATH)))
+      return false;
+    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    int count = 0;
+    if (!check("cudnnGetConvolutionForwardAlgorithm_v7",
+               api.cudnnGetConvolutionForwardAlgorithm_v7(
+                   state->handle, plan.x, plan.w, plan.conv, plan.y,
+                   CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count, perf)))
+      return false;
+    bool chosen = false;
+    for (int i = 0; i < count && !chosen; ++i) {
+      if (perf[i].status != CUDNN_STATUS_SUCCESS)
+        continue;
+      // fp32 means fp32: skip anything that would use TF32 tensor cores.
+      if (!(flags & ONYXRT_CONV_TF32) && perf[i].mathType != CUDNN_FMA_MATH &&
+          perf[i].mathType != CUDNN_DEFAULT_MATH)
+        continue;
+      size_t bytes = 0;
+      if (api.cudnnGetConvolutionForwardWorkspaceSize(
+              state->handle, plan.x, plan.w, plan.conv, plan.y, perf[i].algo,
+              &bytes) != CUDNN_STATUS_SUCCESS ||
+          bytes > kMaxWorkspaceBytes)
+        continue;
+      plan.algo = perf[i].algo;
+      plan.workspace = bytes;
+      chosen = true;
+    }
+    if (!chosen) {
+      release();
+      error = "cuDNN's heuristics offer no usable algorithm for this "
+              "convolution";
+      return false;
+    }
+    found = state->plans.emplace(std::move(key), plan).first;
+  }
+  const ConvPlan &plan = found->second;
+  if (plan.workspace > state->workspaceBytes) {
+    // The old workspace may still be in use by queued work.
+    if (state->workspace) {
+      if (!device.synchronize(error))
+        return false;
+      device.release(state->workspace);
+      state->workspace = nullptr;
+      state->workspaceBytes = 0;
+    }
+    if (!(state->workspace = device.allocate(plan.workspace, error)))
+      return false;
+    state->workspaceBytes = plan.workspace;
+  }
+  float alpha = 1.0f, beta = accumulate ? 1.0f : 0.0f;
+  CUevent start = nullptr;
+  device.profileBegin(start);
+  cudnnStatus_t status = api.cudnnConvolutionForward(
+      state->handle, &alpha, plan.x, x, plan.w, w, plan.conv, plan.algo,
+      state->workspace, plan.workspace, &beta, plan.y, y);
+  device.profileEnd(start, &kConvProfileKey, label);
+  if (status != CUDNN_STATUS_SUCCESS) {
+    error = describeDnn("cudnnConvolutionForward", status);
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+} // namespace rt
+} // namespace onyx
+
+using namespace onyx::rt;
+
+extern "C" {
+
+ONYX_API int32_t onyxrt_cuda_conv(void *ctx, const char *label,
+                                  int32_t elemType, int32_t flags,
+                                  int64_t spatialRank, const int64_t *dims,
+                                  const void *x, const void *w, void *y) {
+  CudaDevice *device = cudaDeviceOf(ctx);
+  std::string where = std::string(label ? label : "conv") + ": ";
+  try {
+    if (!device) {
+      failCall(ctx, where + "onyxrt_cuda_conv: the session has no CUDA device");
+      return 1;
+    }
+    std::string error;
+    if (!conv(*device, elemType, flags, spatialRank, dims, x, w, y, label,
+              error)) {
+      failCall(ctx, where + error);
+      return 1;
+    }
+    return 0;
+  } catch (...) {
+    failCall(ctx, where + "out of memory in onyxrt_cuda_conv");
+    return 1;
+  }
+}
+
+} // extern "C"
