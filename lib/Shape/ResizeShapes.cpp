@@ -71,6 +71,24 @@ F64 F64Math::ceil(F64 x) {
   return of(math::CeilOp::create(b, loc, x.value));
 }
 
+F64 F64Math::abs(F64 x) {
+  if (x.known)
+    return cst(std::fabs(*x.known));
+  return of(math::AbsFOp::create(b, loc, x.value));
+}
+
+F64 F64Math::roundEven(F64 x) {
+  if (x.known)
+    return cst(std::nearbyint(*x.known));
+  return of(math::RoundEvenOp::create(b, loc, x.value));
+}
+
+F64 F64Math::rem(F64 x, F64 y) {
+  if (x.known && y.known)
+    return cst(std::fmod(*x.known, *y.known));
+  return of(arith::RemFOp::create(b, loc, value(x), value(y)));
+}
+
 F64 F64Math::clamp(F64 x, F64 lo, F64 hi) {
   if (x.known && lo.known && hi.known)
     return cst(std::max(*lo.known, std::min(*x.known, *hi.known)));
@@ -263,6 +281,40 @@ FailureOr<ResizeShape> resizeShape(OpBuilder &b, Location loc, Value input,
     shape.axes.push_back(dim);
   }
   return shape;
+}
+
+//===----------------------------------------------------------------------===//
+// GridSample
+//===----------------------------------------------------------------------===//
+
+FailureOr<SmallVector<OpFoldResult>> gridSampleShape(OpBuilder &b, Location loc,
+                                                     Value input, Value grid,
+                                                     Operation *diagOp) {
+  auto inputType = cast<RankedTensorType>(input.getType());
+  auto gridType = cast<RankedTensorType>(grid.getType());
+  if (inputType.getRank() != 4 || gridType.getRank() != 4)
+    return diagOp->emitError()
+           << "GridSample: X must be [N, C, H, W] and grid [N, H_out, W_out, "
+              "2] (opset 16 is 2-D only), got "
+           << inputType << " and " << gridType;
+  SmallVector<OpFoldResult> x = getDims(b, loc, input);
+  SmallVector<OpFoldResult> g = getDims(b, loc, grid);
+  if (failed(checkEqual(b, loc, x[0], g[0], "GridSample: batch of X and grid",
+                        diagOp)) ||
+      failed(checkEqual(b, loc, g[3], b.getIndexAttr(2),
+                        "GridSample: grid's last dim and 2", diagOp)))
+    return failure();
+  // Every sample reads the input (at clamped positions), so it must hold
+  // something; PyTorch rejects empty spatial dims too.
+  IndexMath m(b, loc);
+  Cond hasRows = m.lt(m.cst(0), x[2]);
+  Cond hasColumns = m.lt(m.cst(0), x[3]);
+  if (failed(m.require(m.andOf(hasRows, hasColumns),
+                       "GridSample: X's spatial dims {0} x {1} must be "
+                       "non-empty",
+                       {x[2], x[3]}, diagOp)))
+    return failure();
+  return SmallVector<OpFoldResult>{x[0], x[1], g[1], g[2]};
 }
 
 } // namespace onyx::shape

@@ -1,8 +1,9 @@
 //===- ResizeShapes.h - Result shapes of Resize and Upsample ----*- C++ -*-===//
 //
-// Result dims of ONNX Resize (opset 11/13 form: X, roi, scales, sizes) and
-// Upsample (opset 9/10: X, scales), and the per-dim scale factors the
-// coordinate transformation of their lowering divides by.
+// Result dims of ONNX Resize (opset 11/13 form: X, roi, scales, sizes),
+// Upsample (opset 9/10: X, scales) and GridSample (opset 16), and the
+// per-dim scale factors the coordinate transformation of the Resize
+// lowering divides by.
 //
 // Both operators take their output extents from a tensor's contents:
 // `scales` (floats: out = floor(in * scale), computed in f64 as the ONNX
@@ -50,6 +51,11 @@ public:
   F64 div(F64 x, F64 y);
   F64 floor(F64 x);
   F64 ceil(F64 x);
+  F64 abs(F64 x);
+  /// Rounds half to even (C's nearbyint in the default rounding mode).
+  F64 roundEven(F64 x);
+  /// C's fmod.
+  F64 rem(F64 x, F64 y);
   /// max(lo, min(x, hi)); NaN gives lo.
   F64 clamp(F64 x, F64 lo, F64 hi);
   F64 select(Cond c, F64 x, F64 y);
@@ -118,6 +124,12 @@ mlir::FailureOr<ResizeShape>
 resizeShape(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
             const FloatList &scales, const IntList &sizes,
             llvm::StringRef opName, mlir::Operation *diagOp);
+
+/// GridSample (opset 16): X [N, C, H, W] and grid [N, H_out, W_out, 2]
+/// give [N, C, H_out, W_out]; the batch extents and the 2 are checked.
+mlir::FailureOr<llvm::SmallVector<OpFoldResult>>
+gridSampleShape(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
+                mlir::Value grid, mlir::Operation *diagOp);
 
 } // namespace onyx::shape
 

@@ -225,3 +225,60 @@ func.func @wrong_length(%x: tensor<2x3xf32>) -> tensor<?x?xf32> {
   %0 = "onnx.Resize"(%x, %none, %s, %none) : (tensor<2x3xf32>, none, tensor<3xf32>, none) -> tensor<?x?xf32>
   return %0 : tensor<?x?xf32>
 }
+
+// -----
+
+// GridSample (PyTorch's rules): the grid's two coordinates are read per
+// output element, unnormalized ((g + 1) * size - 1) / 2, and the 2 x 2
+// bilinear taps read the input at clamped indices, 0 off the input.
+// CHECK-LABEL: func.func @gridsample_bilinear
+// CHECK-SAME:    (%[[X:.*]]: tensor<?x?x?x?xf32>, %[[G:.*]]: tensor<?x?x?x?xf32>)
+// CHECK:         %[[N:.*]] = tensor.dim %[[X]], %{{.*}}
+// CHECK:         %[[C:.*]] = tensor.dim %[[X]], %{{.*}}
+// CHECK:         tensor.dim %[[X]]
+// CHECK:         tensor.dim %[[X]]
+// CHECK:         tensor.dim %[[G]]
+// CHECK:         %[[HO:.*]] = tensor.dim %[[G]], %{{.*}}
+// CHECK:         %[[WO:.*]] = tensor.dim %[[G]], %{{.*}}
+// CHECK:         onyx.assert %{{.*}}, "GridSample: batch of X and grid mismatch: {0} vs {1}"
+// CHECK:         onyx.assert %{{.*}}, "GridSample: grid's last dim and 2 mismatch: {0} vs {1}"
+// CHECK:         onyx.assert %{{.*}}, "GridSample: X's spatial dims {0} x {1} must be non-empty"
+// CHECK:         %[[EMPTY:.*]] = tensor.empty(%[[N]], %[[C]], %[[HO]], %[[WO]]) : tensor<?x?x?x?xf32>
+// CHECK:         linalg.generic
+// CHECK-SAME:      outs(%[[EMPTY]] : tensor<?x?x?x?xf32>)
+// CHECK:           %[[I0:.*]] = linalg.index 0 : index
+// CHECK:           %[[I1:.*]] = linalg.index 1 : index
+// CHECK:           %[[I2:.*]] = linalg.index 2 : index
+// CHECK:           %[[I3:.*]] = linalg.index 3 : index
+// CHECK:           tensor.extract %[[G]][%[[I0]], %[[I2]], %[[I3]], %{{.*}}]
+// CHECK:           tensor.extract %[[G]][%[[I0]], %[[I2]], %[[I3]], %{{.*}}]
+// CHECK:           math.floor
+// CHECK-COUNT-4:   tensor.extract %[[X]][%[[I0]], %[[I1]], %{{.*}}, %{{.*}}]
+// CHECK-NOT:       tensor.extract
+// CHECK:           arith.truncf %{{.*}} : f64 to f32
+func.func @gridsample_bilinear(%x: tensor<?x?x?x?xf32>, %g: tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32> {
+  %0 = "onnx.GridSample"(%x, %g) {mode = "bilinear", padding_mode = "zeros", align_corners = 0 : i64} : (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>
+  return %0 : tensor<?x?x?x?xf32>
+}
+
+// -----
+
+// Reflection padding folds the coordinate with fmod; bicubic reads 4 x 4
+// taps, the padding rule applied to each.
+// CHECK-LABEL: func.func @gridsample_bicubic_reflection
+// CHECK:         tensor.empty() : tensor<1x1x2x4xf32>
+// CHECK:         linalg.generic
+// CHECK:           arith.remf
+// CHECK-COUNT-16:  tensor.extract %arg0
+func.func @gridsample_bicubic_reflection(%x: tensor<1x1x3x2xf32>, %g: tensor<1x2x4x2xf32>) -> tensor<1x1x2x4xf32> {
+  %0 = "onnx.GridSample"(%x, %g) {mode = "bicubic", padding_mode = "reflection", align_corners = 1 : i64} : (tensor<1x1x3x2xf32>, tensor<1x2x4x2xf32>) -> tensor<1x1x2x4xf32>
+  return %0 : tensor<1x1x2x4xf32>
+}
+
+// -----
+
+func.func @gridsample_3d(%x: tensor<1x1x2x2x2xf32>, %g: tensor<1x2x2x2x3xf32>) -> tensor<*xf32> {
+  // expected-error @+1 {{GridSample: X must be [N, C, H, W] and grid [N, H_out, W_out, 2] (opset 16 is 2-D only)}}
+  %0 = "onnx.GridSample"(%x, %g) : (tensor<1x1x2x2x2xf32>, tensor<1x2x2x2x3xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
