@@ -88,6 +88,11 @@ void buildBufferizationPipeline(OpPassManager &pm, StringRef poolScheme) {
 }
 
 void buildCPUCodegenPipeline(OpPassManager &pm) {
+  // RFC Fix 3: payload scalars that host code needs become counted,
+  // checked readbacks (all memory is host memory here).
+  HostVisibilityOptions visibility;
+  visibility.target = "cpu";
+  pm.addPass(createHostVisibility(visibility));
   // GEMM-class work goes to the system BLAS, the rest becomes loops.
   pm.addPass(createLowerContractionsToBLAS());
   pm.addPass(createConvertLinalgToLoopsPass());
@@ -106,6 +111,11 @@ void buildCPUCodegenPipeline(OpPassManager &pm) {
 }
 
 void buildCUDACodegenPipeline(OpPassManager &pm, StringRef chip) {
+  // RFC Fix 3: host loops over device data are rejected up front; the
+  // outliner downloads the other payload scalars host code needs.
+  HostVisibilityOptions visibility;
+  visibility.target = "cuda";
+  pm.addPass(createHostVisibility(visibility));
   // Stage 5 for the CUDA target: GEMMs and convolutions become cuBLASLt /
   // cuDNN calls, every other top-level linalg op one kernel.
   pm.addPass(createCUDALowerLibraryCalls());

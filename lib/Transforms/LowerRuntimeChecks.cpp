@@ -27,6 +27,7 @@ using namespace onyx;
 namespace {
 
 constexpr llvm::StringLiteral kFailFn = "onyxrt_fail";
+constexpr llvm::StringLiteral kHostSyncFn = "onyxrt_host_sync";
 
 struct LowerRuntimeChecksPass
     : public onyx::impl::LowerRuntimeChecksBase<LowerRuntimeChecksPass> {
@@ -52,8 +53,8 @@ struct LowerRuntimeChecksPass
 
     SmallVector<Operation *> checks;
     func.walk([&](Operation *op) {
-      if (isa<AssertOp, AllocOutputOp, AllocTempOp, GetPoolOp, PlaceTempsOp>(
-              op))
+      if (isa<AssertOp, AllocOutputOp, AllocTempOp, GetPoolOp, PlaceTempsOp,
+              ReadbackScalarOp, HostSyncOp>(op))
         checks.push_back(op);
     });
     for (Operation *op : checks) {
@@ -65,6 +66,12 @@ struct LowerRuntimeChecksPass
       if (auto assertOp = dyn_cast<AssertOp>(op)) {
         if (failed(lowerAssert(module, assertOp, context)))
           return signalPassFailure();
+      } else if (auto readback = dyn_cast<ReadbackScalarOp>(op)) {
+        lowerReadback(module, readback, context);
+      } else if (auto sync = dyn_cast<HostSyncOp>(op)) {
+        OpBuilder builder(sync);
+        emitHostSync(module, builder, sync.getLoc(), context);
+        sync.erase();
       } else {
         lowerAllocCheck(op);
       }
@@ -89,6 +96,71 @@ struct LowerRuntimeChecksPass
   void returnFailure(OpBuilder &builder, Location loc) {
     Value one = arith::ConstantIntOp::create(builder, loc, 1, 32);
     func::ReturnOp::create(builder, loc, ValueRange{one});
+  }
+
+  /// A private constant global holding `text` (NUL-terminated).
+  std::string messageGlobal(ModuleOp module, OpBuilder &builder, Location loc,
+                            StringRef text) {
+    std::string globalName = "onyx_msg_" + std::to_string(messageCounter++);
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(module.getBody());
+    std::string withNul = text.str();
+    withNul.push_back('\0');
+    auto arrayType =
+        LLVM::LLVMArrayType::get(builder.getI8Type(), withNul.size());
+    LLVM::GlobalOp::create(builder, loc, arrayType, /*isConstant=*/true,
+                           LLVM::Linkage::Private, globalName,
+                           builder.getStringAttr(withNul));
+    return globalName;
+  }
+
+  /// onyx.readback_scalar: with `sync`, `onyxrt_host_sync(ctx, site)` and a
+  /// failure exit when it reports an error (the runtime has recorded the
+  /// message), so no dependent op runs; then the load itself.
+  void lowerReadback(ModuleOp module, ReadbackScalarOp op, Value context) {
+    OpBuilder builder(op);
+    Location loc = op.getLoc();
+    if (op.getSync()) {
+      emitHostSync(module, builder, loc, context);
+      builder.setInsertionPoint(op);
+    }
+    Value value =
+        memref::LoadOp::create(builder, loc, op.getMemref(), op.getIndices());
+    op.getResult().replaceAllUsesWith(value);
+    op.erase();
+  }
+
+  /// `onyxrt_host_sync(ctx, site)` at the builder's point, with a failure
+  /// exit; the builder is left in the failure block.
+  void emitHostSync(ModuleOp module, OpBuilder &builder, Location loc,
+                    Value context) {
+    MLIRContext *ctx = module.getContext();
+    {
+      auto ptr = LLVM::LLVMPointerType::get(ctx);
+      auto syncFn = module.lookupSymbol<func::FuncOp>(kHostSyncFn);
+      if (!syncFn) {
+        OpBuilder::InsertionGuard guard(builder);
+        builder.setInsertionPointToEnd(module.getBody());
+        syncFn = func::FuncOp::create(
+            builder, loc, kHostSyncFn,
+            builder.getFunctionType({ContextType::get(ctx), ptr},
+                                    {builder.getI32Type()}));
+        syncFn.setPrivate();
+      }
+      std::string site = "a readback";
+      if (auto nameLoc = dyn_cast<NameLoc>(loc))
+        site = "node '" + nameLoc.getName().str() + "'";
+      std::string global = messageGlobal(module, builder, loc, site);
+      Value msg = LLVM::AddressOfOp::create(builder, loc, ptr, global);
+      Value status =
+          func::CallOp::create(builder, loc, syncFn, ValueRange{context, msg})
+              .getResult(0);
+      Value zero = arith::ConstantIntOp::create(builder, loc, 0, 32);
+      Value ok = arith::CmpIOp::create(builder, loc, arith::CmpIPredicate::eq,
+                                       status, zero);
+      splitWithFailure(builder, ok.getDefiningOp(), ok);
+      returnFailure(builder, loc);
+    }
   }
 
   LogicalResult lowerAssert(ModuleOp module, AssertOp op, Value context) {

@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <new>
@@ -57,6 +58,13 @@ struct OnyxState {
     int64_t totalBytes = 0;
   };
   std::map<int64_t, CachedPlacement> placements;
+  /// Host synchronizations for readbacks (onyxrt_host_sync): in the last
+  /// call, over all calls, and the number of calls.
+  uint64_t lastCallSyncs = 0, totalSyncs = 0, calls = 0;
+  /// Fault injection: the `faultReadbackAt`-th host synchronization from
+  /// now on fails (0: none). Set by onyx_state_inject_fault or the
+  /// ONYX_FAULT_INJECT=readback:N environment variable at state creation.
+  uint64_t faultReadbackAt = 0, syncsSinceFaultArmed = 0;
   /// The external weights file, mapped read-only once per session.
   void *weightsMap = nullptr;
   size_t weightsMapSize = 0;
@@ -452,6 +460,33 @@ ONYX_API OnyxState *onyxrt_state_create(const OnyxModelDesc *desc,
   return onyxrt_state_create_with_weights(desc, nullptr, errorOut);
 }
 
+/// ONYX_FAULT_INJECT=readback:N makes the N-th host synchronization of
+/// every new session fail (tests of the error path).
+static bool armFaultFromEnvironment(OnyxState &state, std::string &error) {
+  const char *spec = std::getenv("ONYX_FAULT_INJECT");
+  if (!spec || !*spec)
+    return true;
+  std::string text = spec;
+  const std::string prefix = "readback:";
+  char *end = nullptr;
+  unsigned long long nth = 0;
+  if (text.rfind(prefix, 0) == 0) {
+    const char *digits = text.c_str() + prefix.size();
+    nth = std::strtoull(digits, &end, 10);
+    if (end == digits || *end != '\0')
+      nth = 0;
+  }
+  if (nth == 0) {
+    error = "ONYX_FAULT_INJECT='" + text +
+            "': expected readback:N with N >= 1 (the N-th host "
+            "synchronization fails)";
+    return false;
+  }
+  state.faultReadbackAt = nth;
+  state.syncsSinceFaultArmed = 0;
+  return true;
+}
+
 ONYX_API OnyxState *onyxrt_state_create_with_weights(const OnyxModelDesc *desc,
                                                      const char *weightsPath,
                                                      const char **errorOut) {
@@ -480,6 +515,9 @@ ONYX_API OnyxState *onyxrt_state_create_with_weights(const OnyxModelDesc *desc,
                        createDevice(state->metadata.device, message))) {
         error = "cannot create the " + state->metadata.device +
                 " device for this model: " + message;
+        delete state;
+      } else if (!armFaultFromEnvironment(*state, message)) {
+        error = message;
         delete state;
       } else {
         state->metadataText = desc->metadata;
@@ -519,6 +557,8 @@ ONYX_API OnyxTensorList *onyxrt_run(OnyxState *state,
     }
 
     CallContext ctx(state, inputs);
+    state->calls++;
+    state->lastCallSyncs = 0;
     if (ctx.device && !uploadInputs(ctx, error)) {
       state->lastError = error;
       return nullptr;
@@ -565,6 +605,29 @@ ONYX_API OnyxTensorList *onyxrt_run(OnyxState *state,
 
 ONYX_API const char *onyx_state_last_error(const OnyxState *state) {
   return state ? state->lastError.c_str() : "the state is NULL";
+}
+
+ONYX_API int onyx_state_sync_stats(const OnyxState *state,
+                                   uint64_t *lastCallSyncs,
+                                   uint64_t *totalSyncs, uint64_t *calls) {
+  if (!state)
+    return -1;
+  if (lastCallSyncs)
+    *lastCallSyncs = state->lastCallSyncs;
+  if (totalSyncs)
+    *totalSyncs = state->totalSyncs;
+  if (calls)
+    *calls = state->calls;
+  return 0;
+}
+
+ONYX_API int onyx_state_inject_fault(OnyxState *state, const char *kind,
+                                     uint64_t nth) {
+  if (!state || !kind || std::string(kind) != "readback")
+    return -1;
+  state->faultReadbackAt = nth;
+  state->syncsSinceFaultArmed = 0;
+  return 0;
 }
 
 ONYX_API int onyx_state_memory_stats(const OnyxState *state,
@@ -863,6 +926,34 @@ ONYX_API void *onyxrt_place_temps(void *ctx, int64_t domainId, int64_t count,
   } catch (...) {
     c->fail(std::string());
     return nullptr;
+  }
+}
+
+ONYX_API int32_t onyxrt_host_sync(void *ctx, const char *site) {
+  CallContext *c = asContext(ctx);
+  if (!c)
+    return 1;
+  try {
+    OnyxState *state = c->state;
+    state->lastCallSyncs++;
+    state->totalSyncs++;
+    std::string where = site ? site : "a readback";
+    if (state->faultReadbackAt &&
+        ++state->syncsSinceFaultArmed == state->faultReadbackAt) {
+      state->faultReadbackAt = 0; // one fault per arming
+      c->fail(where + ": making a computed value visible to the host failed "
+                      "(fault injected)");
+      return 1;
+    }
+    std::string error;
+    if (c->device && !c->device->synchronize(error)) {
+      c->fail(where + ": synchronizing before a readback failed: " + error);
+      return 1;
+    }
+    return 0;
+  } catch (...) {
+    c->fail(std::string());
+    return 1;
   }
 }
 

@@ -15,7 +15,10 @@ integers, to 1e-6 relative for floats). The cases are those of the issue:
   * Loop with a run-time trip count (carried values that grow, scan
     outputs), and a Loop ended by its condition only (the scan stack grows);
   * a Loop inside an If branch;
-  * run-time errors (k beyond the axis) are a clean `error:` line.
+  * run-time errors (k beyond the axis) are a clean `error:` line;
+  * a forced readback failure (--inject-fault / ONYX_FAULT_INJECT) is a
+    clean error naming the node and the session stays usable; shape values
+    computed with Shape/Gather/Div/Concat need no readback (--stats).
 
 Run with /usr/bin/python3 (Debian's, with onnx and numpy).
 """
@@ -134,6 +137,89 @@ class DataDependentTest(unittest.TestCase):
         for x in cases:
             (y,) = self.execute(so, {"x": x})
             self.check(y, x[x > 0], "x=%s" % x)
+
+    def nonzero_gather(self):
+        m = model([
+            const("zero", np.float32(0)),
+            helper.make_node("Greater", ["x", "zero"], ["positive"]),
+            helper.make_node("NonZero", ["positive"], ["nz"]),
+            const("flat", np.array([-1], np.int64)),
+            helper.make_node("Reshape", ["nz", "flat"], ["idx"]),
+            helper.make_node("Gather", ["x", "idx"], ["y"], axis=0),
+        ], [vi("x", TensorProto.FLOAT, ["n"])], [vi("y", TensorProto.FLOAT, ["m"])],
+            "nonzero_gather")
+        return self.compile(m, "nonzero_gather")
+
+    def run_with_input(self, so, x, extra, env=None):
+        out_dir = tempfile.mkdtemp(dir=self.tmp)
+        path = os.path.join(out_dir, "x.npy")
+        np.save(path, x)
+        cmd = [ONYX_RUN, so, "--output-dir", out_dir, "--input", "x=%s" % path] + extra
+        if env:
+            cmd = ["env"] + ["%s=%s" % kv for kv in env.items()] + cmd
+        r = run(cmd, timeout=120)
+        self.assertFalse(r.timed_out, r.describe())
+        self.assertIsNotNone(r.rc, r.describe())
+        self.assertGreaterEqual(r.rc, 0, "killed by a signal\n" + r.describe())
+        return r, out_dir
+
+    def test_readback_fault_injection(self):
+        # Two host synchronizations per call: the count NonZero writes, then
+        # one before Gather's loop of bounds checks over the computed
+        # indices (kernels ran in between). A forced failure of a readback
+        # must make the call return an error naming the node, run nothing
+        # that depends on it, and leave the session usable: the next call on
+        # the same session gives the right answer. readback:3 is the first
+        # synchronization of the second call.
+        so = self.nonzero_gather()
+        x = np.array([1.5, -2, 0, 3, -1], np.float32)
+        r, out_dir = self.run_with_input(
+            so, x, ["--repeat", "3", "--inject-fault=readback:3", "--stats"])
+        self.assertEqual(r.rc, 1, r.describe())
+        self.assertEqual(len(r.error_lines), 1, r.describe())
+        self.assertIn("error: call 2: node 'NonZero", r.error_lines[0], r.describe())
+        self.assertIn("(fault injected)", r.error_lines[0], r.describe())
+        # 5, not 6: the failed call stopped at its first synchronization, so
+        # the dependent Gather (and its synchronization) never ran.
+        self.assertIn("stats: 3 calls, host synchronizations per call: 2 (last), 5 in all",
+                      r.stderr, r.describe())
+        (y,) = [np.load(os.path.join(out_dir, "output_0.npy"))]
+        self.check(y, x[x > 0], "after the injected fault")
+        # The same through the environment, on the first synchronization of
+        # a single call: one clean error line, exit 1, no output.
+        r, out_dir = self.run_with_input(so, x, [], env={"ONYX_FAULT_INJECT": "readback:1"})
+        self.assertEqual(r.rc, 1, r.describe())
+        self.assertEqual(len(r.error_lines), 1, r.describe())
+        self.assertIn("node 'NonZero", r.error_lines[0], r.describe())
+        self.assertFalse(os.path.exists(os.path.join(out_dir, "output_0.npy")), r.describe())
+        # A malformed switch is an error at session creation.
+        r, _ = self.run_with_input(so, x, [], env={"ONYX_FAULT_INJECT": "readback:zero"})
+        self.assertEqual(r.rc, 1, r.describe())
+        self.assertIn("ONYX_FAULT_INJECT", r.stderr, r.describe())
+
+    def test_shape_computations_need_no_readback(self):
+        # A Reshape whose target is computed from Shape with Gather/Div/Mul/
+        # Concat (the PyTorch attention pattern) needs no host
+        # synchronization: the values are index arithmetic on the dims.
+        nodes = [
+            helper.make_node("Shape", ["x"], ["s"]),
+            const("i0", np.array([0], np.int64)),
+            const("i1", np.array([1], np.int64)),
+            helper.make_node("Gather", ["s", "i0"], ["b"], axis=0),
+            helper.make_node("Gather", ["s", "i1"], ["d"], axis=0),
+            const("heads", np.array([4], np.int64)),
+            helper.make_node("Div", ["d", "heads"], ["dh"]),
+            helper.make_node("Concat", ["b", "heads", "dh"], ["target"], axis=0),
+            helper.make_node("Reshape", ["x", "target"], ["y"]),
+        ]
+        m = model(nodes, [vi("x", TensorProto.FLOAT, ["b", "d"])],
+                  [vi("y", TensorProto.FLOAT, ["b", 4, "dh"])], "attention_reshape")
+        so = self.compile(m, "attention_reshape")
+        x = np.arange(3 * 8, dtype=np.float32).reshape(3, 8)
+        r, out_dir = self.run_with_input(so, x, ["--stats"])
+        self.assertEqual(r.rc, 0, r.describe())
+        self.assertIn("host synchronizations per call: 0 (last)", r.stderr, r.describe())
+        self.check(np.load(os.path.join(out_dir, "output_0.npy")), x.reshape(3, 4, 2))
 
     def test_nonzero_2d_gathernd(self):
         m = model([

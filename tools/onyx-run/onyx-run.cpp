@@ -61,6 +61,14 @@ const char kUsage[] =
     "  --memory-report FILE|-   write memory statistics as JSON ('-': "
     "stdout,\n"
     "                           the output summary then goes to stderr)\n"
+    "  --stats                  print host synchronizations (readbacks of\n"
+    "                           computed sizes and conditions) per call on\n"
+    "                           stderr\n"
+    "  --inject-fault=readback:N\n"
+    "                           make the N-th host synchronization fail (a\n"
+    "                           test of the error path): the failing call's\n"
+    "                           error is printed, later --repeat calls still\n"
+    "                           run on the same session, the exit status is 1\n"
     "  --help                   print this help\n"
     "\n"
     "Prints one line per output on stdout: output K 'name': f32[7,10].\n"
@@ -86,6 +94,8 @@ struct Options {
   std::string poolScheme = "lifetime";
   bool externalWeights = false;
   std::string weights;
+  bool stats = false;
+  uint64_t faultReadbackAt = 0;
 };
 
 bool startsWith(const std::string &s, const char *prefix) {
@@ -129,6 +139,12 @@ bool parseArgs(int argc, char **argv, Options &opts) {
       opts.externalWeights = true;
       continue;
     }
+    if (name == "stats") {
+      if (hasValue)
+        fail("--stats takes no value");
+      opts.stats = true;
+      continue;
+    }
     if (name == "make-inputs-dynamic") {
       if (hasValue)
         fail("--make-inputs-dynamic takes no value");
@@ -137,7 +153,7 @@ bool parseArgs(int argc, char **argv, Options &opts) {
     }
     if (name != "target" && name != "input" && name != "output-dir" &&
         name != "repeat" && name != "memory-report" && name != "pool-scheme" &&
-        name != "weights")
+        name != "weights" && name != "inject-fault")
       fail("unknown option '--" + name + "' (see --help)");
     if (!hasValue) {
       if (i + 1 >= argc)
@@ -150,6 +166,22 @@ bool parseArgs(int argc, char **argv, Options &opts) {
     }
     if (name == "pool-scheme") {
       opts.poolScheme = value;
+      continue;
+    }
+    if (name == "inject-fault") {
+      const std::string prefix = "readback:";
+      char *end = nullptr;
+      errno = 0;
+      unsigned long long n = 0;
+      if (startsWith(value, prefix.c_str()) && value.size() > prefix.size()) {
+        n = std::strtoull(value.c_str() + prefix.size(), &end, 10);
+        if (*end || errno)
+          n = 0;
+      }
+      if (n == 0)
+        fail("--inject-fault needs readback:N with N >= 1, not '" + value +
+             "'");
+      opts.faultReadbackAt = n;
       continue;
     }
     if (name == "target") {
@@ -465,20 +497,37 @@ int runMain(int argc, char **argv) {
     ~StateGuard() { artifact.stateDestroy(state); }
   } stateGuard{artifact, state};
 
+  if (opts.faultReadbackAt &&
+      onyx_state_inject_fault(state, "readback", opts.faultReadbackAt) != 0)
+    fail("this runtime does not support --inject-fault");
+
   ListPtr outputs;
   std::vector<double> millis;
   OnyxMemoryStats stats = {};
   uint64_t retainedHighWater = 0;
+  std::vector<uint64_t> syncsPerCall;
+  int64_t failedCalls = 0;
   for (int64_t run = 0; run < opts.repeat; ++run) {
-    outputs.reset();
     auto start = std::chrono::steady_clock::now();
     OnyxTensorList *result = artifact.compute(state, inputs.get());
     auto end = std::chrono::steady_clock::now();
+    uint64_t syncs = 0;
+    if (onyx_state_sync_stats(state, &syncs, nullptr, nullptr) == 0)
+      syncsPerCall.push_back(syncs);
     if (!result) {
       const char *message = onyx_state_last_error(state);
-      fail(message && *message ? message
-                               : "inference_compute failed without a message");
+      std::string text = message && *message
+                             ? message
+                             : "inference_compute failed without a message";
+      // With an injected fault the session must stay usable: report the
+      // call and go on with the next one.
+      if (!opts.faultReadbackAt)
+        fail(text);
+      std::cerr << "error: call " << run + 1 << ": " << text << "\n";
+      ++failedCalls;
+      continue;
     }
+    outputs.reset();
     outputs.reset(result);
     millis.push_back(
         std::chrono::duration<double, std::milli>(end - start).count());
@@ -486,6 +535,8 @@ int runMain(int argc, char **argv) {
       retainedHighWater = std::max(retainedHighWater, stats.retainedBytes);
   }
 
+  if (!outputs)
+    fail("no call succeeded");
   // Write every output before printing anything, so that a failure leaves
   // stdout empty.
   size_t numOutputs = onyx_tensor_list_size(outputs.get());
@@ -532,10 +583,20 @@ int runMain(int argc, char **argv) {
               << formatDuration(median(millis)) << ", min "
               << formatDuration(*std::min_element(millis.begin(), millis.end()))
               << " per call\n";
+  if (opts.stats) {
+    uint64_t total = 0;
+    for (uint64_t n : syncsPerCall)
+      total += n;
+    std::cerr << "stats: " << syncsPerCall.size() << " call"
+              << (syncsPerCall.size() == 1 ? "" : "s")
+              << ", host synchronizations per call: "
+              << (syncsPerCall.empty() ? 0 : syncsPerCall.back()) << " (last), "
+              << total << " in all\n";
+  }
   std::cout.flush();
   if (!std::cout)
     fail("cannot write to stdout");
-  return 0;
+  return failedCalls ? 1 : 0;
 }
 
 /// One line, whatever the message contains.

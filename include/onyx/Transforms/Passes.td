@@ -146,6 +146,26 @@ def PoolAllocations : Pass<"onyx-pool-allocations", "mlir::ModuleOp"> {
   ];
 }
 
+def HostVisibility : Pass<"onyx-host-visibility", "mlir::ModuleOp"> {
+  let summary = "Decide how each payload scalar that host code needs becomes host-visible";
+  let description = [{
+    RFC Fix 3, backend half. For every `memref.load` of the entry function
+    (outside kernels) whose value reaches an allocation or view size, a loop
+    bound or condition, a branch or a check: proven host-visible buffers
+    (constants, stack buffers, external weights) are left alone; on the CPU
+    the load becomes `onyx.readback_scalar`, the first of each run of
+    readbacks at the same point carrying the synchronization; on cuda a
+    payload read inside a host loop that also writes model buffers is
+    rejected with an error naming the node (the CUDA outliner downloads the
+    others).
+  }];
+  let options = [
+    Option<"target", "target", "std::string", "\"cpu\"",
+           "cpu (readbacks) or cuda (reject host loops over device data)">
+  ];
+  let dependentDialects = ["onyx::OnyxDialect", "mlir::memref::MemRefDialect"];
+}
+
 def LowerRuntimeChecks : Pass<"onyx-lower-runtime-checks", "mlir::ModuleOp"> {
   let summary = "Turn onyx.assert and allocation failures into early returns";
   let description = [{

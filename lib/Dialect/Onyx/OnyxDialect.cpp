@@ -51,6 +51,17 @@ LogicalResult AllocTempOp::verify() {
   return verifyDynamicSizes(*this, getType(), getDynamicSizes());
 }
 
+LogicalResult ReadbackScalarOp::verify() {
+  auto type = cast<MemRefType>(getMemref().getType());
+  if (int64_t(getIndices().size()) != type.getRank())
+    return emitOpError("needs ")
+           << type.getRank() << " indices, got " << getIndices().size();
+  if (getResult().getType() != type.getElementType())
+    return emitOpError("result type must be the element type ")
+           << type.getElementType();
+  return success();
+}
+
 LogicalResult PlaceTempsOp::verify() {
   size_t n = getBytes().size();
   if (getOffsets().size() != n)

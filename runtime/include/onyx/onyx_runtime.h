@@ -148,6 +148,20 @@ typedef struct OnyxMemoryStats {
 ONYX_API int onyx_state_pool_info(const OnyxState *state, size_t index,
                                   int64_t *domainId, uint64_t *requestedBytes,
                                   uint64_t *capacityBytes);
+/* Host synchronizations for readbacks (a payload scalar that host code
+ * needs: a data-dependent size, a loop bound or condition): in the last
+ * call, over the session's calls, and the number of calls. Any pointer may
+ * be NULL. Returns -1 for a NULL state. */
+ONYX_API int onyx_state_sync_stats(const OnyxState *state,
+                                   uint64_t *lastCallSyncs,
+                                   uint64_t *totalSyncs, uint64_t *calls);
+/* Fault injection for tests: with kind "readback", the `nth` (>= 1) host
+ * synchronization from now on fails; the call returns an error naming the
+ * node and the session stays usable. nth = 0 disarms. The environment
+ * variable ONYX_FAULT_INJECT=readback:N arms every new session the same
+ * way. Returns -1 for an unknown kind or a NULL state. */
+ONYX_API int onyx_state_inject_fault(OnyxState *state, const char *kind,
+                                     uint64_t nth);
 /* Releases every pool the session holds (they regrow on the next call). */
 ONYX_API void onyx_state_trim(OnyxState *state);
 
@@ -208,6 +222,11 @@ ONYX_API void *onyxrt_get_pool(void *ctx, int64_t domainId, int64_t bytes);
 ONYX_API void *onyxrt_place_temps(void *ctx, int64_t domainId, int64_t count,
                                   const int64_t *bytes, const int64_t *table,
                                   int64_t staticRegionBytes, int64_t *offsets);
+/* Makes computed values visible to host code before a readback at `site`
+ * ("node 'NAME'"): synchronizes a device session's stream (the CPU needs
+ * nothing) and counts the synchronization. Returns 0, or 1 after recording
+ * the failure (the generated code then returns the error). */
+ONYX_API int32_t onyxrt_host_sync(void *ctx, const char *site);
 /* The mapped bytes of external weight `index` (read-only). */
 ONYX_API void *onyxrt_get_weight(void *ctx, int64_t index);
 /* Reports one planned temporary: its lifetime [start, end] (positions in

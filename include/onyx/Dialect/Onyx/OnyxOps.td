@@ -134,6 +134,42 @@ def Onyx_PlaceTempsOp : Onyx_Op<"place_temps", [MemoryEffects<[MemAlloc]>]> {
   let hasVerifier = 1;
 }
 
+def Onyx_HostSyncOp : Onyx_Op<"host_sync", [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "one host synchronization for the readbacks that follow";
+  let description = [{
+    Placed by `onyx-host-visibility` before a host loop that only reads model
+    buffers (a loop of checks over computed indices): the loop's readbacks
+    then need no synchronization of their own. Lowered like the `sync` of
+    `onyx.readback_scalar`: `onyxrt_host_sync` and a failure exit.
+  }];
+  let arguments = (ins Onyx_ContextType:$context);
+  let assemblyFormat = "$context attr-dict";
+}
+
+def Onyx_ReadbackScalarOp : Onyx_Op<"readback_scalar",
+    [MemoryEffects<[MemRead, MemWrite]>]> {
+  let summary = "make one payload scalar visible to host code and read it";
+  let description = [{
+    RFC Fix 3: a `memref.load` whose value host code needs (an allocation
+    size, a loop bound or condition, a branch, a check) and whose buffer was
+    produced by the model, after `onyx-host-visibility` decided how the
+    value becomes host-visible. With `sync`, the runtime first synchronizes
+    with everything the model has launched (`onyxrt_host_sync`: on the CPU
+    a counted no-op, on a device a stream synchronization) and a failure
+    makes the call return its error before any dependent op runs; without
+    it the op shares the synchronization of an earlier readback at the same
+    point. The memory effects keep it in place: it must not be hoisted or
+    merged with another read.
+  }];
+  let arguments = (ins Onyx_ContextType:$context, AnyMemRef:$memref,
+                       Variadic<Index>:$indices, BoolAttr:$sync);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = [{
+    $context `,` $memref `[` $indices `]` attr-dict `:` type($memref) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Onyx_RecordTempOp : Onyx_Op<"record_temp"> {
   let summary = "report one planned temporary to the runtime's memory stats";
   let description = [{
