@@ -51,7 +51,8 @@ def models():
                                {"n": (1, 33)})
     out["gemm_transa"] = (model([N("Gemm", ["x", "W"], ["y"], transA=1, name="gemmT")],
                                 [("x", [64, "n"])], [w("W", (64, 24))]), {"n": (3, 40)})
-    out["conv_s2_p1_bias"] = (model([N("Conv", ["x", "W", "B"], ["y"], pads=[1, 1, 1, 1], strides=[2, 2], name="conv")],
+    out["conv_s2_p1_bias_relu"] = (model([N("Conv", ["x", "W", "B"], ["t"], pads=[1, 1, 1, 1], strides=[2, 2], name="conv"),
+                                          N("Relu", ["t"], ["y"], name="relu")],
                                     [("x", ["n", 3, "h", "w"])], [w("W", (8, 3, 3, 3)), w("B", (8,))]),
                               {"n": (1, 4), "h": (9, 32), "w": (7, 30)})
     out["conv_grouped_dilated"] = (model([N("Conv", ["x", "W"], ["y"], group=4, dilations=[2, 2], pads=[2, 2, 2, 2], name="gconv")],
@@ -63,6 +64,15 @@ def models():
                                  {"n": (1, 2), "h": (5, 14), "w": (6, 14)})
     out["conv_1d"] = (model([N("Conv", ["x", "W"], ["y"], strides=[3], name="conv1d")],
                             [("x", ["n", 4, "l"])], [w("W", (6, 4, 5))]), {"n": (1, 2), "l": (11, 50)})
+    # Reductions (warp per output element in the outlined kernels).
+    out["layernorm"] = (model([N("LayerNormalization", ["x", "g", "b"], ["y"], axis=-1, epsilon=1e-5, name="ln")],
+                              [("x", ["n", 768])], [w("g", (768,)), w("b", (768,))]), {"n": (3, 128)})
+    out["softmax"] = (model([N("Softmax", ["x"], ["y"], axis=-1, name="sm")],
+                            [("x", ["b", 12, "s", "t"])], []), {"b": (1, 2), "s": (5, 128), "t": (3, 1000)})
+    out["reduce_max_mean"] = (model([N("ReduceMax", ["x"], ["m"], axes=[1, 2], keepdims=0, name="rmax"),
+                                     N("ReduceMean", ["x"], ["r"], axes=[2], keepdims=0, name="rmean"),
+                                     N("MatMul", ["m", "r"], ["y"], name="combine")],
+                                    [("x", ["n", 40, "k"])], []), {"n": (2, 5), "k": (40, 40)})
     return out
 
 

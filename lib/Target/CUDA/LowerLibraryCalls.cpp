@@ -74,7 +74,7 @@ constexpr llvm::StringLiteral kSessionConstantAttr = "onyx.session_constant";
 // Flags of onyx_runtime.h.
 constexpr int32_t kGemmTransA = 1, kGemmTransB = 2, kGemmAccumulate = 4,
                   kGemmTF32 = 8;
-constexpr int32_t kConvAccumulate = 1, kConvTF32 = 2;
+constexpr int32_t kConvAccumulate = 1, kConvTF32 = 2, kConvRelu = 4;
 constexpr int32_t kOnyxF32 = 1;
 
 /// The node name carried by a location, if any.
@@ -138,6 +138,20 @@ bool isDenseF32(Value buffer) {
     return false;
   // Host constants get a device copy, which needs a static shape.
   return !isHostConstant(buffer) || type.hasStaticShape();
+}
+
+/// Whether `op` may sit between a library op and the ops folded into it:
+/// it writes no tensor data.
+bool isNeutral(Operation *op) {
+  return !isa<linalg::LinalgOp, func::CallOp, gpu::MemcpyOp, memref::StoreOp,
+              memref::CopyOp>(op) &&
+         op->getNumRegions() == 0;
+}
+
+bool isZeroConstant(Value v) {
+  auto cst = v.getDefiningOp<arith::ConstantOp>();
+  auto value = cst ? dyn_cast<FloatAttr>(cst.getValue()) : FloatAttr();
+  return value && value.getValue().isZero();
 }
 
 /// Whether the body is `yield out + in0 * in1` (either operand order) on
@@ -450,8 +464,45 @@ struct CUDALowerLibraryCallsPass
   /// overwrites instead of accumulating.
   bool absorbZeroFill(Operation *op, Value out) {
     Value root = reshapeRoot(out);
-    for (Operation *prev = op->getPrevNode(); prev;
-         prev = prev->getPrevNode()) {
+    Operation *prev = op->getPrevNode();
+    while (prev && isNeutral(prev))
+      prev = prev->getPrevNode();
+    // ONNX MatMul's accumulator may come as a copy of a zero-filled buffer
+    // (fill %t; ... copy %t -> %c, %t shared by several MatMuls): when the
+    // fill, before the copy, is the only writer of %t, the copy goes, and
+    // the fill with the last copy.
+    if (auto copy = dyn_cast_or_null<memref::CopyOp>(prev)) {
+      if (copy.getTarget() != root)
+        return false;
+      Value source = copy.getSource();
+      linalg::FillOp fill;
+      // Before the copy, %t is written by the fill alone (later users, such
+      // as a MatMul accumulating into %t in place, do not matter).
+      for (Operation *user : source.getUsers()) {
+        if (user == copy.getOperation() || isa<memref::DimOp>(user))
+          continue;
+        if (user->getBlock() == copy->getBlock() && copy->isBeforeInBlock(user))
+          continue;
+        auto other = dyn_cast<memref::CopyOp>(user);
+        if (other && other.getSource() == source && other.getTarget() != source)
+          continue;
+        auto f = dyn_cast<linalg::FillOp>(user);
+        if (!f || fill)
+          return false;
+        fill = f;
+      }
+      if (!fill || !fill.hasPureBufferSemantics() ||
+          fill->getBlock() != copy->getBlock() ||
+          !fill->isBeforeInBlock(copy) || !isZeroConstant(fill.getInputs()[0]))
+        return false;
+      copy->erase();
+      if (llvm::all_of(source.getUsers(), [&](Operation *user) {
+            return user == fill.getOperation() || isa<memref::DimOp>(user);
+          }))
+        fill->erase();
+      return true;
+    }
+    for (; prev; prev = prev->getPrevNode()) {
       if (auto fill = dyn_cast<linalg::FillOp>(prev)) {
         if (fill.hasPureBufferSemantics() &&
             reshapeRoot(fill.getDpsInits()[0]) == root) {
@@ -602,11 +653,123 @@ struct CUDALowerLibraryCallsPass
     op->erase();
   }
 
+  static bool isIdentityGeneric(linalg::GenericOp g, unsigned inputs) {
+    if (g.getNumDpsInputs() != inputs || g.getNumDpsInits() != 1 ||
+        g.getNumLoops() != g.getNumParallelLoops())
+      return false;
+    return llvm::all_of(g.getIndexingMapsArray(),
+                        [](AffineMap m) { return m.isIdentity(); });
+  }
+
+  /// The Conv lowering initializes the output with the bias broadcast over
+  /// the channels (`yield %bias[c]` into `out`) right before the
+  /// convolution: that generic, if it is there.
+  linalg::GenericOp findBiasBroadcast(Operation *conv, Value out) {
+    for (Operation *prev = conv->getPrevNode(); prev;
+         prev = prev->getPrevNode()) {
+      if (isNeutral(prev))
+        continue;
+      auto g = dyn_cast<linalg::GenericOp>(prev);
+      if (!g || !g.hasPureBufferSemantics() || g.getNumDpsInputs() != 1 ||
+          g.getNumDpsInits() != 1 || g.getDpsInits()[0] != out ||
+          g.getNumLoops() != g.getNumParallelLoops() || g.getNumLoops() < 3)
+        return {};
+      SmallVector<AffineMap> maps = g.getIndexingMapsArray();
+      auto biasType = dyn_cast<MemRefType>(g.getDpsInputs()[0].getType());
+      if (!maps[1].isIdentity() || maps[0].getNumResults() != 1 ||
+          maps[0].getResult(0) != getAffineDimExpr(1, g.getContext()) ||
+          !biasType || !isDenseF32(g.getDpsInputs()[0]))
+        return {};
+      Block &body = g.getRegion().front();
+      auto yield = cast<linalg::YieldOp>(body.getTerminator());
+      if (body.getOperations().size() != 1 ||
+          yield.getOperand(0) != body.getArgument(0))
+        return {};
+      return g;
+    }
+    return {};
+  }
+
+  /// ONNX Relu of the convolution's output right after it: a generic
+  /// `max(in, 0)` from `out` into a buffer of the same shape.
+  linalg::GenericOp findRelu(Operation *conv, Value out) {
+    for (Operation *next = conv->getNextNode(); next;
+         next = next->getNextNode()) {
+      if (isNeutral(next))
+        continue;
+      auto g = dyn_cast<linalg::GenericOp>(next);
+      if (!g || !g.hasPureBufferSemantics() || !isIdentityGeneric(g, 1) ||
+          g.getDpsInputs()[0] != out ||
+          g.getDpsInits()[0].getType() != out.getType() ||
+          !isDenseF32(g.getDpsInits()[0]))
+        return {};
+      Block &body = g.getRegion().front();
+      if (body.getOperations().size() != 2)
+        return {};
+      Operation *max = &body.front();
+      if (!isa<arith::MaximumFOp, arith::MaxNumFOp>(max) ||
+          cast<linalg::YieldOp>(body.getTerminator()).getOperand(0) !=
+              max->getResult(0))
+        return {};
+      auto isZero = [](Value v) {
+        auto cst = v.getDefiningOp<arith::ConstantOp>();
+        auto value = cst ? dyn_cast<FloatAttr>(cst.getValue()) : FloatAttr();
+        return value && value.getValue().isZero();
+      };
+      Value in = body.getArgument(0);
+      if (!((max->getOperand(0) == in && isZero(max->getOperand(1))) ||
+            (max->getOperand(1) == in && isZero(max->getOperand(0)))))
+        return {};
+      return g;
+    }
+    return {};
+  }
+
+  /// Whether `buffer` is read only by `allowed` (and views/dims that only
+  /// `allowed` use): then what the fused call does not write is never read.
+  static bool onlyUsedBy(Value buffer, ArrayRef<Operation *> allowed) {
+    for (Operation *user : buffer.getUsers()) {
+      if (llvm::is_contained(allowed, user) || isa<memref::DimOp>(user))
+        continue;
+      if (auto view = dyn_cast<memref::ExpandShapeOp>(user)) {
+        if (onlyUsedBy(view.getResult(), allowed))
+          continue;
+      }
+      return false;
+    }
+    return true;
+  }
+
   void lowerConv(ModuleOp module, Value context, linalg::LinalgOp op,
                  const ConvMatch &match) {
     Location loc = op.getLoc();
-    bool zeroed = absorbZeroFill(op, match.y);
-    OpBuilder b(op);
+    // Bias and ReLU fused into the call (cuDNN's bias-activation
+    // convolution): the broadcast generic before and the Relu generic after
+    // disappear, the call writes the ReLU's output.
+    Value yRoot = reshapeRoot(match.y);
+    Value target = match.y;
+    Value biasBuffer;
+    int32_t fused = 0;
+    // The call goes where the last op it replaces was (the ReLU's output
+    // buffer may be defined after the convolution).
+    Operation *anchor = op;
+    linalg::GenericOp fusedRelu;
+    if (linalg::GenericOp bias = findBiasBroadcast(op, yRoot)) {
+      linalg::GenericOp relu = findRelu(op, yRoot);
+      SmallVector<Operation *> users = {bias, op};
+      if (relu)
+        users.push_back(relu);
+      if (relu && onlyUsedBy(yRoot, users)) {
+        target = relu.getDpsInits()[0];
+        fused = kConvRelu;
+        fusedRelu = relu;
+        anchor = relu;
+      }
+      biasBuffer = bias.getDpsInputs()[0];
+      bias->erase();
+    }
+    bool zeroed = biasBuffer || absorbZeroFill(op, match.y);
+    OpBuilder b(anchor);
     auto dim = [&](Value buffer, int64_t d) -> Value {
       auto type = cast<MemRefType>(buffer.getType());
       if (!type.isDynamicDim(d))
@@ -643,7 +806,10 @@ struct CUDALowerLibraryCallsPass
                                           ArrayRef<LLVM::GEPArg>{int32_t(i)});
       LLVM::StoreOp::create(b, loc, value, address);
     }
-    int32_t flags = (zeroed ? 0 : kConvAccumulate) | (tf32 ? kConvTF32 : 0);
+    int32_t flags =
+        (zeroed ? 0 : kConvAccumulate) | (tf32 ? kConvTF32 : 0) | fused;
+    Value biasPointer = biasBuffer ? devicePointer(b, loc, context, biasBuffer)
+                                   : Value(LLVM::ZeroOp::create(b, loc, ptr));
     SmallVector<Value> args = {context,
                                label(b, module, loc, labelFor(op, "cuDNN")),
                                i32(b, loc, kOnyxF32),
@@ -652,8 +818,11 @@ struct CUDALowerLibraryCallsPass
                                array,
                                devicePointer(b, loc, context, match.x),
                                devicePointer(b, loc, context, match.w),
-                               devicePointer(b, loc, context, match.y)};
+                               biasPointer,
+                               devicePointer(b, loc, context, target)};
     emitCall(b, loc, module, kConvFn, args);
+    if (fusedRelu)
+      fusedRelu->erase();
     op->erase();
   }
 

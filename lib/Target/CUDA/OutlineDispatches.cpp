@@ -156,6 +156,83 @@ bool isInDispatch(Operation *op) {
   return isa<linalg::LinalgOp>(op) || op->getParentOfType<linalg::LinalgOp>();
 }
 
+/// Lanes of a warp: a warp-reduction kernel gives one warp to each output
+/// element.
+constexpr int64_t kWarpSize = 32;
+
+/// The combining op of a reduction generic that one warp per output element
+/// can run: one output, its body `yield C(out, v)` with `out` used only by C
+/// and C an associative, commutative f32 op (add, mul, max, min). Each lane
+/// then folds a strided share of the reduction space into a register
+/// starting from C's identity, the lanes combine with shuffles, and lane 0
+/// combines the result into the output element. Reductions whose static
+/// size is below a warp stay serial (one thread per output element).
+Operation *warpReductionCombiner(linalg::GenericOp op) {
+  if (op.getNumDpsInits() != 1 || op.getNumReductionLoops() == 0)
+    return nullptr;
+  Block &body = op.getRegion().front();
+  auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
+  if (!yield || yield.getNumOperands() != 1)
+    return nullptr;
+  Operation *combiner = yield.getOperand(0).getDefiningOp();
+  if (!combiner || combiner->getBlock() != &body ||
+      !isa<arith::AddFOp, arith::MulFOp, arith::MaximumFOp, arith::MaxNumFOp,
+           arith::MinimumFOp, arith::MinNumFOp>(combiner) ||
+      !combiner->getResult(0).getType().isF32())
+    return nullptr;
+  BlockArgument out = body.getArgument(body.getNumArguments() - 1);
+  if (!out.hasOneUse() || *out.getUsers().begin() != combiner ||
+      (combiner->getOperand(0) != out && combiner->getOperand(1) != out) ||
+      combiner->getOperand(0) == combiner->getOperand(1))
+    return nullptr;
+  // The output is indexed by parallel loops only.
+  auto iterators = op.getIteratorTypesArray();
+  for (AffineExpr expr : op.getIndexingMapsArray().back().getResults()) {
+    if (isa<AffineConstantExpr>(expr)) // a kept unit dim: (d0, d1, 0)
+      continue;
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    if (!dim || !linalg::isParallelIterator(iterators[dim.getPosition()]))
+      return nullptr;
+  }
+  // Short static reductions: serial is cheaper than idle lanes.
+  int64_t staticSize = 1;
+  bool allStatic = true;
+  for (auto [d, size] : llvm::enumerate(op.getStaticLoopRanges()))
+    if (linalg::isReductionIterator(iterators[d])) {
+      if (ShapedType::isDynamic(size))
+        allStatic = false;
+      else
+        staticSize *= size;
+    }
+  if (allStatic && staticSize < kWarpSize)
+    return nullptr;
+  return combiner;
+}
+
+/// The identity of a warp-reduction combiner.
+Value combinerIdentity(OpBuilder &b, Location loc, Operation *combiner) {
+  auto type = cast<FloatType>(combiner->getResult(0).getType());
+  const llvm::fltSemantics &sem = type.getFloatSemantics();
+  APFloat value(sem, 0);
+  if (isa<arith::MulFOp>(combiner))
+    value = APFloat::getOne(sem);
+  else if (isa<arith::MaximumFOp, arith::MaxNumFOp>(combiner))
+    value = APFloat::getInf(sem, /*Negative=*/true);
+  else if (isa<arith::MinimumFOp, arith::MinNumFOp>(combiner))
+    value = APFloat::getInf(sem, /*Negative=*/false);
+  return arith::ConstantFloatOp::create(b, loc, type, value);
+}
+
+/// `combiner` applied to (a, b).
+Value combine(OpBuilder &b, Location loc, Operation *combiner, Value lhs,
+              Value rhs) {
+  OperationState state(loc, combiner->getName());
+  state.addOperands({lhs, rhs});
+  state.addTypes(lhs.getType());
+  state.addAttributes(combiner->getAttrs());
+  return b.create(state)->getResult(0);
+}
+
 /// One dispatch in the making: the host values the kernel needs.
 struct DispatchInterface {
   /// Distinct buffers (operands and captures), in first-use order.
@@ -772,6 +849,13 @@ struct CUDAOutlineDispatchesPass
       (linalg::isParallelIterator(iterator) ? parallelDims : reductionDims)
           .push_back(d);
 
+    if (Operation *combiner = warpReductionCombiner(generic)) {
+      buildWarpReduction(kb, loc, generic, combiner, loopSizes, parallelDims,
+                         reductionDims);
+      generic.erase();
+      finishKernel(kb, loc, kernel);
+      return;
+    }
     Value total = arith::ConstantIndexOp::create(kb, loc, 1);
     for (int64_t d : parallelDims)
       total = arith::MulIOp::create(kb, loc, total, loopSizes[d]);
@@ -853,6 +937,136 @@ struct CUDAOutlineDispatchesPass
       index.erase();
     }
     generic.erase();
+    finishKernel(kb, loc, kernel);
+  }
+
+  /// Delinearizes `linear` over `dims` (innermost fastest) into `ivs`.
+  void delinearize(OpBuilder &b, Location loc, Value linear,
+                   ArrayRef<int64_t> dims, ArrayRef<Value> loopSizes,
+                   SmallVectorImpl<Value> &ivs) {
+    Value rest = linear;
+    for (int64_t k = int64_t(dims.size()) - 1; k >= 0; --k) {
+      int64_t d = dims[k];
+      if (k == 0) {
+        ivs[d] = rest;
+        break;
+      }
+      ivs[d] = arith::RemUIOp::create(b, loc, rest, loopSizes[d]);
+      rest = arith::DivUIOp::create(b, loc, rest, loopSizes[d]);
+    }
+  }
+
+  /// Indices of `indexing` at `ivs`.
+  SmallVector<Value> applyIndexing(OpBuilder &b, Location loc,
+                                   AffineMap indexing, ArrayRef<Value> ivs) {
+    SmallVector<Value> indices;
+    for (unsigned r = 0; r < indexing.getNumResults(); ++r) {
+      AffineExpr expr = indexing.getResult(r);
+      if (auto dim = dyn_cast<AffineDimExpr>(expr))
+        indices.push_back(ivs[dim.getPosition()]);
+      else if (auto cst = dyn_cast<AffineConstantExpr>(expr))
+        indices.push_back(
+            arith::ConstantIndexOp::create(b, loc, cst.getValue()));
+      else
+        indices.push_back(affine::AffineApplyOp::create(
+            b, loc, indexing.getSubMap({r}), ivs));
+    }
+    return indices;
+  }
+
+  /// One warp per output element (warpReductionCombiner): a grid-stride
+  /// loop over the output elements by warp, each lane folding every 32nd
+  /// point of the linearized reduction space into a register, a shuffle
+  /// butterfly across the warp, and lane 0 combining into the output.
+  void buildWarpReduction(OpBuilder &kb, Location loc,
+                          linalg::GenericOp generic, Operation *combiner,
+                          ArrayRef<Value> loopSizes,
+                          ArrayRef<int64_t> parallelDims,
+                          ArrayRef<int64_t> reductionDims) {
+    Value outputs = arith::ConstantIndexOp::create(kb, loc, 1);
+    for (int64_t d : parallelDims)
+      outputs = arith::MulIOp::create(kb, loc, outputs, loopSizes[d]);
+    Value reduced = arith::ConstantIndexOp::create(kb, loc, 1);
+    for (int64_t d : reductionDims)
+      reduced = arith::MulIOp::create(kb, loc, reduced, loopSizes[d]);
+    Value warp = arith::ConstantIndexOp::create(kb, loc, kWarpSize);
+    Value tid = gpu::ThreadIdOp::create(kb, loc, gpu::Dimension::x);
+    Value bid = gpu::BlockIdOp::create(kb, loc, gpu::Dimension::x);
+    Value bdim = gpu::BlockDimOp::create(kb, loc, gpu::Dimension::x);
+    Value gdim = gpu::GridDimOp::create(kb, loc, gpu::Dimension::x);
+    Value global = arith::AddIOp::create(
+        kb, loc, arith::MulIOp::create(kb, loc, bid, bdim), tid);
+    Value lane = arith::RemUIOp::create(kb, loc, tid, warp);
+    Value firstWarp = arith::DivUIOp::create(kb, loc, global, warp);
+    Value warps = arith::DivUIOp::create(
+        kb, loc, arith::MulIOp::create(kb, loc, gdim, bdim), warp);
+    auto outer = scf::ForOp::create(kb, loc, firstWarp, outputs, warps);
+    OpBuilder ob(outer.getBody()->getTerminator());
+    SmallVector<Value> ivs(loopSizes.size());
+    delinearize(ob, loc, outer.getInductionVar(), parallelDims, loopSizes, ivs);
+
+    Value identity = combinerIdentity(ob, loc, combiner);
+    auto inner =
+        scf::ForOp::create(ob, loc, lane, reduced, warp, ValueRange{identity});
+    {
+      OpBuilder ib = OpBuilder::atBlockBegin(inner.getBody());
+      delinearize(ib, loc, inner.getInductionVar(), reductionDims, loopSizes,
+                  ivs);
+      Block &body = generic.getRegion().front();
+      IRMapping bodyMap;
+      for (OpOperand *operand : generic.getDpsInputOperands()) {
+        BlockArgument arg = body.getArgument(operand->getOperandNumber());
+        Value value = operand->get();
+        if (!isa<MemRefType>(value.getType())) {
+          bodyMap.map(arg, value);
+          continue;
+        }
+        bodyMap.map(
+            arg,
+            memref::LoadOp::create(
+                ib, loc, value,
+                applyIndexing(ib, loc, generic.getMatchingIndexingMap(operand),
+                              ivs)));
+      }
+      BlockArgument out = body.getArgument(body.getNumArguments() - 1);
+      for (Operation &bodyOp : body.without_terminator())
+        if (&bodyOp != combiner)
+          ib.clone(bodyOp, bodyMap);
+      Value term = combiner->getOperand(0) == out ? combiner->getOperand(1)
+                                                  : combiner->getOperand(0);
+      Value acc = combine(ib, loc, combiner, inner.getRegionIterArgs()[0],
+                          bodyMap.lookupOrDefault(term));
+      scf::YieldOp::create(ib, loc, acc);
+    }
+    Value acc = inner.getResult(0);
+    for (int32_t offset = kWarpSize / 2; offset > 0; offset /= 2) {
+      auto shuffle = gpu::ShuffleOp::create(
+          ob, loc, acc, offset, int32_t(kWarpSize), gpu::ShuffleMode::XOR);
+      acc = combine(ob, loc, combiner, acc, shuffle.getShuffleResult());
+    }
+    Value zero = arith::ConstantIndexOp::create(ob, loc, 0);
+    Value isFirst =
+        arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::eq, lane, zero);
+    auto ifOp = scf::IfOp::create(ob, loc, isFirst, /*withElseRegion=*/false);
+    {
+      OpBuilder tb = ifOp.getThenBodyBuilder();
+      OpOperand &init = generic.getDpsInitsMutable()[0];
+      SmallVector<Value> indices =
+          applyIndexing(tb, loc, generic.getMatchingIndexingMap(&init), ivs);
+      Value old = memref::LoadOp::create(tb, loc, init.get(), indices);
+      Value result = combine(tb, loc, combiner, old, acc);
+      memref::StoreOp::create(tb, loc, result, init.get(), indices);
+    }
+    // linalg.index (also in nested regions of the body) is the loop index.
+    SmallVector<linalg::IndexOp> indexOps;
+    outer.walk([&](linalg::IndexOp index) { indexOps.push_back(index); });
+    for (linalg::IndexOp index : indexOps) {
+      index.replaceAllUsesWith(ivs[index.getDim()]);
+      index.erase();
+    }
+  }
+
+  void finishKernel(OpBuilder &kb, Location loc, gpu::GPUFuncOp kernel) {
     gpu::ReturnOp::create(kb, loc);
     // Shape ties: a dim of a rebuilt binding is the size it was rebuilt with.
     SmallVector<memref::DimOp> dims;
@@ -928,6 +1142,9 @@ struct CUDAOutlineDispatchesPass
         total = arith::MulIOp::create(
             hb, loc, total,
             getValueOrCreateConstantIndexOp(hb, loc, range.size));
+    if (warpReductionCombiner(op))
+      total = arith::MulIOp::create(
+          hb, loc, total, arith::ConstantIndexOp::create(hb, loc, kWarpSize));
     Value one = arith::ConstantIndexOp::create(hb, loc, 1);
     Value block = arith::ConstantIndexOp::create(hb, loc, blockSize);
     Value roundedUp = arith::AddIOp::create(

@@ -311,15 +311,19 @@ ONYX_API int32_t onyxrt_cuda_gemm(void *ctx, const char *label,
  *                     (+ y with ACCUMULATE)
  * `dims` holds 4 + 6 * spatialRank values: N, C, M, G, then per spatial dim
  * in..., kernel..., out..., pads... (begin = end), strides..., dilations....
- * The algorithm is chosen once per shape by cuDNN's heuristics and cached
- * in the session. f32 only; no TF32 unless TF32. Returns 0; non-zero after
- * recording an error naming `label`. */
+ * With `bias` (M values, else NULL) y = conv + bias, and with RELU (bias
+ * required) y = max(conv + bias, 0), fused where cuDNN can
+ * (cudnnConvolutionBiasActivationForward). The algorithm is chosen once per
+ * shape by cuDNN's heuristics and cached in the session. f32 only; no TF32
+ * unless TF32. Returns 0; non-zero after recording an error naming `label`. */
 #define ONYXRT_CONV_ACCUMULATE 1
 #define ONYXRT_CONV_TF32 2
+#define ONYXRT_CONV_RELU 4
 ONYX_API int32_t onyxrt_cuda_conv(void *ctx, const char *label,
                                   int32_t elemType, int32_t flags,
                                   int64_t spatialRank, const int64_t *dims,
-                                  const void *x, const void *w, void *y);
+                                  const void *x, const void *w,
+                                  const void *bias, void *y);
 
 #ifdef __cplusplus
 }

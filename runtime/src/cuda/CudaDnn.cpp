@@ -54,6 +54,12 @@ struct DnnApi {
   ONYX_DNN_FN(cudnnGetConvolutionForwardAlgorithm_v7)
   ONYX_DNN_FN(cudnnGetConvolutionForwardWorkspaceSize)
   ONYX_DNN_FN(cudnnConvolutionForward)
+  ONYX_DNN_FN(cudnnConvolutionBiasActivationForward)
+  ONYX_DNN_FN(cudnnAddTensor)
+  ONYX_DNN_FN(cudnnActivationForward)
+  ONYX_DNN_FN(cudnnCreateActivationDescriptor)
+  ONYX_DNN_FN(cudnnSetActivationDescriptor)
+  ONYX_DNN_FN(cudnnDestroyActivationDescriptor)
 #undef ONYX_DNN_FN
 };
 
@@ -108,6 +114,12 @@ DnnApi loadDnn() {
   ONYX_DNN_LOAD(cudnnGetConvolutionForwardAlgorithm_v7)
   ONYX_DNN_LOAD(cudnnGetConvolutionForwardWorkspaceSize)
   ONYX_DNN_LOAD(cudnnConvolutionForward)
+  ONYX_DNN_LOAD(cudnnConvolutionBiasActivationForward)
+  ONYX_DNN_LOAD(cudnnAddTensor)
+  ONYX_DNN_LOAD(cudnnActivationForward)
+  ONYX_DNN_LOAD(cudnnCreateActivationDescriptor)
+  ONYX_DNN_LOAD(cudnnSetActivationDescriptor)
+  ONYX_DNN_LOAD(cudnnDestroyActivationDescriptor)
 #undef ONYX_DNN_LOAD
   return api;
 }
@@ -127,7 +139,8 @@ std::string describeDnn(const char *call, cudnnStatus_t status) {
 }
 
 struct ConvPlan {
-  cudnnTensorDescriptor_t x = nullptr, y = nullptr;
+  cudnnTensorDescriptor_t x = nullptr, y = nullptr, bias = nullptr;
+  cudnnActivationDescriptor_t activation = nullptr;
   cudnnFilterDescriptor_t w = nullptr;
   cudnnConvolutionDescriptor_t conv = nullptr;
   cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
@@ -143,6 +156,9 @@ struct DnnState final : LibraryState {
   CudaDevice *device = nullptr;
   void *workspace = nullptr;
   size_t workspaceBytes = 0;
+  /// Where an output that overlaps the input is computed first.
+  void *scratch = nullptr;
+  size_t scratchBytes = 0;
   std::map<std::vector<int64_t>, ConvPlan> plans;
   ~DnnState() override {
     const DnnApi &api = dnnApi();
@@ -152,6 +168,10 @@ struct DnnState final : LibraryState {
         api.cudnnDestroyTensorDescriptor(p.x);
       if (p.y)
         api.cudnnDestroyTensorDescriptor(p.y);
+      if (p.bias)
+        api.cudnnDestroyTensorDescriptor(p.bias);
+      if (p.activation)
+        api.cudnnDestroyActivationDescriptor(p.activation);
       if (p.w)
         api.cudnnDestroyFilterDescriptor(p.w);
       if (p.conv)
@@ -161,6 +181,8 @@ struct DnnState final : LibraryState {
       api.cudnnDestroy(handle);
     if (workspace && device)
       device->release(workspace);
+    if (scratch && device)
+      device->release(scratch);
   }
 };
 
@@ -193,8 +215,8 @@ const OnyxCudaKernel kConvProfileKey = {nullptr, 0, nullptr,
                                         "cudnn_convolution_forward"};
 
 bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
-          const int64_t *dims, const void *x, const void *w, void *y,
-          const char *label, std::string &error) {
+          const int64_t *dims, const void *x, const void *w, const void *bias,
+          void *y, const char *label, std::string &error) {
   if (elemType != ONYX_F32) {
     error = std::string("element type ") + onyx_element_name(elemType) +
             " is not supported by onyxrt_cuda_conv (f32 only)";
@@ -218,6 +240,12 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
   if (outElements == 0)
     return true;
   bool accumulate = flags & ONYXRT_CONV_ACCUMULATE;
+  bool relu = flags & ONYXRT_CONV_RELU;
+  if ((relu && !bias) || (bias && accumulate)) {
+    error = "onyxrt_cuda_conv: RELU needs a bias, and a bias excludes "
+            "ACCUMULATE";
+    return false;
+  }
   // cuDNN wants at least 2 spatial dims: a 1-d convolution gets H = 1.
   int r = rank == 1 ? 2 : int(rank);
   std::vector<int> xDims = {int(n), int(c)}, yDims = {int(n), int(m)},
@@ -243,7 +271,7 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
     strideA.push_back(int(strides[i]));
     dilationA.push_back(int(dilations[i]));
   }
-  if (c == 0 || c / g == 0) {
+  if ((c == 0 || c / g == 0) && !bias) {
     // Nothing to sum: y = 0 or y unchanged.
     if (accumulate)
       return true;
@@ -261,7 +289,8 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
     return false;
   const DnnApi &api = dnnApi();
   std::vector<int64_t> key(dims, dims + 4 + 6 * rank);
-  key.push_back(flags & ONYXRT_CONV_TF32);
+  key.push_back(flags & (ONYXRT_CONV_TF32 | ONYXRT_CONV_RELU));
+  key.push_back(bias != nullptr);
   auto found = state->plans.find(key);
   if (found == state->plans.end()) {
     ConvPlan plan;
@@ -270,6 +299,10 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
         api.cudnnDestroyTensorDescriptor(plan.x);
       if (plan.y)
         api.cudnnDestroyTensorDescriptor(plan.y);
+      if (plan.bias)
+        api.cudnnDestroyTensorDescriptor(plan.bias);
+      if (plan.activation)
+        api.cudnnDestroyActivationDescriptor(plan.activation);
       if (plan.w)
         api.cudnnDestroyFilterDescriptor(plan.w);
       if (plan.conv)
@@ -323,6 +356,25 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
                    plan.conv, (flags & ONYXRT_CONV_TF32) ? CUDNN_TENSOR_OP_MATH
                                                          : CUDNN_FMA_MATH)))
       return false;
+    if (bias) {
+      // The bias as [1, M, 1, ...], and the activation of the fused call.
+      std::vector<int> bDims(yDims.size(), 1);
+      bDims[1] = int(m);
+      std::vector<int> bs = packedStrides(bDims);
+      if (!check("cudnnCreateTensorDescriptor",
+                 api.cudnnCreateTensorDescriptor(&plan.bias)) ||
+          !check("cudnnSetTensorNdDescriptor (bias)",
+                 api.cudnnSetTensorNdDescriptor(plan.bias, CUDNN_DATA_FLOAT, nd,
+                                                bDims.data(), bs.data())) ||
+          !check("cudnnCreateActivationDescriptor",
+                 api.cudnnCreateActivationDescriptor(&plan.activation)) ||
+          !check("cudnnSetActivationDescriptor",
+                 api.cudnnSetActivationDescriptor(
+                     plan.activation,
+                     relu ? CUDNN_ACTIVATION_RELU : CUDNN_ACTIVATION_IDENTITY,
+                     CUDNN_PROPAGATE_NAN, 0.0)))
+        return false;
+    }
     cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
     int count = 0;
     if (!check("cudnnGetConvolutionForwardAlgorithm_v7",
@@ -370,16 +422,79 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
       return false;
     state->workspaceBytes = plan.workspace;
   }
-  float alpha = 1.0f, beta = accumulate ? 1.0f : 0.0f;
+  // The compiler may fuse a ReLU whose output buffer the memory plan placed
+  // over the convolution's input (dead after it in the unfused program):
+  // then the result is computed into a scratch buffer and copied.
+  size_t xBytes = size_t(n * c) * 4, yBytes = size_t(outElements) * 4;
+  for (int64_t i = 0; i < rank; ++i)
+    xBytes *= size_t(in[i]);
+  uintptr_t xBegin = reinterpret_cast<uintptr_t>(x),
+            yBegin = reinterpret_cast<uintptr_t>(y);
+  void *finalY = nullptr;
+  if (xBegin < yBegin + yBytes && yBegin < xBegin + xBytes) {
+    if (accumulate) {
+      error = "the convolution's output overlaps its input";
+      return false;
+    }
+    if (yBytes > state->scratchBytes) {
+      if (state->scratch) {
+        if (!device.synchronize(error))
+          return false;
+        device.release(state->scratch);
+        state->scratch = nullptr;
+        state->scratchBytes = 0;
+      }
+      if (!(state->scratch = device.allocate(yBytes, error)))
+        return false;
+      state->scratchBytes = yBytes;
+    }
+    finalY = y;
+    y = state->scratch;
+  }
+  float one = 1.0f, zero = 0.0f;
   CUevent start = nullptr;
   device.profileBegin(start);
-  cudnnStatus_t status = api.cudnnConvolutionForward(
-      state->handle, &alpha, plan.x, x, plan.w, w, plan.conv, plan.algo,
-      state->workspace, plan.workspace, &beta, plan.y, y);
+  cudnnStatus_t status = CUDNN_STATUS_NOT_SUPPORTED;
+  const char *call = "cudnnConvolutionBiasActivationForward";
+  // The fused call: y = act(conv(x) + 0 * y + bias). cuDNN runs an identity
+  // activation only with IMPLICIT_PRECOMP_GEMM; otherwise, or when it
+  // declines, convolution, bias and ReLU run as separate cuDNN calls.
+  if (bias &&
+      (relu || plan.algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM))
+    status = api.cudnnConvolutionBiasActivationForward(
+        state->handle, &one, plan.x, x, plan.w, w, plan.conv, plan.algo,
+        state->workspace, plan.workspace, &zero, plan.y, y, plan.bias, bias,
+        plan.activation, plan.y, y);
+  if (!bias || status == CUDNN_STATUS_NOT_SUPPORTED) {
+    call = "cudnnConvolutionForward";
+    const float *beta = accumulate ? &one : &zero;
+    status = api.cudnnConvolutionForward(
+        state->handle, &one, plan.x, x, plan.w, w, plan.conv, plan.algo,
+        state->workspace, plan.workspace, beta, plan.y, y);
+    if (status == CUDNN_STATUS_SUCCESS && bias) {
+      call = "cudnnAddTensor";
+      status = api.cudnnAddTensor(state->handle, &one, plan.bias, bias, &one,
+                                  plan.y, y);
+    }
+    if (status == CUDNN_STATUS_SUCCESS && relu) {
+      call = "cudnnActivationForward";
+      status = api.cudnnActivationForward(state->handle, plan.activation, &one,
+                                          plan.y, y, &zero, plan.y, y);
+    }
+  }
   device.profileEnd(start, &kConvProfileKey, label);
   if (status != CUDNN_STATUS_SUCCESS) {
-    error = describeDnn("cudnnConvolutionForward", status);
+    error = describeDnn(call, status);
     return false;
+  }
+  if (finalY) {
+    CUresult result = driver().cuMemcpyDtoDAsync(
+        reinterpret_cast<CUdeviceptr>(finalY), reinterpret_cast<CUdeviceptr>(y),
+        yBytes, device.cudaStream());
+    if (result != CUDA_SUCCESS) {
+      error = describe("cuMemcpyDtoDAsync", result);
+      return false;
+    }
   }
   return true;
 }
@@ -395,7 +510,8 @@ extern "C" {
 ONYX_API int32_t onyxrt_cuda_conv(void *ctx, const char *label,
                                   int32_t elemType, int32_t flags,
                                   int64_t spatialRank, const int64_t *dims,
-                                  const void *x, const void *w, void *y) {
+                                  const void *x, const void *w,
+                                  const void *bias, void *y) {
   CudaDevice *device = cudaDeviceOf(ctx);
   std::string where = std::string(label ? label : "conv") + ": ";
   try {
@@ -404,7 +520,7 @@ ONYX_API int32_t onyxrt_cuda_conv(void *ctx, const char *label,
       return 1;
     }
     std::string error;
-    if (!conv(*device, elemType, flags, spatialRank, dims, x, w, y, label,
+    if (!conv(*device, elemType, flags, spatialRank, dims, x, w, bias, y, label,
               error)) {
       failCall(ctx, where + error);
       return 1;

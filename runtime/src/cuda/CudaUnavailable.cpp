@@ -58,7 +58,7 @@ ONYX_API int32_t onyxrt_cuda_gemm(void *ctx, const char *, int32_t, int32_t,
 
 ONYX_API int32_t onyxrt_cuda_conv(void *ctx, const char *, int32_t, int32_t,
                                   int64_t, const int64_t *, const void *,
-                                  const void *, void *) {
+                                  const void *, const void *, void *) {
   onyx::rt::failCall(ctx, "this Onyx runtime was built without CUDA support");
   return 1;
 }

@@ -27,7 +27,7 @@
 // CHECK:         %[[T:.*]] = onyx.alloc_temp %{{.*}} : memref<64x32xf32>
 // CHECK-NEXT:    gpu.memcpy %[[T]], %[[W]] : memref<64x32xf32>, memref<64x32xf32> {onyx.session_constant}
 // CHECK:         call @onyxrt_cuda_gemm(%{{.*}}, %{{.*}}, %c1_i32, %c0_i32, %c1_i64, %[[M]], %c32_i64, %c64_i64, %{{.*}}, %c64_i64, %{{.*}}, %{{.*}}, %c32_i64, %c2048_i64, %{{.*}}, %c32_i64, %{{.*}}) {onyx.cuda_status}
-// CHECK-NOT:     linalg.generic
+// CHECK-NOT:     linalg.generic {
 // CHECK:       func.func private @onyxrt_cuda_gemm(!onyx.context, !llvm.ptr, i32, i32, i64, i64, i64, i64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64) -> i32
 module {
   memref.global "private" constant @w : memref<64x32xf32> = dense<1.0>
@@ -116,11 +116,12 @@ module {
 #w = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d5, d6, d7)>
 #y = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
 // CHECK-LABEL: func.func @onyx_main
+// CHECK:         %[[NOBIAS:.*]] = llvm.mlir.zero : !llvm.ptr
 // CHECK:         %[[A:.*]] = llvm.alloca %c16_i64 x i64
 // CHECK:         %[[G:.*]] = llvm.getelementptr %[[A]][12]
 // CHECK-NEXT:    llvm.store %c2_i64, %[[G]]
-// CHECK:         call @onyxrt_cuda_conv(%{{.*}}, %{{.*}}, %c1_i32, %c1_i32, %c2_i64, %[[A]], %{{.*}}, %{{.*}}, %{{.*}}) {onyx.cuda_status}
-// CHECK-NOT:     linalg.generic
+// CHECK:         call @onyxrt_cuda_conv(%{{.*}}, %{{.*}}, %c1_i32, %c1_i32, %c2_i64, %[[A]], %{{.*}}, %{{.*}}, %[[NOBIAS]], %{{.*}}) {onyx.cuda_status}
+// CHECK-NOT:     linalg.generic {
 module {
   func.func @onyx_main(%ctx: !onyx.context) -> i32 {
     %c0 = arith.constant 0 : index
@@ -138,6 +139,63 @@ module {
       %m = arith.mulf %in, %in2 : f32
       %s = arith.addf %out, %m : f32
       linalg.yield %s : f32
+    }
+    %ok = arith.constant 0 : i32
+    return %ok : i32
+  }
+}
+
+// -----
+
+// Bias and ReLU fused into the call: the bias broadcast before the
+// convolution and the Relu generic after it disappear (flags RELU = 4), the
+// call writes the Relu's output.
+
+#x = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d3 + d6, d4 + d7)>
+#w = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d5, d6, d7)>
+#y = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ch = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-LABEL: func.func @onyx_main
+// CHECK:         %[[BIAS:.*]] = onyx.get_input %{{.*}}[2] : memref<8xf32>
+// CHECK:         %[[R:.*]] = onyx.alloc_output %{{.*}}[0]
+// CHECK-NOT:     linalg.generic {
+// CHECK:         %[[BP:.*]] = memref.extract_aligned_pointer_as_index %[[BIAS]]
+// CHECK:         %[[RP:.*]] = memref.extract_aligned_pointer_as_index %[[R]]
+// CHECK:         call @onyxrt_cuda_conv(%{{.*}}, %{{.*}}, %c1_i32, %c4_i32, %c2_i64, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) {onyx.cuda_status}
+// CHECK-NOT:     linalg.generic {
+module {
+  func.func @onyx_main(%ctx: !onyx.context) -> i32 {
+    %c0 = arith.constant 0 : index
+    %c3 = arith.constant 3 : index
+    %c4 = arith.constant 4 : index
+    %zero = arith.constant 0.0 : f32
+    %x = onyx.get_input %ctx[0] : memref<?x1x3x?x?xf32>
+    %w = onyx.get_input %ctx[1] : memref<1x8x3x1x1xf32>
+    %b = onyx.get_input %ctx[2] : memref<8xf32>
+    %n = memref.dim %x, %c0 : memref<?x1x3x?x?xf32>
+    %h = memref.dim %x, %c3 : memref<?x1x3x?x?xf32>
+    %ww = memref.dim %x, %c4 : memref<?x1x3x?x?xf32>
+    %t = onyx.alloc_temp %ctx (%n, %h, %ww) : memref<?x8x?x?xf32>
+    linalg.generic {indexing_maps = [#ch, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+        ins(%b : memref<8xf32>) outs(%t : memref<?x8x?x?xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    }
+    %te = memref.expand_shape %t [[0], [1, 2], [3], [4]] output_shape [%n, 1, 8, %h, %ww] : memref<?x8x?x?xf32> into memref<?x1x8x?x?xf32>
+    linalg.generic {indexing_maps = [#x, #w, #y], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+        ins(%x, %w : memref<?x1x3x?x?xf32>, memref<1x8x3x1x1xf32>) outs(%te : memref<?x1x8x?x?xf32>) {
+    ^bb0(%in: f32, %in2: f32, %out: f32):
+      %m = arith.mulf %in, %in2 : f32
+      %s = arith.addf %out, %m : f32
+      linalg.yield %s : f32
+    }
+    %r = onyx.alloc_output %ctx[0] (%n, %h, %ww) : memref<?x8x?x?xf32>
+    linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+        ins(%t : memref<?x8x?x?xf32>) outs(%r : memref<?x8x?x?xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %m = arith.maximumf %in, %zero : f32
+      linalg.yield %m : f32
     }
     %ok = arith.constant 0 : i32
     return %ok : i32

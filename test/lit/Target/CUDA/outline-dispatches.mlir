@@ -146,16 +146,16 @@ module attributes {onyx.model_metadata = "onyx-model v1\0Ainput x 1 2 ?n 4\0Ainp
 
 // -----
 
-// A reduction: one thread per output element (the grid covers the parallel
-// dims only), a serial loop over the reduction dim.
+// A short static reduction: one thread per output element (the grid covers
+// the parallel dims only), a serial loop over the reduction dim.
 
 // CHECK-LABEL: module attributes {gpu.container_module
-// CHECK:       %[[ROWS:.*]] = memref.dim %{{.*}}, %c0 : memref<?x?xf32>
+// CHECK:       %[[ROWS:.*]] = memref.dim %{{.*}}, %c0 : memref<?x8xf32>
 // CHECK:       %[[R:.*]] = arith.addi %[[ROWS]], %c255 : index
 // CHECK:       gpu.func @onyx_main_dispatch_0
 // CHECK:         scf.for %[[ROW:.*]] = %{{.*}} to %[[NROWS:.*]] step %{{.*}} {
-// CHECK-NEXT:      scf.for %[[COL:.*]] = %c0 to %{{.*}} step %c1 {
-// CHECK-NEXT:        memref.load %{{.*}}[%[[ROW]], %[[COL]]] : memref<?x?xf32>
+// CHECK-NEXT:      scf.for %[[COL:.*]] = %c0 to %c8 step %c1 {
+// CHECK-NEXT:        memref.load %{{.*}}[%[[ROW]], %[[COL]]] : memref<?x8xf32>
 // CHECK-NEXT:        memref.load %{{.*}}[%[[ROW]]] : memref<?xf32>
 // CHECK-NEXT:        arith.addf
 // CHECK-NEXT:        memref.store %{{.*}}, %{{.*}}[%[[ROW]]] : memref<?xf32>
@@ -166,13 +166,58 @@ module {
   func.func @onyx_main(%ctx: !onyx.context) -> i32 {
     %c0 = arith.constant 0 : index
     %c1 = arith.constant 1 : index
+    %x = onyx.get_input %ctx[0] : memref<?x8xf32>
+    %n = memref.dim %x, %c0 : memref<?x8xf32>
+    %y = onyx.alloc_output %ctx[0] (%n) : memref<?xf32>
+    linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction"]}
+        ins(%x : memref<?x8xf32>) outs(%y : memref<?xf32>) {
+    ^bb0(%in: f32, %acc: f32):
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+    %ok = arith.constant 0 : i32
+    return %ok : i32
+  }
+}
+
+// -----
+
+// A long (here dynamic) reduction: one warp per output element. The grid
+// covers 32 threads per row; each lane folds every 32nd element into a
+// register starting from the combiner's identity, a shuffle butterfly
+// combines the lanes, and lane 0 combines the result into the output.
+
+// CHECK-LABEL: module attributes {gpu.container_module
+// CHECK:       %[[ROWS:.*]] = memref.dim %{{.*}}, %c0 : memref<?x?xf32>
+// CHECK:       %[[T:.*]] = arith.muli %[[ROWS]], %c32 : index
+// CHECK:       arith.addi %[[T]], %c255 : index
+// CHECK:       gpu.func @onyx_main_dispatch_0
+// CHECK-DAG:     %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-DAG:     %[[LANE:.*]] = arith.remui %{{.*}}, %c32 : index
+// CHECK:         scf.for %[[ROW:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK-NEXT:      %[[ACC:.*]] = scf.for %[[COL:.*]] = %[[LANE]] to %{{.*}} step %c32 iter_args(%[[A:.*]] = %[[NEGINF]]) -> (f32) {
+// CHECK-NEXT:        %[[V:.*]] = memref.load %{{.*}}[%[[ROW]], %[[COL]]] : memref<?x?xf32>
+// CHECK-NEXT:        %[[M:.*]] = arith.maximumf %[[A]], %[[V]] : f32
+// CHECK-NEXT:        scf.yield %[[M]] : f32
+// CHECK:           gpu.shuffle  xor %[[ACC]], %c16_i32, %c32_i32 : f32
+// CHECK-COUNT-4:   gpu.shuffle  xor
+// CHECK:           %[[FIRST:.*]] = arith.cmpi eq, %[[LANE]], %c0 : index
+// CHECK-NEXT:      scf.if %[[FIRST]] {
+// CHECK-NEXT:        %[[OLD:.*]] = memref.load %{{.*}}[%[[ROW]]] : memref<?xf32>
+// CHECK-NEXT:        %[[NEW:.*]] = arith.maximumf %[[OLD]], %{{.*}} : f32
+// CHECK-NEXT:        memref.store %[[NEW]], %{{.*}}[%[[ROW]]] : memref<?xf32>
+
+module {
+  func.func @onyx_main(%ctx: !onyx.context) -> i32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
     %x = onyx.get_input %ctx[0] : memref<?x?xf32>
     %n = memref.dim %x, %c0 : memref<?x?xf32>
     %y = onyx.alloc_output %ctx[0] (%n) : memref<?xf32>
-    linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction"]}
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
         ins(%x : memref<?x?xf32>) outs(%y : memref<?xf32>) {
     ^bb0(%in: f32, %acc: f32):
-      %s = arith.addf %in, %acc : f32
+      %s = arith.maximumf %in, %acc : f32
       linalg.yield %s : f32
     }
     %ok = arith.constant 0 : i32
