@@ -237,6 +237,14 @@ StringAttr Importer::dimParamsAttr(const onnx::TypeProto &type) {
   std::string text;
   int index = 0;
   for (const auto &dim : type.tensor_type().shape().dim()) {
+    // "unk__N" names are invented by ONNX shape inference for dims it could
+    // not relate to anything; they are not the model's symbols, and a name
+    // made again by a later inference round must not equate two dims.
+    if (dim.has_dim_param() && !dim.dim_param().empty() &&
+        llvm::StringRef(dim.dim_param()).starts_with("unk__")) {
+      ++index;
+      continue;
+    }
     if (dim.has_dim_param() && !dim.dim_param().empty()) {
       if (!text.empty())
         text += ",";
@@ -373,6 +381,76 @@ ElementsAttr Importer::tensorAttr(const onnx::TensorProto &tensor,
 }
 
 /// FNV-1a, 64 bits: the checksum of external weights (docs/runtime-abi.md).
+/// For nodes whose result ONNX inference left without a shape although its
+/// rank follows from the inputs' types - Slice (its data input's rank) and
+/// Reshape (the static length of its shape input) - records the rank
+/// (every dim unknown) in value_info. Returns true when anything was added.
+bool addRankPreservingShapes(onnx::GraphProto &graph) {
+  std::map<std::string, const onnx::TypeProto *> types;
+  auto note = [&](const onnx::ValueInfoProto &info) {
+    if (info.has_type())
+      types[info.name()] = &info.type();
+  };
+  for (const auto &info : graph.input())
+    note(info);
+  for (const auto &info : graph.value_info())
+    note(info);
+  for (const auto &info : graph.output())
+    note(info);
+  std::vector<std::pair<std::string, onnx::TypeProto>> added;
+  for (const auto &node : graph.node()) {
+    bool isSlice = node.op_type() == "Slice";
+    bool isReshape = node.op_type() == "Reshape";
+    if (!(isSlice || isReshape) ||
+        !(node.domain().empty() || node.domain() == "ai.onnx") ||
+        node.input_size() < (isReshape ? 2 : 1) || node.output_size() < 1)
+      continue;
+    auto shapeOf =
+        [&](const std::string &name) -> const onnx::TensorShapeProto * {
+      auto it = types.find(name);
+      if (it == types.end() || !it->second->has_tensor_type() ||
+          !it->second->tensor_type().has_shape())
+        return nullptr;
+      return &it->second->tensor_type().shape();
+    };
+    auto in = types.find(node.input(0));
+    if (in == types.end() || !in->second->has_tensor_type() ||
+        shapeOf(node.output(0)))
+      continue;
+    int64_t rank = -1;
+    if (isSlice) {
+      if (const auto *inShape = shapeOf(node.input(0)))
+        rank = inShape->dim_size();
+    } else if (const auto *target = shapeOf(node.input(1))) {
+      if (target->dim_size() == 1 && target->dim(0).has_dim_value())
+        rank = target->dim(0).dim_value();
+    }
+    if (rank < 0)
+      continue;
+    onnx::TypeProto type;
+    auto *tensor = type.mutable_tensor_type();
+    tensor->set_elem_type(in->second->tensor_type().elem_type());
+    auto *shape = tensor->mutable_shape();
+    for (int64_t i = 0; i < rank; ++i)
+      shape->add_dim();
+    added.push_back({node.output(0), type});
+  }
+  for (auto &[name, type] : added) {
+    bool found = false;
+    for (auto &info : *graph.mutable_value_info())
+      if (info.name() == name) {
+        *info.mutable_type() = type;
+        found = true;
+      }
+    if (!found) {
+      auto *info = graph.add_value_info();
+      info->set_name(name);
+      *info->mutable_type() = type;
+    }
+  }
+  return !added.empty();
+}
+
 uint64_t fnv1a64(llvm::StringRef bytes) {
   uint64_t hash = 0xcbf29ce484222325ull;
   for (unsigned char c : bytes) {
@@ -910,15 +988,24 @@ OwningOpRef<ModuleOp> Importer::importModel(onnx::ModelProto &model) {
     makeInputsDynamic(graph);
 
   // ONNX's own type inference supplies the element types and ranks of
-  // intermediate values; Onyx refines shapes itself later.
-  try {
-    onnx::ShapeInferenceOptions inferOptions(/*check_type=*/false,
-                                             /*strict_mode=*/0,
-                                             /*data_prop=*/false);
-    onnx::shape_inference::InferShapes(
-        model, onnx::OpSchemaRegistry::Instance(), inferOptions);
-  } catch (const std::exception &) {
-    // Inference is best effort; missing types fall back to the schemas.
+  // intermediate values; Onyx refines shapes itself later. Data propagation
+  // carries shape values through Shape/Gather/Concat/arithmetic, so a
+  // Reshape to a computed shape keeps its rank (and DimAnalysis sees its
+  // dims). ONNX gives up on a Slice with run-time starts/ends, although its
+  // rank is its input's: those ranks are filled in and inference runs
+  // again, so the values downstream are ranked too.
+  for (int round = 0; round < 4; ++round) {
+    try {
+      onnx::ShapeInferenceOptions inferOptions(/*check_type=*/false,
+                                               /*strict_mode=*/0,
+                                               /*data_prop=*/true);
+      onnx::shape_inference::InferShapes(
+          model, onnx::OpSchemaRegistry::Instance(), inferOptions);
+    } catch (const std::exception &) {
+      // Inference is best effort; missing types fall back to the schemas.
+    }
+    if (!addRankPreservingShapes(graph))
+      break;
   }
   collectValueInfo(graph);
 

@@ -5,6 +5,9 @@ Usage: make_model.py KIND OUT.onnx
                 -> Relu -> y[batch,3]; W and b are initializers
   unknown-op    one node of an op type no opset defines
   custom-domain one node in a domain Onyx does not support
+  computed-shape x[batch,4] -> Slice with run-time ends (from Shape) ->
+                Reshape to [batch, 2, -1] computed with Shape/Gather/Concat
+                -> Relu -> y (no declared shape: the ranks are inferred)
 """
 import sys
 
@@ -38,6 +41,26 @@ def main():
         nodes = [helper.make_node("Relu", ["x"], ["y"], name="vendor_relu",
                                   domain="com.example")]
         opsets.append(helper.make_opsetid("com.example", 1))
+    elif kind == "computed-shape":
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+        inits = [
+            numpy_helper.from_array(np.array([0], np.int64), "zero"),
+            numpy_helper.from_array(np.array([1], np.int64), "one"),
+            numpy_helper.from_array(np.array([2], np.int64), "two"),
+            numpy_helper.from_array(np.array([-1], np.int64), "minus_one"),
+        ]
+        nodes = [
+            helper.make_node("Shape", ["x"], ["s"], name="shape"),
+            helper.make_node("Gather", ["s", "one"], ["cols"], name="cols"),
+            # ends computed at run time: ONNX inference alone loses the rank
+            helper.make_node("Slice", ["x", "zero", "cols", "one"], ["sl"],
+                             name="slice"),
+            helper.make_node("Gather", ["s", "zero"], ["rows"], name="rows"),
+            helper.make_node("Concat", ["rows", "two", "minus_one"], ["t"],
+                             name="target", axis=0),
+            helper.make_node("Reshape", ["sl", "t"], ["r"], name="reshape"),
+            helper.make_node("Relu", ["r"], ["y"], name="act"),
+        ]
     else:
         raise SystemExit("unknown kind " + kind)
     graph = helper.make_graph(nodes, "g", [x], [y], initializer=inits)
