@@ -11,27 +11,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "onyx/Shape/ShapeHelpers.h"
-#include "onyx/Dialect/Onyx/OnyxDialect.h"
-
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/IR/Builders.h"
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/IR/Matchers.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Transforms/Passes.h"
-
-#include <gtest/gtest.h>
-
-#include <optional>
-#include <random>
+#include "ShapeTestHarness.h"
 
 using namespace mlir;
-using Shape = std::vector<int64_t>;
+using namespace onyx::shapetest;
 
 namespace {
 
@@ -78,126 +61,9 @@ std::optional<Shape> referenceMatmul(Shape a, Shape b) {
   return result;
 }
 
-class ShapeHelpersTest : public ::testing::Test {
-protected:
-  ShapeHelpersTest() {
-    context.loadDialect<arith::ArithDialect, func::FuncDialect,
-                        tensor::TensorDialect, onyx::OnyxDialect>();
-  }
-
-  /// Builds a function whose body makes one tensor per shape (static types,
-  /// or all-dynamic types fed by constants), calls `compute` and returns the
-  /// dims it produced plus every onyx.assert condition. Runs canonicalize so
-  /// the dynamic variant folds to constants. Returns nullopt when `compute`
-  /// failed (an error was reported).
-  struct Outcome {
-    Shape dims;
-    /// Folded assert conditions: true, false, or unknown (-1).
-    std::vector<int> checks;
-  };
-  std::optional<Outcome>
-  run(const std::vector<Shape> &shapes, bool dynamic,
-      llvm::function_ref<FailureOr<SmallVector<OpFoldResult>>(
-          OpBuilder &, Location, ArrayRef<Value>, Operation *)>
-          compute) {
-    OpBuilder b(&context);
-    Location loc = b.getUnknownLoc();
-    auto module = ModuleOp::create(loc);
-    b.setInsertionPointToEnd(module.getBody());
-    auto func = func::FuncOp::create(b, loc, "f", b.getFunctionType({}, {}));
-    Block *body = func.addEntryBlock();
-    b.setInsertionPointToStart(body);
-    SmallVector<Value> tensors;
-    for (const Shape &s : shapes) {
-      if (!dynamic) {
-        tensors.push_back(
-            tensor::EmptyOp::create(b, loc, s, b.getF32Type()).getResult());
-        continue;
-      }
-      SmallVector<OpFoldResult> extents;
-      for (int64_t d : s)
-        extents.push_back(
-            arith::ConstantIndexOp::create(b, loc, d).getResult());
-      SmallVector<int64_t> erased(s.size(), ShapedType::kDynamic);
-      auto type = RankedTensorType::get(erased, b.getF32Type());
-      SmallVector<Value> dynSizes;
-      for (OpFoldResult e : extents)
-        dynSizes.push_back(cast<Value>(e));
-      tensors.push_back(
-          tensor::EmptyOp::create(b, loc, type, dynSizes).getResult());
-    }
-    bool reported = false;
-    ScopedDiagnosticHandler handler(&context, [&](Diagnostic &) {
-      reported = true;
-      return success();
-    });
-    FailureOr<SmallVector<OpFoldResult>> dims = compute(b, loc, tensors, func);
-    if (failed(dims)) {
-      EXPECT_TRUE(reported) << "failure without a diagnostic";
-      module->erase();
-      return std::nullopt;
-    }
-    // Return every dim and every check condition so canonicalize keeps
-    // them, then fold.
-    SmallVector<Value> results;
-    for (OpFoldResult d : *dims)
-      results.push_back(onyx::shape::toValue(b, loc, d));
-    size_t numDims = results.size();
-    func.walk([&](onyx::AssertOp a) { results.push_back(a.getCondition()); });
-    func::ReturnOp::create(b, loc, results);
-    func.setFunctionType(b.getFunctionType({}, ValueRange(results).getTypes()));
-    PassManager pm(&context);
-    pm.addPass(createCanonicalizerPass());
-    EXPECT_TRUE(succeeded(pm.run(module)));
-
-    Outcome outcome;
-    auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
-    for (size_t i = 0; i < ret.getNumOperands(); ++i) {
-      APInt value;
-      bool folded = matchPattern(ret.getOperand(i), m_ConstantInt(&value));
-      if (i < numDims) {
-        EXPECT_TRUE(folded) << "dim " << i << " did not fold";
-        outcome.dims.push_back(folded ? value.getSExtValue() : -1);
-      } else {
-        outcome.checks.push_back(folded ? int(value.getBoolValue()) : -1);
-      }
-    }
-    module->erase();
-    return outcome;
-  }
-
-  MLIRContext context;
-};
-
-Shape randomShape(std::mt19937 &rng, size_t maxRank) {
-  static const int64_t kExtents[] = {0, 1, 1, 2, 3, 5};
-  std::uniform_int_distribution<size_t> rankDist(0, maxRank);
-  std::uniform_int_distribution<size_t> extentDist(0, 5);
-  Shape s(rankDist(rng));
-  for (int64_t &d : s)
-    d = kExtents[extentDist(rng)];
-  return s;
-}
-
-/// A shape broadcast-compatible with `base` most of the time.
-Shape relatedShape(std::mt19937 &rng, const Shape &base) {
-  std::uniform_int_distribution<int> coin(0, 9);
-  if (coin(rng) == 0)
-    return randomShape(rng, 4);
-  std::uniform_int_distribution<size_t> drop(0, base.size());
-  Shape s(base.begin() + drop(rng), base.end());
-  for (int64_t &d : s)
-    if (coin(rng) < 3)
-      d = 1;
-  return s;
-}
-
-std::string str(const Shape &s) {
-  std::string r = "[";
-  for (size_t i = 0; i < s.size(); ++i)
-    r += (i ? "," : "") + std::to_string(s[i]);
-  return r + "]";
-}
+/// The harness lives in ShapeTestHarness.h (shared with
+/// ShapeFamiliesTest.cpp).
+class ShapeHelpersTest : public ShapeTestFixture {};
 
 TEST_F(ShapeHelpersTest, BroadcastAgreesWithNumpy) {
   std::mt19937 rng(1234);

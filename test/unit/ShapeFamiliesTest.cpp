@@ -1,0 +1,854 @@
+//===- ShapeFamiliesTest.cpp - Property tests of every shape family -------===//
+//
+// Randomized property tests (fixed seeds; extents drawn from {0, 1, 1, 2, 3,
+// 5}; ranks 0..5 where the operator allows them) of the public helpers of
+// include/onyx/Shape/*.h other than broadcast/matmul/reshape (those are in
+// ShapeHelpersTest.cpp). Each case is checked by ShapeTestFixture::
+// checkProperty (ShapeTestHarness.h):
+//   - static types: the dims are attributes equal to the reference, or the
+//     helper reports the invalid input;
+//   - all-dynamic types (and list inputs read from tensors at run time):
+//     the index arithmetic folds to the same dims with every onyx.assert
+//     true, or some assert folds to false (or an error is reported) for
+//     invalid input;
+//   - both: `tensor.dim` of the destination `tensor.empty` built from the
+//     dims (the reified dims) agrees with them.
+//
+// Every reference below is written from the ONNX operator spec / numpy
+// formula, not from lib/Shape; where the library documents a stricter rule
+// than ONNX (an unsupported variant it rejects), the reference states that
+// rule explicitly and says so.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ShapeTestHarness.h"
+
+#include "onyx/Shape/ConvolutionShapes.h"
+#include "onyx/Shape/DataDependentShapes.h"
+#include "onyx/Shape/DataMovementShapes.h"
+#include "onyx/Shape/EinsumShapes.h"
+#include "onyx/Shape/QuantizationShapes.h"
+#include "onyx/Shape/RecurrentShapes.h"
+#include "onyx/Shape/ReductionShapes.h"
+#include "onyx/Shape/ResizeShapes.h"
+
+#include <climits>
+#include <cmath>
+#include <map>
+#include <set>
+
+using namespace mlir;
+using namespace onyx::shapetest;
+namespace sh = onyx::shape;
+
+namespace {
+
+using Dims = FailureOr<SmallVector<OpFoldResult>>;
+using MaybeShape = std::optional<Shape>;
+
+class ShapeFamiliesTest : public ShapeTestFixture {};
+
+int64_t pick(std::mt19937 &rng, int64_t lo, int64_t hi) {
+  return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+}
+bool chance(std::mt19937 &rng, int percent) {
+  return pick(rng, 0, 99) < percent;
+}
+int64_t extent(std::mt19937 &rng) {
+  static const int64_t kExtents[] = {0, 1, 1, 2, 3, 5};
+  return kExtents[pick(rng, 0, 5)];
+}
+int64_t product(const Shape &s, size_t from = 0, size_t to = SIZE_MAX) {
+  int64_t p = 1;
+  for (size_t i = from; i < std::min(to, s.size()); ++i)
+    p *= s[i];
+  return p;
+}
+/// Python's // and ceil division.
+int64_t floorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+int64_t ceilDiv(int64_t a, int64_t b) { return -floorDiv(-a, b); }
+
+SmallVector<OpFoldResult> append(SmallVector<OpFoldResult> a,
+                                 ArrayRef<OpFoldResult> b) {
+  a.append(b.begin(), b.end());
+  return a;
+}
+Shape concat(Shape a, const Shape &b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+//===----------------------------------------------------------------------===//
+// Gemm (with C broadcast), Transpose, Flatten
+//===----------------------------------------------------------------------===//
+
+TEST_F(ShapeFamiliesTest, Gemm) {
+  std::mt19937 rng(101);
+  for (int iter = 0; iter < 150; ++iter) {
+    bool transA = chance(rng, 50), transB = chance(rng, 50);
+    Shape a = {extent(rng), extent(rng)}, b = {extent(rng), extent(rng)};
+    int64_t m = transA ? a[1] : a[0], k = transA ? a[0] : a[1];
+    if (chance(rng, 80))
+      (transB ? b[1] : b[0]) = k;
+    int64_t kb = transB ? b[1] : b[0], n = transB ? b[0] : b[1];
+    // C: unidirectionally broadcastable to [M, N] (rank <= 2, each dim
+    // equal to the target's or 1).
+    Shape c;
+    int64_t cRank = pick(rng, 0, chance(rng, 10) ? 3 : 2);
+    for (int64_t i = 0; i < cRank; ++i) {
+      int64_t target = i == cRank - 1 ? n : m;
+      c.push_back(chance(rng, 40) ? 1 : chance(rng, 85) ? target : extent(rng));
+    }
+    bool badRank = chance(rng, 5);
+    if (badRank)
+      a.push_back(2);
+    MaybeShape expected;
+    bool cOk = cRank <= 2;
+    for (int64_t i = 0; i < cRank && cOk; ++i) {
+      int64_t target = (cRank - i == 1) ? n : m;
+      cOk = c[i] == target || c[i] == 1;
+    }
+    if (!badRank && k == kb && cOk)
+      expected = Shape{m, n};
+    auto compute = [&](OpBuilder &bld, Location loc, ArrayRef<Value> t,
+                       Operation *diag, bool) -> Dims {
+      auto g = sh::gemmShape(bld, loc, t[0], t[1], transA, transB, diag);
+      if (failed(g))
+        return failure();
+      SmallVector<OpFoldResult> mn = {g->m, g->n};
+      if (failed(sh::broadcastTo(bld, loc, sh::getDims(bld, loc, t[2]), mn,
+                                 diag, 2)))
+        return failure();
+      return mn;
+    };
+    checkProperty({a, b, c}, expected, compute,
+                  "gemm " + str(a) + (transA ? "^T" : "") + " x " + str(b) +
+                      (transB ? "^T" : "") + " + " + str(c));
+  }
+}
+
+TEST_F(ShapeFamiliesTest, Transpose) {
+  std::mt19937 rng(102);
+  for (int iter = 0; iter < 60; ++iter) {
+    Shape in = randomShape(rng, 5);
+    Shape perm(in.size());
+    for (size_t i = 0; i < perm.size(); ++i)
+      perm[i] = int64_t(i);
+    std::shuffle(perm.begin(), perm.end(), rng);
+    bool reverse = chance(rng, 25);
+    Shape expected;
+    for (size_t i = 0; i < in.size(); ++i)
+      expected.push_back(reverse ? in[in.size() - 1 - i] : in[perm[i]]);
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *, bool) -> Dims {
+      return sh::transposeShape(b, loc, t[0], reverse ? Shape{} : perm);
+    };
+    checkProperty({in}, expected, compute,
+                  "transpose " + str(in) + " " + (reverse ? "rev" : str(perm)));
+  }
+}
+
+TEST_F(ShapeFamiliesTest, Flatten) {
+  std::mt19937 rng(103);
+  for (int iter = 0; iter < 60; ++iter) {
+    Shape in = randomShape(rng, 5);
+    int64_t axis = pick(rng, 0, int64_t(in.size()));
+    Shape expected = {product(in, 0, axis), product(in, axis)};
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *, bool) -> Dims {
+      return sh::flattenShape(b, loc, t[0], axis);
+    };
+    checkProperty({in}, expected, compute,
+                  "flatten " + str(in) + " axis " + std::to_string(axis));
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Concat, Split, Slice
+//===----------------------------------------------------------------------===//
+
+TEST_F(ShapeFamiliesTest, Concat) {
+  std::mt19937 rng(104);
+  for (int iter = 0; iter < 150; ++iter) {
+    Shape first = randomShape(rng, 5, 1);
+    int64_t rank = int64_t(first.size());
+    int64_t axis = pick(rng, 0, rank - 1);
+    std::vector<Shape> inputs = {first};
+    int64_t n = pick(rng, 1, 4);
+    for (int64_t i = 1; i < n; ++i) {
+      Shape s = first;
+      s[axis] = extent(rng);
+      if (chance(rng, 8))
+        s[pick(rng, 0, rank - 1)] = extent(rng);
+      if (chance(rng, 3))
+        s.push_back(1);
+      inputs.push_back(s);
+    }
+    MaybeShape expected = first;
+    (*expected)[axis] = 0;
+    for (const Shape &s : inputs) {
+      bool ok = s.size() == first.size();
+      for (int64_t d = 0; ok && d < rank; ++d)
+        ok = d == axis || s[d] == first[d];
+      if (!ok) {
+        expected.reset();
+        break;
+      }
+      (*expected)[axis] += s[axis];
+    }
+    // The offsets of the inputs along the axis follow the dims.
+    if (expected) {
+      int64_t offset = 0;
+      for (const Shape &s : inputs) {
+        expected->push_back(offset);
+        offset += s[axis];
+      }
+    }
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *diag, bool) -> Dims {
+      auto c = sh::concatShape(b, loc, t, axis, diag);
+      if (failed(c))
+        return failure();
+      return append(c->dims, c->offsets);
+    };
+    std::string what = "concat axis " + std::to_string(axis);
+    for (const Shape &s : inputs)
+      what += " " + str(s);
+    checkProperty(inputs, expected, compute, what);
+  }
+}
+
+TEST_F(ShapeFamiliesTest, Split) {
+  std::mt19937 rng(105);
+  for (int iter = 0; iter < 150; ++iter) {
+    Shape in = randomShape(rng, 5, 1);
+    int64_t axis = pick(rng, 0, int64_t(in.size()) - 1);
+    int64_t outputs = pick(rng, 1, 4);
+    bool haveSplit = chance(rng, 60);
+    Shape split;
+    if (haveSplit) {
+      int64_t left = in[axis];
+      for (int64_t k = 0; k + 1 < outputs; ++k) {
+        split.push_back(pick(rng, 0, left));
+        left -= split.back();
+      }
+      split.push_back(left);
+      if (chance(rng, 15))
+        split[pick(rng, 0, outputs - 1)] += pick(rng, -2, 2);
+      if (chance(rng, 5))
+        split.push_back(0);
+    }
+    // Reference: per output its window sizes, then its offsets on the axis.
+    MaybeShape expected;
+    Shape sizes;
+    if (!haveSplit) {
+      if (in[axis] % outputs == 0)
+        sizes.assign(outputs, in[axis] / outputs);
+    } else if (int64_t(split.size()) == outputs &&
+               std::all_of(split.begin(), split.end(),
+                           [](int64_t v) { return v >= 0; })) {
+      int64_t total = 0;
+      for (int64_t v : split)
+        total += v;
+      if (total == in[axis])
+        sizes = split;
+    }
+    if (!sizes.empty()) {
+      expected = Shape{};
+      int64_t offset = 0;
+      for (int64_t s : sizes) {
+        Shape dims = in;
+        dims[axis] = s;
+        *expected = concat(*expected, dims);
+        expected->push_back(offset);
+        offset += s;
+      }
+    }
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *diag, bool dynamic) -> Dims {
+      auto list =
+          haveSplit ? intList(b, loc, split, dynamic) : sh::IntList::absent();
+      auto windows = sh::splitShape(b, loc, t[0], axis, list, outputs, diag);
+      if (failed(windows))
+        return failure();
+      SmallVector<OpFoldResult> all;
+      for (const sh::Window &w : *windows) {
+        all.append(w.sizes.begin(), w.sizes.end());
+        all.push_back(w.offsets[axis]);
+      }
+      return all;
+    };
+    checkProperty({in}, expected, compute,
+                  "split " + str(in) + " axis " + std::to_string(axis) + " " +
+                      std::to_string(outputs) + " outputs " +
+                      (haveSplit ? str(split) : "equal"));
+  }
+}
+
+/// ONNX Slice for one dim (numpy semantics after the negative/clamp rules).
+int64_t sliceExtent(int64_t n, int64_t start, int64_t end, int64_t step) {
+  if (n == 0)
+    return 0;
+  if (start < 0)
+    start += n;
+  if (end < 0)
+    end += n;
+  if (step > 0) {
+    start = std::clamp<int64_t>(start, 0, n);
+    end = std::clamp<int64_t>(end, 0, n);
+    return std::max<int64_t>(0, ceilDiv(end - start, step));
+  }
+  start = std::clamp<int64_t>(start, 0, n - 1);
+  end = std::clamp<int64_t>(end, -1, n - 1);
+  return std::max<int64_t>(0, ceilDiv(start - end, -step));
+}
+
+TEST_F(ShapeFamiliesTest, Slice) {
+  std::mt19937 rng(106);
+  auto bound = [&]() -> int64_t {
+    int64_t r = pick(rng, 0, 19);
+    if (r == 0)
+      return INT64_MAX;
+    if (r == 1)
+      return INT64_MIN;
+    return pick(rng, -7, 7);
+  };
+  for (int iter = 0; iter < 300; ++iter) {
+    Shape in = randomShape(rng, 4);
+    int64_t rank = int64_t(in.size());
+    int64_t count = pick(rng, 0, rank);
+    bool haveAxes = chance(rng, 60), haveSteps = chance(rng, 60);
+    Shape axes(rank);
+    for (int64_t i = 0; i < rank; ++i)
+      axes[i] = i;
+    std::shuffle(axes.begin(), axes.end(), rng);
+    axes.resize(count);
+    for (int64_t &a : axes)
+      if (chance(rng, 30))
+        a -= rank;
+    if (haveAxes && count > 0 && chance(rng, 5))
+      axes[0] = chance(rng, 50) ? rank : axes.back(); // out of range / repeat
+    Shape starts, ends, steps;
+    for (int64_t k = 0; k < count; ++k) {
+      starts.push_back(bound());
+      ends.push_back(bound());
+      int64_t st = pick(rng, -3, 3);
+      steps.push_back(st == 0 && !chance(rng, 20) ? 1 : st);
+    }
+    if (!haveAxes && !haveSteps && count < rank && chance(rng, 5)) {
+      // More entries than dims without axes.
+      starts.push_back(0);
+      ends.push_back(1);
+    }
+    if (chance(rng, 4))
+      ends.push_back(1); // lengths differ
+    // Reference.
+    MaybeShape expected;
+    bool ok = starts.size() == ends.size() &&
+              (!haveSteps || steps.size() == starts.size()) &&
+              (!haveAxes || axes.size() == starts.size()) &&
+              int64_t(starts.size()) <= rank;
+    Shape first(rank, 0), last = in, step(rank, 1);
+    std::set<int64_t> seen;
+    for (size_t k = 0; ok && k < starts.size(); ++k) {
+      int64_t a = haveAxes ? axes[k] : int64_t(k);
+      if (a < -rank || a >= rank) {
+        ok = false;
+        break;
+      }
+      if (a < 0)
+        a += rank;
+      ok = seen.insert(a).second;
+      int64_t st = haveSteps ? steps[k] : 1;
+      if (st == 0)
+        ok = false;
+      first[a] = starts[k];
+      last[a] = ends[k];
+      step[a] = st;
+    }
+    if (ok) {
+      expected = Shape{};
+      for (int64_t d = 0; d < rank; ++d)
+        expected->push_back(sliceExtent(in[d], first[d], last[d], step[d]));
+    }
+    bool dynamicSize = chance(rng, 30);
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *diag, bool dynamic) -> Dims {
+      auto w = sh::sliceShape(
+          b, loc, t[0], intList(b, loc, starts, dynamic, dynamicSize),
+          intList(b, loc, ends, dynamic, dynamicSize),
+          haveAxes ? intList(b, loc, axes, dynamic, dynamicSize)
+                   : sh::IntList::absent(),
+          haveSteps ? intList(b, loc, steps, dynamic, dynamicSize)
+                    : sh::IntList::absent(),
+          diag);
+      if (failed(w))
+        return failure();
+      return w->sizes;
+    };
+    checkProperty({in}, expected, compute,
+                  "slice " + str(in) + " starts " + str(starts) + " ends " +
+                      str(ends) + " axes " + (haveAxes ? str(axes) : "-") +
+                      " steps " + (haveSteps ? str(steps) : "-") +
+                      (dynamicSize ? " (run-time lengths)" : ""));
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Gather, GatherElements / ScatterElements, GatherND / ScatterND
+//===----------------------------------------------------------------------===//
+
+TEST_F(ShapeFamiliesTest, Gather) {
+  std::mt19937 rng(107);
+  for (int iter = 0; iter < 80; ++iter) {
+    Shape data = randomShape(rng, 4, 1), indices = randomShape(rng, 3);
+    int64_t axis = pick(rng, 0, int64_t(data.size()) - 1);
+    Shape expected(data.begin(), data.begin() + axis);
+    expected = concat(expected, indices);
+    expected.insert(expected.end(), data.begin() + axis + 1, data.end());
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *, bool) -> Dims {
+      return sh::gatherShape(b, loc, t[0], t[1], axis);
+    };
+    checkProperty({data, indices}, expected, compute,
+                  "gather " + str(data) + " " + str(indices) + " axis " +
+                      std::to_string(axis));
+  }
+}
+
+TEST_F(ShapeFamiliesTest, GatherScatterElements) {
+  std::mt19937 rng(108);
+  for (int iter = 0; iter < 150; ++iter) {
+    Shape data = randomShape(rng, 4, 1);
+    int64_t rank = int64_t(data.size());
+    int64_t axis = pick(rng, 0, rank - 1);
+    // Indices: at most the data extent off the axis (sometimes more).
+    Shape indices;
+    for (int64_t d = 0; d < rank; ++d)
+      indices.push_back(d == axis         ? extent(rng)
+                        : chance(rng, 90) ? pick(rng, 0, data[d])
+                                          : data[d] + 1);
+    if (chance(rng, 5))
+      indices.push_back(1);
+    bool scatter = chance(rng, 40);
+    Shape updates = indices;
+    if (scatter && chance(rng, 10) && !updates.empty())
+      updates[pick(rng, 0, int64_t(updates.size()) - 1)] += 1;
+    MaybeShape expected;
+    bool ok = indices.size() == data.size();
+    for (int64_t d = 0; ok && d < rank; ++d)
+      ok = d == axis || indices[d] <= data[d];
+    if (scatter)
+      ok = ok && updates == indices;
+    if (ok)
+      expected = indices;
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *diag, bool) -> Dims {
+      return sh::elementsIndexShape(b, loc, t[0], t[1],
+                                    scatter ? t[2] : Value(), axis, diag);
+    };
+    checkProperty({data, indices, updates}, expected, compute,
+                  std::string(scatter ? "scatter" : "gather") + "Elements " +
+                      str(data) + " " + str(indices) + " " + str(updates) +
+                      " axis " + std::to_string(axis));
+  }
+}
+
+TEST_F(ShapeFamiliesTest, GatherScatterND) {
+  std::mt19937 rng(109);
+  for (int iter = 0; iter < 200; ++iter) {
+    Shape data = randomShape(rng, 4, 1);
+    int64_t r = int64_t(data.size());
+    int64_t q = pick(rng, 1, 4);
+    int64_t batch = pick(rng, 0, std::min(r, q) - 1);
+    if (chance(rng, 5))
+      batch = std::min(r, q);
+    Shape indices;
+    for (int64_t i = 0; i < q - 1; ++i)
+      indices.push_back(i < batch && i < r && chance(rng, 90) ? data[i]
+                                                              : extent(rng));
+    int64_t k = chance(rng, 90) ? pick(rng, 1, std::max<int64_t>(1, r - batch))
+                                : pick(rng, 0, r + 1);
+    indices.push_back(k);
+    // Reference (ONNX GatherND): b < min(q, r), 1 <= k <= r - b, batch
+    // dims equal; result indices[:-1] + data[b + k:].
+    MaybeShape expected;
+    bool ok = batch < std::min(q, r) && k >= 1 && k <= r - batch;
+    for (int64_t i = 0; ok && i < batch; ++i)
+      ok = data[i] == indices[i];
+    if (ok) {
+      expected = Shape(indices.begin(), indices.end() - 1);
+      expected->insert(expected->end(), data.begin() + batch + k, data.end());
+    }
+    bool declared = chance(rng, 50);
+    // ScatterND: updates = indices[:-1] + data[k:] (batch 0 only).
+    bool scatter = batch == 0 && chance(rng, 40);
+    Shape updates;
+    if (scatter) {
+      updates = Shape(indices.begin(), indices.end() - 1);
+      if (k >= 0 && k <= r)
+        updates.insert(updates.end(), data.begin() + k, data.end());
+      if (chance(rng, 10) && !updates.empty())
+        updates[0] += 1;
+      if (expected) {
+        Shape want(indices.begin(), indices.end() - 1);
+        want.insert(want.end(), data.begin() + k, data.end());
+        if (want != updates)
+          expected.reset();
+      }
+    }
+    // The tuple length is the indices' last dim when static, else derived
+    // from the declared result rank.
+    int64_t resultRank = q - 1 + r - batch - k;
+    Expect opts;
+    if (!declared)
+      opts.keepStatic = {{}, std::vector<bool>(q, false)},
+      opts.keepStatic[1][q - 1] = true;
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *diag, bool) -> Dims {
+      auto len = sh::indexTupleLength(
+          b, loc, t[0], t[1], batch,
+          declared ? std::optional<int64_t>(resultRank) : std::nullopt, diag);
+      if (failed(len))
+        return failure();
+      if (scatter) {
+        if (failed(sh::scatterNDCheck(b, loc, t[0], t[1], t[2], *len, diag)))
+          return failure();
+      }
+      return sh::gatherNDShape(b, loc, t[0], t[1], batch, *len, diag);
+    };
+    checkProperty({data, indices, updates}, expected, compute,
+                  std::string(scatter ? "scatterND " : "gatherND ") +
+                      str(data) + " " + str(indices) + " updates " +
+                      str(updates) + " batch_dims " + std::to_string(batch) +
+                      (declared ? " (declared rank)" : ""),
+                  opts);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Squeeze, Unsqueeze, Expand, Tile, Pad
+//===----------------------------------------------------------------------===//
+
+TEST_F(ShapeFamiliesTest, Unsqueeze) {
+  std::mt19937 rng(110);
+  for (int iter = 0; iter < 120; ++iter) {
+    Shape in = randomShape(rng, 4);
+    int64_t n = pick(rng, 1, 3);
+    int64_t outRank = int64_t(in.size()) + n;
+    Shape positions(outRank);
+    for (int64_t i = 0; i < outRank; ++i)
+      positions[i] = i;
+    std::shuffle(positions.begin(), positions.end(), rng);
+    Shape axes(positions.begin(), positions.begin() + n);
+    for (int64_t &a : axes)
+      if (chance(rng, 30))
+        a -= outRank;
+    if (chance(rng, 8))
+      axes[0] = chance(rng, 50) ? outRank : axes.back();
+    if (chance(rng, 4))
+      axes.push_back(0);
+    MaybeShape expected;
+    std::set<int64_t> normalized;
+    bool ok = int64_t(axes.size()) == n;
+    for (int64_t a : axes) {
+      if (a < -outRank || a >= outRank)
+        ok = false;
+      else
+        ok = ok && normalized.insert(a < 0 ? a + outRank : a).second;
+    }
+    if (ok) {
+      expected = Shape{};
+      size_t next = 0;
+      for (int64_t j = 0; j < outRank; ++j)
+        expected->push_back(normalized.count(j) ? 1 : in[next++]);
+    }
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *diag, bool dynamic) -> Dims {
+      std::optional<SmallVector<int64_t>> unit;
+      auto dims = sh::unsqueezeShape(
+          b, loc, t[0], intList(b, loc, axes, dynamic), outRank, &unit, diag);
+      if (succeeded(dims) && !dynamic) {
+        EXPECT_TRUE(unit.has_value());
+        if (unit)
+          EXPECT_EQ(Shape(unit->begin(), unit->end()),
+                    Shape(normalized.begin(), normalized.end()));
+      }
+      return dims;
+    };
+    checkProperty({in}, expected, compute,
+                  "unsqueeze " + str(in) + " axes " + str(axes));
+  }
+}
+
+TEST_F(ShapeFamiliesTest, Squeeze) {
+  std::mt19937 rng(111);
+  for (int iter = 0; iter < 150; ++iter) {
+    Shape in = randomShape(rng, 5);
+    int64_t rank = int64_t(in.size());
+    bool haveAxes = chance(rng, 70);
+    Shape axes;
+    for (int64_t i = 0; i < rank; ++i)
+      if ((in[i] == 1 && chance(rng, 60)) || chance(rng, 5))
+        axes.push_back(chance(rng, 30) ? i - rank : i);
+    std::shuffle(axes.begin(), axes.end(), rng);
+    if (!axes.empty() && chance(rng, 5))
+      axes.push_back(axes[0]); // repeated
+    if (chance(rng, 3))
+      axes.push_back(rank); // out of range
+    MaybeShape expected;
+    std::set<int64_t> dropped;
+    bool ok = true;
+    if (haveAxes) {
+      for (int64_t a : axes) {
+        if (a < -rank || a >= rank) {
+          ok = false;
+          continue;
+        }
+        int64_t d = a < 0 ? a + rank : a;
+        ok = ok && dropped.insert(d).second && in[d] == 1;
+      }
+    } else {
+      for (int64_t i = 0; i < rank; ++i)
+        if (in[i] == 1)
+          dropped.insert(i);
+    }
+    if (ok) {
+      expected = Shape{};
+      for (int64_t i = 0; i < rank; ++i)
+        if (!dropped.count(i))
+          expected->push_back(in[i]);
+    }
+    // BUG (see SqueezeRuntimeAxesBeyondRank): more run-time axes than dims
+    // aborts in squeezeShape; such cases are only checked statically.
+    bool beyondRank = haveAxes && int64_t(axes.size()) > rank;
+    // Without axes the result rank must be declared for dynamic dims.
+    int64_t declared = rank - int64_t(dropped.size());
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *diag, bool dynamic) -> Dims {
+      return sh::squeezeShape(
+          b, loc, t[0],
+          haveAxes ? intList(b, loc, axes, dynamic) : sh::IntList::absent(),
+          haveAxes || !dynamic ? std::nullopt
+                               : std::optional<int64_t>(declared),
+          nullptr, diag);
+    };
+    std::string what =
+        "squeeze " + str(in) + " axes " + (haveAxes ? str(axes) : "-");
+    if (beyondRank) {
+      ASSERT_FALSE(expected.has_value());
+      auto fn = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                    Operation *diag) {
+        return compute(b, loc, t, diag, false);
+      };
+      EXPECT_FALSE(run({in}, false, fn).has_value()) << "accepted " << what;
+      continue;
+    }
+    checkProperty({in}, expected, compute, what);
+  }
+}
+
+TEST_F(ShapeFamiliesTest, SqueezeRuntimeAxesBeyondRank) {
+  // squeezeShape with axes read at run time from a tensor of static length
+  // greater than the input rank (e.g. input [], axes tensor<1xi64> = [0];
+  // or input [1], axes = [0, 0]) computes the result rank as rank -
+  // numAxes < 0 and passes it to keptDims, which builds a SmallVector of
+  // that size: "LLVM ERROR: SmallVector unable to grow" (process abort)
+  // instead of an error or a failing onyx.assert. Static axes are rejected
+  // correctly (markAxes reports the range / repeat statically).
+  GTEST_SKIP() << "BUG lib/Shape squeezeShape: run-time axes longer than the "
+                  "input rank abort (negative result rank in keptDims)";
+}
+
+/// numpy broadcasting of two shapes.
+MaybeShape broadcast2(const Shape &a, const Shape &b) {
+  size_t rank = std::max(a.size(), b.size());
+  Shape out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t x = i + a.size() >= rank ? a[i + a.size() - rank] : 1;
+    int64_t y = i + b.size() >= rank ? b[i + b.size() - rank] : 1;
+    if (x != y && x != 1 && y != 1)
+      return std::nullopt;
+    out[i] = x == 1 ? y : x;
+  }
+  return out;
+}
+
+TEST_F(ShapeFamiliesTest, Expand) {
+  std::mt19937 rng(112);
+  for (int iter = 0; iter < 150; ++iter) {
+    Shape in = randomShape(rng, 4);
+    Shape target = relatedShape(rng, in);
+    if (chance(rng, 30))
+      target.insert(target.begin(), extent(rng));
+    if (chance(rng, 5) && !target.empty())
+      target[0] = -1;
+    MaybeShape expected;
+    if (std::all_of(target.begin(), target.end(),
+                    [](int64_t v) { return v >= 0; }))
+      expected = broadcast2(in, target);
+    int64_t outRank = std::max(in.size(), target.size());
+    bool dynamicSize = chance(rng, 30);
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *diag, bool dynamic) -> Dims {
+      auto r = sh::expandShape(b, loc, t[0],
+                               intList(b, loc, target, dynamic, dynamicSize),
+                               outRank, diag);
+      if (failed(r))
+        return failure();
+      return r->dims;
+    };
+    checkProperty({in}, expected, compute,
+                  "expand " + str(in) + " to " + str(target));
+  }
+}
+
+TEST_F(ShapeFamiliesTest, Tile) {
+  std::mt19937 rng(113);
+  for (int iter = 0; iter < 100; ++iter) {
+    Shape in = randomShape(rng, 5);
+    Shape repeats;
+    for (size_t i = 0; i < in.size(); ++i)
+      repeats.push_back(chance(rng, 5) ? -1 : pick(rng, 0, 3));
+    if (chance(rng, 5))
+      repeats.push_back(2);
+    MaybeShape expected;
+    if (repeats.size() == in.size() &&
+        std::all_of(repeats.begin(), repeats.end(),
+                    [](int64_t v) { return v >= 0; })) {
+      expected = in;
+      for (size_t i = 0; i < in.size(); ++i)
+        (*expected)[i] *= repeats[i];
+    }
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *diag, bool dynamic) -> Dims {
+      return sh::tileShape(b, loc, t[0], intList(b, loc, repeats, dynamic),
+                           diag);
+    };
+    checkProperty({in}, expected, compute,
+                  "tile " + str(in) + " " + str(repeats));
+  }
+}
+
+TEST_F(ShapeFamiliesTest, Pad) {
+  std::mt19937 rng(114);
+  for (int iter = 0; iter < 150; ++iter) {
+    Shape in = randomShape(rng, 5);
+    size_t rank = in.size();
+    Shape pads;
+    for (size_t i = 0; i < 2 * rank; ++i)
+      pads.push_back(pick(rng, -3, 3));
+    if (chance(rng, 4))
+      pads.push_back(0);
+    MaybeShape expected;
+    if (pads.size() == 2 * rank) {
+      expected = Shape{};
+      for (size_t i = 0; i < rank; ++i)
+        expected->push_back(in[i] + pads[i] + pads[rank + i]);
+      if (std::any_of(expected->begin(), expected->end(),
+                      [](int64_t v) { return v < 0; }))
+        expected.reset();
+    }
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *diag, bool dynamic) -> Dims {
+      auto p = sh::padShape(b, loc, t[0], intList(b, loc, pads, dynamic), diag);
+      if (failed(p))
+        return failure();
+      return p->dims;
+    };
+    checkProperty({in}, expected, compute, "pad " + str(in) + " " + str(pads));
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Reductions, ArgMax
+//===----------------------------------------------------------------------===//
+
+TEST_F(ShapeFamiliesTest, Reduce) {
+  std::mt19937 rng(115);
+  for (int iter = 0; iter < 200; ++iter) {
+    Shape in = randomShape(rng, 5);
+    int64_t rank = int64_t(in.size());
+    bool keepDims = chance(rng, 50), noop = chance(rng, 30);
+    Shape axes;
+    for (int64_t i = 0; i < rank; ++i)
+      if (chance(rng, 40))
+        axes.push_back(chance(rng, 30) ? i - rank : i);
+    std::shuffle(axes.begin(), axes.end(), rng);
+    if (chance(rng, 5))
+      axes.push_back(chance(rng, 50) ? rank : -rank - 1);
+    if (!axes.empty() && chance(rng, 5))
+      axes.push_back(axes[0] < 0 ? axes[0] + rank : axes[0] - rank);
+    // Reference: ONNX Reduce*. Result dims, then the folded element count.
+    MaybeShape expected;
+    std::vector<bool> reduced(rank, axes.empty() && !noop);
+    bool ok = true;
+    for (int64_t a : axes) {
+      if (a < -rank || a >= rank) {
+        ok = false;
+        break;
+      }
+      int64_t d = a < 0 ? a + rank : a;
+      ok = ok && !reduced[d];
+      reduced[d] = true;
+    }
+    if (ok) {
+      expected = Shape{};
+      int64_t count = 1;
+      for (int64_t i = 0; i < rank; ++i) {
+        if (reduced[i]) {
+          count *= in[i];
+          if (keepDims)
+            expected->push_back(1);
+        } else {
+          expected->push_back(in[i]);
+        }
+      }
+      expected->push_back(count);
+    }
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *diag, bool) -> Dims {
+      auto r = sh::reduceShape(b, loc, t[0], axes, keepDims, noop, diag);
+      if (failed(r))
+        return failure();
+      SmallVector<OpFoldResult> all = r->dims;
+      all.push_back(r->count);
+      return all;
+    };
+    checkProperty({in}, expected, compute,
+                  "reduce " + str(in) + " axes " + str(axes) +
+                      (keepDims ? " keepdims" : "") + (noop ? " noop" : ""));
+  }
+}
+
+TEST_F(ShapeFamiliesTest, ArgMaxDropDim) {
+  // ArgMax/ArgMin: keepdims=1 is reduceShape with one axis (above);
+  // keepdims=0 drops the axis (dropDim).
+  std::mt19937 rng(116);
+  for (int iter = 0; iter < 60; ++iter) {
+    Shape in = randomShape(rng, 5, 1);
+    int64_t axis = pick(rng, 0, int64_t(in.size()) - 1);
+    bool keepDims = chance(rng, 50);
+    Shape expected = in;
+    if (keepDims)
+      expected[axis] = 1;
+    else
+      expected.erase(expected.begin() + axis);
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *diag, bool) -> Dims {
+      if (!keepDims)
+        return sh::dropDim(sh::getDims(b, loc, t[0]), axis);
+      auto r = sh::reduceShape(b, loc, t[0], {axis}, true, false, diag);
+      if (failed(r))
+        return failure();
+      return r->dims;
+    };
+    checkProperty({in}, expected, compute,
+                  "argmax " + str(in) + " axis " + std::to_string(axis));
+  }
+}
+
+} // namespace
