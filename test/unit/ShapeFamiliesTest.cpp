@@ -573,9 +573,10 @@ TEST_F(ShapeFamiliesTest, Unsqueeze) {
           b, loc, t[0], intList(b, loc, axes, dynamic), outRank, &unit, diag);
       if (succeeded(dims) && !dynamic) {
         EXPECT_TRUE(unit.has_value());
-        if (unit)
+        if (unit) {
           EXPECT_EQ(Shape(unit->begin(), unit->end()),
                     Shape(normalized.begin(), normalized.end()));
+        }
       }
       return dims;
     };
@@ -848,6 +849,383 @@ TEST_F(ShapeFamiliesTest, ArgMaxDropDim) {
     };
     checkProperty({in}, expected, compute,
                   "argmax " + str(in) + " axis " + std::to_string(axis));
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Conv, ConvTranspose, pooling
+//===----------------------------------------------------------------------===//
+
+using sh::AutoPad;
+
+/// One spatial output extent of a sliding window (ONNX Conv / pool
+/// formulas), or nullopt when the padded input holds no window. With
+/// SAME_*, ONNX gives ceil(in / stride); the library additionally rejects
+/// an input that, padded, is shorter than the kernel (an empty spatial
+/// dim), which the reference states as its documented rule.
+std::optional<int64_t> windowOutput(int64_t in, int64_t k, int64_t stride,
+                                    int64_t dilation, int64_t padBegin,
+                                    int64_t padEnd, AutoPad autoPad,
+                                    bool ceilMode) {
+  int64_t effK = (k - 1) * dilation + 1;
+  if (autoPad == AutoPad::SameUpper || autoPad == AutoPad::SameLower) {
+    int64_t out = ceilDiv(in, stride);
+    int64_t total = std::max<int64_t>((out - 1) * stride + effK - in, 0);
+    if (in + total < effK)
+      return std::nullopt;
+    return out;
+  }
+  if (autoPad == AutoPad::Valid)
+    padBegin = padEnd = 0;
+  int64_t span = in + padBegin + padEnd - effK;
+  if (span < 0)
+    return std::nullopt;
+  bool ceil = ceilMode && autoPad == AutoPad::NotSet;
+  return (ceil ? ceilDiv(span, stride) : floorDiv(span, stride)) + 1;
+}
+
+sh::WindowAttrs randomWindow(std::mt19937 &rng, int64_t spatial, bool pool) {
+  sh::WindowAttrs w;
+  static const AutoPad kPads[] = {AutoPad::NotSet, AutoPad::NotSet,
+                                  AutoPad::Valid, AutoPad::SameUpper,
+                                  AutoPad::SameLower};
+  w.autoPad = kPads[pick(rng, 0, 4)];
+  for (int64_t i = 0; i < spatial; ++i) {
+    w.strides.push_back(pick(rng, 1, 3));
+    w.dilations.push_back(pool && chance(rng, 50) ? 1 : pick(rng, 1, 2));
+    bool explicitPads = w.autoPad == AutoPad::NotSet;
+    w.padsBegin.push_back(explicitPads ? pick(rng, 0, 2) : 0);
+    w.padsEnd.push_back(explicitPads ? pick(rng, 0, 2) : 0);
+  }
+  w.ceilMode = pool && chance(rng, 40);
+  return w;
+}
+
+std::string windowStr(const sh::WindowAttrs &w) {
+  static const char *kNames[] = {"NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"};
+  return std::string(" auto_pad ") + kNames[int(w.autoPad)] + " strides " +
+         str(w.strides) + " dilations " + str(w.dilations) + " pads " +
+         str(w.padsBegin) + str(w.padsEnd) + (w.ceilMode ? " ceil" : "");
+}
+
+TEST_F(ShapeFamiliesTest, Conv) {
+  std::mt19937 rng(117);
+  for (int iter = 0; iter < 200; ++iter) {
+    int64_t spatial = pick(rng, 1, 3);
+    int64_t group = pick(rng, 1, 3);
+    int64_t cpg = pick(rng, 1, 2), mpg = pick(rng, 0, 2);
+    Shape x = {extent(rng), group * cpg}, w = {group * mpg, cpg};
+    for (int64_t i = 0; i < spatial; ++i) {
+      x.push_back(pick(rng, 0, 7));
+      w.push_back(pick(rng, 1, 3));
+    }
+    if (chance(rng, 8))
+      x[1] += 1;
+    if (chance(rng, 8))
+      w[0] += 1;
+    bool haveKernel = chance(rng, 40);
+    Shape kernel(w.begin() + 2, w.end());
+    if (haveKernel && chance(rng, 10))
+      kernel[0] += 1;
+    if (chance(rng, 3))
+      w.push_back(1); // rank mismatch
+    sh::WindowAttrs attrs = randomWindow(rng, spatial, /*pool=*/false);
+    MaybeShape expected;
+    bool ok = w.size() == x.size() && x[1] == w[1] * group &&
+              w[0] % group == 0 &&
+              (!haveKernel || Shape(w.begin() + 2, w.end()) == kernel);
+    if (ok) {
+      expected = Shape{x[0], w[0]};
+      for (int64_t i = 0; i < spatial && expected; ++i) {
+        auto o = windowOutput(x[i + 2], w[i + 2], attrs.strides[i],
+                              attrs.dilations[i], attrs.padsBegin[i],
+                              attrs.padsEnd[i], attrs.autoPad, false);
+        if (!o)
+          expected.reset();
+        else
+          expected->push_back(*o);
+      }
+    }
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *diag, bool) -> Dims {
+      auto s = sh::convShape(
+          b, loc, t[0], t[1], group,
+          haveKernel ? std::optional<ArrayRef<int64_t>>(kernel) : std::nullopt,
+          attrs, diag);
+      if (failed(s))
+        return failure();
+      return s->dims;
+    };
+    checkProperty({x, w}, expected, compute,
+                  "conv X " + str(x) + " W " + str(w) + " group " +
+                      std::to_string(group) +
+                      (haveKernel ? " kernel_shape " + str(kernel) : "") +
+                      windowStr(attrs));
+  }
+}
+
+TEST_F(ShapeFamiliesTest, Pool) {
+  std::mt19937 rng(118);
+  for (int iter = 0; iter < 200; ++iter) {
+    Shape x = randomShape(rng, 5, 3);
+    int64_t spatial = int64_t(x.size()) - 2;
+    for (int64_t i = 0; i < spatial; ++i)
+      x[i + 2] = pick(rng, 0, 7);
+    Shape kernel;
+    for (int64_t i = 0; i < spatial; ++i)
+      kernel.push_back(pick(rng, 1, 3));
+    if (chance(rng, 4))
+      kernel.push_back(2);
+    if (chance(rng, 3))
+      kernel[0] = 0;
+    sh::WindowAttrs attrs = randomWindow(rng, spatial, /*pool=*/true);
+    MaybeShape expected;
+    if (int64_t(kernel.size()) == spatial &&
+        std::all_of(kernel.begin(), kernel.end(),
+                    [](int64_t k) { return k >= 1; })) {
+      expected = Shape{x[0], x[1]};
+      for (int64_t i = 0; i < spatial && expected; ++i) {
+        auto o = windowOutput(x[i + 2], kernel[i], attrs.strides[i],
+                              attrs.dilations[i], attrs.padsBegin[i],
+                              attrs.padsEnd[i], attrs.autoPad, attrs.ceilMode);
+        if (!o)
+          expected.reset();
+        else
+          expected->push_back(*o);
+      }
+    }
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *diag, bool) -> Dims {
+      auto s = sh::poolShape(b, loc, t[0], kernel, attrs, diag);
+      if (failed(s))
+        return failure();
+      return s->dims;
+    };
+    checkProperty({x}, expected, compute,
+                  "pool X " + str(x) + " kernel " + str(kernel) +
+                      windowStr(attrs));
+  }
+  // Global pools: [N, C, 1...] from rank >= 3.
+  for (int iter = 0; iter < 30; ++iter) {
+    Shape x = randomShape(rng, 5);
+    MaybeShape expected;
+    if (x.size() >= 3) {
+      expected = Shape{x[0], x[1]};
+      expected->resize(x.size(), 1);
+    }
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *diag, bool) -> Dims {
+      return sh::globalPoolShape(b, loc, t[0], diag);
+    };
+    checkProperty({x}, expected, compute, "global pool " + str(x));
+  }
+}
+
+TEST_F(ShapeFamiliesTest, ConvTranspose) {
+  std::mt19937 rng(119);
+  for (int iter = 0; iter < 250; ++iter) {
+    int64_t spatial = pick(rng, 1, 3);
+    int64_t group = pick(rng, 1, 3);
+    int64_t cpg = pick(rng, 1, 2), mpg = pick(rng, 0, 2);
+    Shape x = {extent(rng), group * cpg}, w = {group * cpg, mpg};
+    for (int64_t i = 0; i < spatial; ++i) {
+      x.push_back(pick(rng, 0, 5));
+      w.push_back(pick(rng, 1, 3));
+    }
+    if (chance(rng, 8))
+      x[1] += 1;
+    if (chance(rng, 5))
+      w[0] += 1;
+    sh::WindowAttrs attrs = randomWindow(rng, spatial, /*pool=*/false);
+    for (int64_t i = 0; i < spatial; ++i)
+      if (attrs.autoPad == AutoPad::NotSet) {
+        // Sometimes pads beyond what the lowering supports.
+        attrs.padsBegin[i] = pick(rng, 0, 3);
+        attrs.padsEnd[i] = pick(rng, 0, 3);
+      }
+    Shape outputPadding, outputShape;
+    if (chance(rng, 40))
+      for (int64_t i = 0; i < spatial; ++i)
+        outputPadding.push_back(pick(rng, 0, attrs.strides[i] - 1));
+    if (chance(rng, 25)) {
+      for (int64_t i = 0; i < spatial; ++i)
+        outputShape.push_back(pick(rng, 0, 12));
+      if (chance(rng, 40))
+        outputShape.insert(outputShape.begin(), {x[0], w[1] * group});
+    }
+    // Reference: ONNX ConvTranspose. Per dim, the full extent
+    // s * (in - 1) + output_padding + effK; with output_shape (or SAME,
+    // out = in * s) the total padding is full - out, split as the spec
+    // says (odd one at the end for SAME_UPPER, at the beginning otherwise).
+    // The library rejects (documented) a non-positive output extent, a
+    // begin pad above effK - 1 and an end pad above effK - 1 +
+    // output_padding (they would crop the input).
+    MaybeShape expected;
+    bool ok = x[1] == w[0] && x[1] % group == 0;
+    if (ok) {
+      expected = Shape{x[0], w[1] * group};
+      Shape requested = outputShape;
+      if (int64_t(requested.size()) == spatial + 2)
+        requested.erase(requested.begin(), requested.begin() + 2);
+      for (int64_t i = 0; i < spatial && expected; ++i) {
+        int64_t s = attrs.strides[i], in = x[i + 2];
+        int64_t effK = (w[i + 2] - 1) * attrs.dilations[i] + 1;
+        int64_t op = outputPadding.empty() ? 0 : outputPadding[i];
+        int64_t full = s * (in - 1) + op + effK;
+        bool same = attrs.autoPad == AutoPad::SameUpper ||
+                    attrs.autoPad == AutoPad::SameLower;
+        int64_t out, pb, pe;
+        if (!requested.empty() || same) {
+          out = requested.empty() ? in * s : requested[i];
+          int64_t total = full - out;
+          if (attrs.autoPad == AutoPad::SameUpper) {
+            pb = floorDiv(total, 2);
+            pe = total - pb;
+          } else {
+            pe = floorDiv(total, 2);
+            pb = total - pe;
+          }
+        } else {
+          pb = attrs.padsBegin[i];
+          pe = attrs.padsEnd[i];
+          out = full - pb - pe;
+        }
+        if (out <= 0 || pb > effK - 1 || pe > effK - 1 + op)
+          expected.reset();
+        else
+          expected->push_back(out);
+      }
+    }
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *diag, bool) -> Dims {
+      auto s = sh::convTransposeShape(b, loc, t[0], t[1], group, std::nullopt,
+                                      attrs, outputPadding, outputShape, diag);
+      if (failed(s))
+        return failure();
+      return s->dims;
+    };
+    checkProperty({x, w}, expected, compute,
+                  "convTranspose X " + str(x) + " W " + str(w) + " group " +
+                      std::to_string(group) + " output_padding " +
+                      str(outputPadding) + " output_shape " + str(outputShape) +
+                      windowStr(attrs));
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Resize, GridSample
+//===----------------------------------------------------------------------===//
+
+sh::FloatList floatList(OpBuilder &b, Location loc, ArrayRef<float> values,
+                        bool dynamic) {
+  if (!dynamic)
+    return sh::FloatList::constant(
+        SmallVector<double>(values.begin(), values.end()));
+  auto type = RankedTensorType::get({int64_t(values.size())}, b.getF32Type());
+  Value t =
+      arith::ConstantOp::create(b, loc, DenseElementsAttr::get(type, values));
+  return sh::FloatList::tensor(t);
+}
+
+TEST_F(ShapeFamiliesTest, Resize) {
+  std::mt19937 rng(120);
+  static const float kScales[] = {0.5f,  1.0f, 1.5f, 2.0f, 3.0f,
+                                  0.25f, 0.3f, 2.5f, 0.0f, -1.0f};
+  for (int iter = 0; iter < 200; ++iter) {
+    Shape in = randomShape(rng, 4);
+    size_t rank = in.size();
+    bool useSizes = chance(rng, 50);
+    std::vector<float> scales;
+    Shape sizes;
+    if (useSizes) {
+      for (size_t i = 0; i < rank; ++i)
+        sizes.push_back(chance(rng, 3) ? -1 : pick(rng, 0, 6));
+      if (chance(rng, 5))
+        sizes.push_back(1);
+      if (chance(rng, 5))
+        scales.push_back(2.0f); // both given
+    } else {
+      for (size_t i = 0; i < rank; ++i)
+        scales.push_back(kScales[pick(rng, 0, chance(rng, 90) ? 7 : 9)]);
+      if (chance(rng, 5))
+        scales.push_back(1.0f);
+    }
+    bool sizesPresent = useSizes && chance(rng, 95);
+    bool scalesAbsent = scales.empty() && chance(rng, 50);
+    // Reference: ONNX Resize: out = floor(in * scale) in double, or sizes;
+    // exactly one of them non-empty, one entry per dim, scale > 0 and
+    // sizes >= 0. The library also rejects (documented) a non-empty
+    // output of an empty input dim, and a scale giving an extent >= 2^52.
+    MaybeShape expected;
+    bool haveSizes = sizesPresent && !sizes.empty();
+    bool haveScales = !scales.empty();
+    if (haveSizes != haveScales &&
+        (haveSizes ? sizes.size() : scales.size()) == rank) {
+      expected = Shape{};
+      for (size_t i = 0; i < rank && expected; ++i) {
+        int64_t out;
+        if (haveSizes) {
+          out = sizes[i];
+          if (out < 0) {
+            expected.reset();
+            break;
+          }
+        } else {
+          double s = double(scales[i]);
+          if (!(s > 0)) {
+            expected.reset();
+            break;
+          }
+          out = int64_t(std::floor(double(in[i]) * s));
+        }
+        if (out > 0 && in[i] == 0)
+          expected.reset();
+        else
+          expected->push_back(out);
+      }
+    }
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *diag, bool dynamic) -> Dims {
+      auto r =
+          sh::resizeShape(b, loc, t[0],
+                          scalesAbsent ? sh::FloatList::absent()
+                                       : floatList(b, loc, scales, dynamic),
+                          sizesPresent ? intList(b, loc, sizes, dynamic)
+                                       : sh::IntList::absent(),
+                          "Resize", diag);
+      if (failed(r))
+        return failure();
+      return r->dims;
+    };
+    std::string scaleText;
+    for (float s : scales)
+      scaleText += std::to_string(s) + " ";
+    checkProperty({in}, expected, compute,
+                  "resize " + str(in) + " scales [" + scaleText + "] sizes " +
+                      (sizesPresent ? str(sizes) : "-"));
+  }
+}
+
+TEST_F(ShapeFamiliesTest, GridSample) {
+  std::mt19937 rng(121);
+  for (int iter = 0; iter < 80; ++iter) {
+    Shape x = randomShape(rng, 4, 4), grid = randomShape(rng, 4, 4);
+    if (chance(rng, 80))
+      grid[0] = x[0];
+    if (chance(rng, 85))
+      grid[3] = 2;
+    if (chance(rng, 5))
+      grid.pop_back();
+    MaybeShape expected;
+    if (grid.size() == 4 && x[0] == grid[0] && grid[3] == 2 && x[2] > 0 &&
+        x[3] > 0)
+      expected = Shape{x[0], x[1], grid[1], grid[2]};
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *diag, bool) -> Dims {
+      return sh::gridSampleShape(b, loc, t[0], t[1], diag);
+    };
+    checkProperty({x, grid}, expected, compute,
+                  "gridSample " + str(x) + " " + str(grid));
   }
 }
 

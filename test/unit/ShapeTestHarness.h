@@ -214,10 +214,11 @@ protected:
           EXPECT_FALSE(out.has_value()) << mode << "accepted " << what;
           continue;
         }
-        if (out)
+        if (out) {
           EXPECT_TRUE(std::any_of(out->checks.begin(), out->checks.end(),
                                   [](int c) { return c == 0; }))
               << "no check catches " << what;
+        }
         continue;
       }
       ASSERT_TRUE(out.has_value()) << mode << "rejected " << what;
@@ -227,9 +228,10 @@ protected:
       EXPECT_TRUE(std::all_of(out->checks.begin(), out->checks.end(),
                               [](int c) { return c == 1; }))
           << mode << "a check fails or does not fold for valid " << what;
-      if (!dynamic && !opts.staticMayBeDynamic)
+      if (!dynamic && !opts.staticMayBeDynamic) {
         EXPECT_TRUE(out->allAttributes)
             << "static run gave SSA dims for " << what;
+      }
     }
   }
 
