@@ -55,6 +55,12 @@ def models():
                                           N("Relu", ["t"], ["y"], name="relu")],
                                     [("x", ["n", 3, "h", "w"])], [w("W", (8, 3, 3, 3)), w("B", (8,))]),
                               {"n": (1, 4), "h": (9, 32), "w": (7, 30)})
+    out["conv_residual_relu"] = (model([N("Conv", ["x", "W", "B"], ["t"], name="conv3"),
+                                        N("Add", ["t", "r"], ["s"], name="add"),
+                                        N("Relu", ["s"], ["y"], name="relu")],
+                                       [("x", ["n", 8, "h", "w"]), ("r", ["n", 16, "h", "w"])],
+                                       [w("W", (16, 8, 1, 1)), w("B", (16,))]),
+                                 {"n": (1, 3), "h": (5, 28), "w": (7, 28)})
     out["conv_grouped_dilated"] = (model([N("Conv", ["x", "W"], ["y"], group=4, dilations=[2, 2], pads=[2, 2, 2, 2], name="gconv")],
                                          [("x", ["n", 8, "h", "w"])], [w("W", (12, 2, 3, 3))]),
                                    {"n": (2, 3), "h": (8, 20), "w": (9, 21)})

@@ -244,6 +244,9 @@ struct CUDALowerLibraryCallsPass
             if (linalgOp.hasPureBufferSemantics())
               candidates.push_back(linalgOp);
       for (linalg::LinalgOp op : candidates) {
+        // Fused into an earlier call (a ReLU or bias Add after it).
+        if (erased.contains(op.getOperation()))
+          continue;
         if (auto gemm = matchGemm(op))
           lowerGemm(module, context, op, *gemm);
         else if (auto conv = matchConv(op))
@@ -612,11 +615,74 @@ struct CUDALowerLibraryCallsPass
     call->setAttr(kStatusAttr, b.getUnitAttr());
   }
 
+  /// ONNX MatMul + Add of a bias over the last dim, right after the GEMM:
+  /// `out[..., j] = c[..., j] + bias[j]` (either operand order), with `c`
+  /// read by nothing else. cuBLASLt's bias epilogue does it.
+  linalg::GenericOp findBiasAdd(Operation *gemm, Value c) {
+    auto cType = cast<MemRefType>(c.getType());
+    for (Operation *next = gemm->getNextNode(); next;
+         next = next->getNextNode()) {
+      if (isNeutral(next))
+        continue;
+      auto g = dyn_cast<linalg::GenericOp>(next);
+      if (!g || !g.hasPureBufferSemantics() || g.getNumDpsInputs() != 2 ||
+          g.getNumDpsInits() != 1 ||
+          g.getNumLoops() != g.getNumParallelLoops() ||
+          g.getNumLoops() != unsigned(cType.getRank()) ||
+          g.getDpsInits()[0].getType() != c.getType() ||
+          !isDenseF32(g.getDpsInits()[0]))
+        return {};
+      SmallVector<AffineMap> maps = g.getIndexingMapsArray();
+      int cIndex = g.getDpsInputs()[0] == c ? 0 : 1;
+      Value bias = g.getDpsInputs()[1 - cIndex];
+      auto biasType = dyn_cast<MemRefType>(bias.getType());
+      if (g.getDpsInputs()[cIndex] != c || !maps[cIndex].isIdentity() ||
+          !maps[2].isIdentity() || !biasType || biasType.getRank() != 1 ||
+          !isDenseF32(bias) || maps[1 - cIndex].getNumResults() != 1 ||
+          maps[1 - cIndex].getResult(0) !=
+              getAffineDimExpr(g.getNumLoops() - 1, g.getContext()))
+        return {};
+      Block &body = g.getRegion().front();
+      if (body.getOperations().size() != 2)
+        return {};
+      auto add = dyn_cast<arith::AddFOp>(&body.front());
+      if (!add ||
+          cast<linalg::YieldOp>(body.getTerminator()).getOperand(0) !=
+              add.getResult() ||
+          !((add.getLhs() == body.getArgument(0) &&
+             add.getRhs() == body.getArgument(1)) ||
+            (add.getLhs() == body.getArgument(1) &&
+             add.getRhs() == body.getArgument(0))))
+        return {};
+      return g;
+    }
+    return {};
+  }
+
   void lowerGemm(ModuleOp module, Value context, linalg::LinalgOp op,
                  const GemmMatch &match) {
     Location loc = op.getLoc();
     bool zeroed = absorbZeroFill(op, match.c);
-    OpBuilder b(op);
+    // Bias epilogue: one GEMM (no batch) whose N loop is C's last dim,
+    // overwriting C, followed by the bias Add; the call writes the Add's
+    // output and goes where the Add was.
+    Operation *anchor = op;
+    Value target = match.c, biasBuffer;
+    linalg::GenericOp biasAdd;
+    auto cDims = mapDims(op.getIndexingMapsArray()[2]);
+    if (zeroed && match.batch.empty() && match.n.size() == 1 && cDims &&
+        cDims->back() == match.n.front() &&
+        (biasAdd = findBiasAdd(op, match.c)) &&
+        onlyUsedBy(match.c, {op.getOperation(), biasAdd.getOperation()})) {
+      anchor = biasAdd;
+      target = biasAdd.getDpsInits()[0];
+      biasBuffer = biasAdd.getDpsInputs()[0] == match.c
+                       ? biasAdd.getDpsInputs()[1]
+                       : biasAdd.getDpsInputs()[0];
+    } else {
+      biasAdd = {};
+    }
+    OpBuilder b(anchor);
     SmallVector<Value> sizes;
     for (Range range : op.createLoopRanges(b, loc))
       sizes.push_back(toI64(b, loc, range.size));
@@ -646,10 +712,16 @@ struct CUDALowerLibraryCallsPass
                                devicePointer(b, loc, context, match.b),
                                ldb,
                                mul(k, n),
-                               devicePointer(b, loc, context, match.c),
+                               devicePointer(b, loc, context, target),
                                n,
                                mul(m, n)};
+    args.push_back(
+        biasBuffer ? devicePointer(b, loc, context, biasBuffer)
+                   : Value(LLVM::ZeroOp::create(
+                         b, loc, LLVM::LLVMPointerType::get(b.getContext()))));
     emitCall(b, loc, module, kGemmFn, args);
+    if (biasAdd)
+      eraseLater(biasAdd);
     op->erase();
   }
 
@@ -729,7 +801,9 @@ struct CUDALowerLibraryCallsPass
   /// `allowed` use): then what the fused call does not write is never read.
   static bool onlyUsedBy(Value buffer, ArrayRef<Operation *> allowed) {
     for (Operation *user : buffer.getUsers()) {
-      if (llvm::is_contained(allowed, user) || isa<memref::DimOp>(user))
+      if (isa<memref::DimOp>(user) || llvm::any_of(allowed, [&](Operation *op) {
+            return op == user || op->isProperAncestor(user);
+          }))
         continue;
       if (auto view = dyn_cast<memref::ExpandShapeOp>(user)) {
         if (onlyUsedBy(view.getResult(), allowed))
@@ -738,6 +812,110 @@ struct CUDALowerLibraryCallsPass
       return false;
     }
     return true;
+  }
+
+  /// The sizes a buffer was given (memref.view / alloc ops), to prove two
+  /// buffers have equal dims.
+  static std::optional<SmallVector<Value>> dynamicSizes(Value buffer) {
+    if (auto view = buffer.getDefiningOp<memref::ViewOp>())
+      return SmallVector<Value>(view.getSizes());
+    if (auto alloc = buffer.getDefiningOp<AllocTempOp>())
+      return SmallVector<Value>(alloc.getDynamicSizes());
+    if (auto alloc = buffer.getDefiningOp<AllocOutputOp>())
+      return SmallVector<Value>(alloc.getDynamicSizes());
+    return std::nullopt;
+  }
+
+  /// The residual Add right after a convolution: an elementwise generic
+  /// writing `out = y + r` (or r + y) for `y` the convolution's output and a
+  /// buffer `r` of the same type and dims. The Add lowering reads its
+  /// operands with run-time broadcast selects, `select(dim == 1, 0, i)`,
+  /// which are the identity when the operand's dim is the output's. Returns
+  /// the generic and `r`.
+  std::pair<linalg::GenericOp, Value> findResidualAdd(Operation *conv,
+                                                      Value y) {
+    auto none = std::make_pair(linalg::GenericOp(), Value());
+    Operation *next = conv->getNextNode();
+    while (next && isNeutral(next))
+      next = next->getNextNode();
+    auto g = dyn_cast_or_null<linalg::GenericOp>(next);
+    if (!g || !g.hasPureBufferSemantics() || g.getNumDpsInits() != 1 ||
+        g.getNumLoops() != g.getNumParallelLoops())
+      return none;
+    Value out = g.getDpsInits()[0];
+    if (out.getType() != y.getType() || !isDenseF32(out) ||
+        !g.getIndexingMapsArray().back().isIdentity())
+      return none;
+    Block &body = g.getRegion().front();
+    auto yield = cast<linalg::YieldOp>(body.getTerminator());
+    auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+    if (!add || add->getBlock() != &body)
+      return none;
+    auto sizes = dynamicSizes(out), ySizes = dynamicSizes(y);
+    if (!sizes || !ySizes || *sizes != *ySizes)
+      return none;
+    auto type = cast<MemRefType>(out.getType());
+    // The output's extent of dim d as an SSA value (null when static).
+    auto extent = [&](unsigned d) -> Value {
+      return type.isDynamicDim(d) ? (*sizes)[type.getDynamicDimIndex(d)]
+                                  : Value();
+    };
+    auto isOne = [](Value v) {
+      auto c = getConstantIntValue(v);
+      return c && *c == 1;
+    };
+    // An operand of the add: a block argument of an identity-mapped input,
+    // or a load at identity indices (possibly through broadcast selects).
+    auto operandBuffer = [&](Value v) -> Value {
+      if (auto arg = dyn_cast<BlockArgument>(v)) {
+        if (arg.getOwner() != &body ||
+            arg.getArgNumber() >= g.getNumDpsInputs())
+          return {};
+        OpOperand *operand = g.getDpsInputOperand(arg.getArgNumber());
+        if (!g.getMatchingIndexingMap(operand).isIdentity())
+          return {};
+        return operand->get();
+      }
+      auto load = v.getDefiningOp<memref::LoadOp>();
+      if (!load || load->getBlock() != &body)
+        return {};
+      for (auto [d, index] : llvm::enumerate(load.getIndices())) {
+        Value i = index;
+        if (auto select = i.getDefiningOp<arith::SelectOp>()) {
+          auto cmp = select.getCondition().getDefiningOp<arith::CmpIOp>();
+          auto zero = getConstantIntValue(select.getTrueValue());
+          // select(extent_d == 1, 0, i): i itself, as i < extent_d.
+          if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::eq || !zero ||
+              *zero != 0 || !extent(d) ||
+              !((cmp.getLhs() == extent(d) && isOne(cmp.getRhs())) ||
+                (cmp.getRhs() == extent(d) && isOne(cmp.getLhs()))))
+            return {};
+          i = select.getFalseValue();
+        }
+        auto idx = i.getDefiningOp<linalg::IndexOp>();
+        if (!idx || idx.getDim() != d)
+          return {};
+      }
+      Value buffer = load.getMemRef();
+      auto bufferSizes = dynamicSizes(buffer);
+      if (buffer.getType() != out.getType() || !bufferSizes ||
+          *bufferSizes != *sizes)
+        return {};
+      return buffer;
+    };
+    Value lhs = operandBuffer(add.getLhs()), rhs = operandBuffer(add.getRhs());
+    if (!lhs || !rhs || !isDenseF32(lhs) || !isDenseF32(rhs))
+      return none;
+    // Nothing else in the body has effects.
+    for (Operation &inner : body.without_terminator())
+      if (!isa<linalg::IndexOp, arith::SelectOp, arith::CmpIOp,
+               arith::ConstantOp, memref::LoadOp, arith::AddFOp>(inner))
+        return none;
+    if (lhs == y && rhs != y)
+      return {g, rhs};
+    if (rhs == y && lhs != y)
+      return {g, lhs};
+    return none;
   }
 
   void lowerConv(ModuleOp module, Value context, linalg::LinalgOp op,
@@ -753,7 +931,8 @@ struct CUDALowerLibraryCallsPass
     // The call goes where the last op it replaces was (the ReLU's output
     // buffer may be defined after the convolution).
     Operation *anchor = op;
-    linalg::GenericOp fusedRelu;
+    linalg::GenericOp fusedRelu, fusedAdd;
+    Value residual;
     if (linalg::GenericOp bias = findBiasBroadcast(op, yRoot)) {
       linalg::GenericOp relu = findRelu(op, yRoot);
       SmallVector<Operation *> users = {bias, op};
@@ -764,6 +943,21 @@ struct CUDALowerLibraryCallsPass
         fused = kConvRelu;
         fusedRelu = relu;
         anchor = relu;
+      } else if (auto [add, other] = findResidualAdd(op, yRoot); add) {
+        // ResNet's block tail: relu(conv + bias + residual), one call
+        // (cuDNN's z operand).
+        Value sum = add.getDpsInits()[0];
+        linalg::GenericOp relu2 = findRelu(add, sum);
+        if (relu2 && onlyUsedBy(yRoot, {bias, op, add}) &&
+            (relu2.getDpsInits()[0] == sum ||
+             onlyUsedBy(sum, {add.getOperation(), relu2.getOperation()}))) {
+          target = relu2.getDpsInits()[0];
+          residual = other;
+          fused = kConvRelu;
+          fusedAdd = add;
+          fusedRelu = relu2;
+          anchor = relu2;
+        }
       }
       biasBuffer = bias.getDpsInputs()[0];
       bias->erase();
@@ -819,15 +1013,27 @@ struct CUDALowerLibraryCallsPass
                                devicePointer(b, loc, context, match.x),
                                devicePointer(b, loc, context, match.w),
                                biasPointer,
+                               residual
+                                   ? devicePointer(b, loc, context, residual)
+                                   : Value(LLVM::ZeroOp::create(b, loc, ptr)),
                                devicePointer(b, loc, context, target)};
     emitCall(b, loc, module, kConvFn, args);
+    if (fusedAdd)
+      eraseLater(fusedAdd);
     if (fusedRelu)
-      fusedRelu->erase();
+      eraseLater(fusedRelu);
+    op->erase();
+  }
+
+  /// Erases a candidate that has not been visited yet.
+  void eraseLater(Operation *op) {
+    erased.insert(op);
     op->erase();
   }
 
   llvm::StringMap<std::string> labels;
   unsigned labelCounter = 0;
+  llvm::DenseSet<Operation *> erased;
 };
 
 } // namespace

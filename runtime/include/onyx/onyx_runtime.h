@@ -290,9 +290,11 @@ ONYX_API void *onyxrt_cuda_constant(void *ctx, const void *hostSrc,
  *   C_i[m, n] = op(A_i)[m, k] * op(B_i)[k, n] (+ C_i with ACCUMULATE)
  * where A_i = a + i * strideA (elements), op(A) is A stored [k, m] with
  * TRANS_A (else [m, k]) with leading dim lda, likewise B ([n, k] with
- * TRANS_B, else [k, n]); C is [m, n] with leading dim ldc. f32 only; fp32
- * arithmetic (no TF32) unless TF32. Plans are cached per shape in the
- * session. Returns 0; non-zero after recording an error naming `label`. */
+ * TRANS_B, else [k, n]); C is [m, n] with leading dim ldc. With `bias`
+ * (n values, batch 1 only, not with ACCUMULATE) C[i, j] gets + bias[j]
+ * (cuBLASLt's bias epilogue). f32 only; fp32 arithmetic (no TF32) unless
+ * TF32. Plans are cached per shape in the session. Returns 0; non-zero after
+ * recording an error naming `label`. */
 #define ONYXRT_GEMM_TRANS_A 1
 #define ONYXRT_GEMM_TRANS_B 2
 #define ONYXRT_GEMM_ACCUMULATE 4
@@ -303,7 +305,7 @@ ONYX_API int32_t onyxrt_cuda_gemm(void *ctx, const char *label,
                                   int64_t k, const void *a, int64_t lda,
                                   int64_t strideA, const void *b, int64_t ldb,
                                   int64_t strideB, void *c, int64_t ldc,
-                                  int64_t strideC);
+                                  int64_t strideC, const void *bias);
 
 /* Grouped N-d convolution (cross-correlation, NCHW-style, dense row-major
  * buffers) through cuDNN on the session's stream:
@@ -311,8 +313,9 @@ ONYX_API int32_t onyxrt_cuda_gemm(void *ctx, const char *label,
  *                     (+ y with ACCUMULATE)
  * `dims` holds 4 + 6 * spatialRank values: N, C, M, G, then per spatial dim
  * in..., kernel..., out..., pads... (begin = end), strides..., dilations....
- * With `bias` (M values, else NULL) y = conv + bias, and with RELU (bias
- * required) y = max(conv + bias, 0), fused where cuDNN can
+ * With `bias` (M values, else NULL) y = conv + bias, plus `residual` (a
+ * tensor shaped like y, else NULL; bias required), and with RELU (bias
+ * required) y = max(conv + bias (+ residual), 0), fused where cuDNN can
  * (cudnnConvolutionBiasActivationForward). The algorithm is chosen once per
  * shape by cuDNN's heuristics and cached in the session. f32 only; no TF32
  * unless TF32. Returns 0; non-zero after recording an error naming `label`. */
@@ -323,7 +326,8 @@ ONYX_API int32_t onyxrt_cuda_conv(void *ctx, const char *label,
                                   int32_t elemType, int32_t flags,
                                   int64_t spatialRank, const int64_t *dims,
                                   const void *x, const void *w,
-                                  const void *bias, void *y);
+                                  const void *bias, const void *residual,
+                                  void *y);
 
 #ifdef __cplusplus
 }

@@ -158,6 +158,9 @@ constexpr size_t kWorkspaceBytes = size_t(32) << 20;
 struct BlasState final : LibraryState {
   cublasLtHandle_t handle = nullptr;
   void *workspace = nullptr;
+  /// Where a fused output that overlaps an operand is computed first.
+  void *scratch = nullptr;
+  size_t scratchBytes = 0;
   CudaDevice *device = nullptr;
   std::unordered_map<PlanKey, Plan, PlanKeyHash> plans;
   ~BlasState() override {
@@ -177,6 +180,8 @@ struct BlasState final : LibraryState {
       api.cublasLtDestroy(handle);
     if (workspace && device)
       device->release(workspace);
+    if (scratch && device)
+      device->release(scratch);
   }
 };
 
@@ -242,7 +247,8 @@ const OnyxCudaKernel kGemmProfileKey = {nullptr, 0, nullptr, "cublasLt_matmul"};
 bool gemm(CudaDevice &device, int32_t elemType, int32_t flags, int64_t batch,
           int64_t m, int64_t n, int64_t k, const void *a, int64_t lda,
           int64_t strideA, const void *b, int64_t ldb, int64_t strideB, void *c,
-          int64_t ldc, int64_t strideC, const char *label, std::string &error) {
+          int64_t ldc, int64_t strideC, const void *bias, const char *label,
+          std::string &error) {
   if (elemType != ONYX_F32) {
     error = std::string("element type ") + onyx_element_name(elemType) +
             " is not supported by onyxrt_cuda_gemm (f32 only)";
@@ -256,10 +262,14 @@ bool gemm(CudaDevice &device, int32_t elemType, int32_t flags, int64_t batch,
     error = "invalid GEMM sizes";
     return false;
   }
+  if (bias && (batch != 1 || accumulate)) {
+    error = "a GEMM bias needs batch 1 and no ACCUMULATE";
+    return false;
+  }
   if (batch == 0 || m == 0 || n == 0)
     return true;
   const DriverApi &drv = driver();
-  if (k == 0) {
+  if (k == 0 && !bias) {
     if (accumulate)
       return true;
     // C = 0: rows of ldc elements, the last one n wide.
@@ -285,7 +295,7 @@ bool gemm(CudaDevice &device, int32_t elemType, int32_t flags, int64_t batch,
   PlanKey key = {{elemType, flags & ~ONYXRT_GEMM_ACCUMULATE, batch, m, n, k,
                   lda, ldb, ldc, batch > 1 ? strideA : 0,
                   batch > 1 ? strideB : 0, batch > 1 ? strideC : 0, alignA,
-                  alignB, alignC, 0, 0, 0}};
+                  alignB, alignC, bias != nullptr, 0, 0}};
   auto found = state->plans.find(key);
   if (found == state->plans.end()) {
     Plan plan;
@@ -317,6 +327,13 @@ bool gemm(CudaDevice &device, int32_t elemType, int32_t flags, int64_t batch,
     if (status == CUBLAS_STATUS_SUCCESS)
       status = api.cublasLtMatmulDescSetAttribute(
           plan.desc, CUBLASLT_MATMUL_DESC_TRANSB, &opB, sizeof(opB));
+    if (status == CUBLAS_STATUS_SUCCESS && bias) {
+      // D = A * B + bias, the bias along D's rows (column-major: our n).
+      cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+      status = api.cublasLtMatmulDescSetAttribute(plan.desc,
+                                                  CUBLASLT_MATMUL_DESC_EPILOGUE,
+                                                  &epilogue, sizeof(epilogue));
+    }
     if (status != CUBLAS_STATUS_SUCCESS)
       return fail("cublasLtMatmulDescSetAttribute", status);
     int32_t b32 = int32_t(batch);
@@ -372,6 +389,46 @@ bool gemm(CudaDevice &device, int32_t elemType, int32_t flags, int64_t batch,
     found = state->plans.emplace(key, plan).first;
   }
   const Plan &plan = found->second;
+  if (bias) {
+    // The plan is shared by every call of this shape; the pointer is this
+    // call's (read when the GEMM is enqueued).
+    cublasStatus_t status = api.cublasLtMatmulDescSetAttribute(
+        plan.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof(bias));
+    if (status != CUBLAS_STATUS_SUCCESS) {
+      error = describeBlas("cublasLtMatmulDescSetAttribute", status);
+      return false;
+    }
+  }
+  // The compiler may fuse the bias Add whose output buffer the memory plan
+  // placed over A or B (dead after the GEMM in the unfused program): then
+  // the product goes to a scratch buffer first.
+  void *finalC = nullptr;
+  size_t cBytes = size_t((m - 1) * ldc + n) * 4;
+  if (bias) {
+    auto overlaps = [&](const void *p, size_t bytes) {
+      uintptr_t x = reinterpret_cast<uintptr_t>(p),
+                y = reinterpret_cast<uintptr_t>(c);
+      return x < y + cBytes && y < x + bytes;
+    };
+    size_t aBytes = size_t(transA ? (k - 1) * lda + m : (m - 1) * lda + k) * 4;
+    size_t bBytes = size_t(transB ? (n - 1) * ldb + k : (k - 1) * ldb + n) * 4;
+    if (overlaps(a, aBytes) || overlaps(b, bBytes)) {
+      if (cBytes > state->scratchBytes) {
+        if (state->scratch) {
+          if (!device.synchronize(error))
+            return false;
+          device.release(state->scratch);
+          state->scratch = nullptr;
+          state->scratchBytes = 0;
+        }
+        if (!(state->scratch = device.allocate(cBytes, error)))
+          return false;
+        state->scratchBytes = cBytes;
+      }
+      finalC = c;
+      c = state->scratch;
+    }
+  }
   float alpha = 1.0f, beta = accumulate ? 1.0f : 0.0f;
   CUevent start = nullptr;
   device.profileBegin(start);
@@ -383,6 +440,15 @@ bool gemm(CudaDevice &device, int32_t elemType, int32_t flags, int64_t batch,
   if (status != CUBLAS_STATUS_SUCCESS) {
     error = describeBlas("cublasLtMatmul", status);
     return false;
+  }
+  if (finalC) {
+    CUresult r = drv.cuMemcpyDtoDAsync(reinterpret_cast<CUdeviceptr>(finalC),
+                                       reinterpret_cast<CUdeviceptr>(c), cBytes,
+                                       device.cudaStream());
+    if (r != CUDA_SUCCESS) {
+      error = describe("cuMemcpyDtoDAsync", r);
+      return false;
+    }
   }
   return true;
 }
@@ -401,7 +467,7 @@ ONYX_API int32_t onyxrt_cuda_gemm(void *ctx, const char *label,
                                   int64_t k, const void *a, int64_t lda,
                                   int64_t strideA, const void *b, int64_t ldb,
                                   int64_t strideB, void *c, int64_t ldc,
-                                  int64_t strideC) {
+                                  int64_t strideC, const void *bias) {
   CudaDevice *device = cudaDeviceOf(ctx);
   std::string where = std::string(label ? label : "gemm") + ": ";
   try {
@@ -411,7 +477,7 @@ ONYX_API int32_t onyxrt_cuda_gemm(void *ctx, const char *label,
     }
     std::string error;
     if (!gemm(*device, elemType, flags, batch, m, n, k, a, lda, strideA, b, ldb,
-              strideB, c, ldc, strideC, label, error)) {
+              strideB, c, ldc, strideC, bias, label, error)) {
       failCall(ctx, where + error);
       return 1;
     }

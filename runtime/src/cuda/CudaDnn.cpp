@@ -216,7 +216,8 @@ const OnyxCudaKernel kConvProfileKey = {nullptr, 0, nullptr,
 
 bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
           const int64_t *dims, const void *x, const void *w, const void *bias,
-          void *y, const char *label, std::string &error) {
+          const void *residual, void *y, const char *label,
+          std::string &error) {
   if (elemType != ONYX_F32) {
     error = std::string("element type ") + onyx_element_name(elemType) +
             " is not supported by onyxrt_cuda_conv (f32 only)";
@@ -431,7 +432,15 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
   uintptr_t xBegin = reinterpret_cast<uintptr_t>(x),
             yBegin = reinterpret_cast<uintptr_t>(y);
   void *finalY = nullptr;
-  if (xBegin < yBegin + yBytes && yBegin < xBegin + xBytes) {
+  uintptr_t rBegin = reinterpret_cast<uintptr_t>(residual);
+  if (residual && !bias) {
+    error = "onyxrt_cuda_conv: a residual needs a bias";
+    return false;
+  }
+  // Overlapping the input, or the residual (unless exactly: z may be y).
+  if ((xBegin < yBegin + yBytes && yBegin < xBegin + xBytes) ||
+      (residual && rBegin != yBegin && rBegin < yBegin + yBytes &&
+       yBegin < rBegin + yBytes)) {
     if (accumulate) {
       error = "the convolution's output overlaps its input";
       return false;
@@ -463,8 +472,8 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
       (relu || plan.algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM))
     status = api.cudnnConvolutionBiasActivationForward(
         state->handle, &one, plan.x, x, plan.w, w, plan.conv, plan.algo,
-        state->workspace, plan.workspace, &zero, plan.y, y, plan.bias, bias,
-        plan.activation, plan.y, y);
+        state->workspace, plan.workspace, residual ? &one : &zero, plan.y,
+        residual ? residual : y, plan.bias, bias, plan.activation, plan.y, y);
   if (!bias || status == CUDNN_STATUS_NOT_SUPPORTED) {
     call = "cudnnConvolutionForward";
     const float *beta = accumulate ? &one : &zero;
@@ -474,6 +483,11 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
     if (status == CUDNN_STATUS_SUCCESS && bias) {
       call = "cudnnAddTensor";
       status = api.cudnnAddTensor(state->handle, &one, plan.bias, bias, &one,
+                                  plan.y, y);
+    }
+    if (status == CUDNN_STATUS_SUCCESS && residual) {
+      call = "cudnnAddTensor";
+      status = api.cudnnAddTensor(state->handle, &one, plan.y, residual, &one,
                                   plan.y, y);
     }
     if (status == CUDNN_STATUS_SUCCESS && relu) {
@@ -511,7 +525,8 @@ ONYX_API int32_t onyxrt_cuda_conv(void *ctx, const char *label,
                                   int32_t elemType, int32_t flags,
                                   int64_t spatialRank, const int64_t *dims,
                                   const void *x, const void *w,
-                                  const void *bias, void *y) {
+                                  const void *bias, const void *residual,
+                                  void *y) {
   CudaDevice *device = cudaDeviceOf(ctx);
   std::string where = std::string(label ? label : "conv") + ": ";
   try {
@@ -520,8 +535,8 @@ ONYX_API int32_t onyxrt_cuda_conv(void *ctx, const char *label,
       return 1;
     }
     std::string error;
-    if (!conv(*device, elemType, flags, spatialRank, dims, x, w, bias, y, label,
-              error)) {
+    if (!conv(*device, elemType, flags, spatialRank, dims, x, w, bias, residual,
+              y, label, error)) {
       failCall(ctx, where + error);
       return 1;
     }

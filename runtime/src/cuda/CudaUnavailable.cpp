@@ -51,14 +51,16 @@ ONYX_API void *onyxrt_cuda_constant(void *ctx, const void *, int64_t,
 ONYX_API int32_t onyxrt_cuda_gemm(void *ctx, const char *, int32_t, int32_t,
                                   int64_t, int64_t, int64_t, int64_t,
                                   const void *, int64_t, int64_t, const void *,
-                                  int64_t, int64_t, void *, int64_t, int64_t) {
+                                  int64_t, int64_t, void *, int64_t, int64_t,
+                                  const void *) {
   onyx::rt::failCall(ctx, "this Onyx runtime was built without CUDA support");
   return 1;
 }
 
 ONYX_API int32_t onyxrt_cuda_conv(void *ctx, const char *, int32_t, int32_t,
                                   int64_t, const int64_t *, const void *,
-                                  const void *, const void *, void *) {
+                                  const void *, const void *, const void *,
+                                  void *) {
   onyx::rt::failCall(ctx, "this Onyx runtime was built without CUDA support");
   return 1;
 }

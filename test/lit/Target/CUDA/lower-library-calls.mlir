@@ -26,9 +26,9 @@
 // CHECK:         %[[M:.*]] = arith.muli %[[B]], %[[S]] : i64
 // CHECK:         %[[T:.*]] = onyx.alloc_temp %{{.*}} : memref<64x32xf32>
 // CHECK-NEXT:    gpu.memcpy %[[T]], %[[W]] : memref<64x32xf32>, memref<64x32xf32> {onyx.session_constant}
-// CHECK:         call @onyxrt_cuda_gemm(%{{.*}}, %{{.*}}, %c1_i32, %c0_i32, %c1_i64, %[[M]], %c32_i64, %c64_i64, %{{.*}}, %c64_i64, %{{.*}}, %{{.*}}, %c32_i64, %c2048_i64, %{{.*}}, %c32_i64, %{{.*}}) {onyx.cuda_status}
+// CHECK:         call @onyxrt_cuda_gemm(%{{.*}}, %{{.*}}, %c1_i32, %c0_i32, %c1_i64, %[[M]], %c32_i64, %c64_i64, %{{.*}}, %c64_i64, %{{.*}}, %{{.*}}, %c32_i64, %c2048_i64, %{{.*}}, %c32_i64, %{{.*}}, %{{.*}}) {onyx.cuda_status}
 // CHECK-NOT:     linalg.generic {
-// CHECK:       func.func private @onyxrt_cuda_gemm(!onyx.context, !llvm.ptr, i32, i32, i64, i64, i64, i64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64) -> i32
+// CHECK:       func.func private @onyxrt_cuda_gemm(!onyx.context, !llvm.ptr, i32, i32, i64, i64, i64, i64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, !llvm.ptr, i64, i64, !llvm.ptr) -> i32
 module {
   memref.global "private" constant @w : memref<64x32xf32> = dense<1.0>
   func.func @onyx_main(%ctx: !onyx.context) -> i32 {
@@ -67,9 +67,9 @@ module {
 #s = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
 // CHECK-LABEL: func.func @onyx_main
 // CHECK:         %[[N:.*]] = arith.index_cast %{{.*}} : index to i64
-// CHECK:         call @onyxrt_cuda_gemm(%{{.*}}, %{{.*}}, %c1_i32, %c6_i32, %c1_i64, %[[N]], %c10_i64, %c64_i64, %{{.*}}, %c64_i64, %{{.*}}, %{{.*}}, %c64_i64, %c640_i64, %{{.*}}, %c10_i64, %{{.*}})
+// CHECK:         call @onyxrt_cuda_gemm(%{{.*}}, %{{.*}}, %c1_i32, %c6_i32, %c1_i64, %[[N]], %c10_i64, %c64_i64, %{{.*}}, %c64_i64, %{{.*}}, %{{.*}}, %c64_i64, %c640_i64, %{{.*}}, %c10_i64, %{{.*}}, %{{.*}})
 // CHECK:         %[[BATCH:.*]] = arith.muli %{{.*}}, %c4_i64 : i64
-// CHECK:         call @onyxrt_cuda_gemm(%{{.*}}, %{{.*}}, %c1_i32, %c0_i32, %[[BATCH]], %[[SQ:.*]], %[[SK:.*]], %c16_i64, %{{.*}}, %c16_i64, %{{.*}}, %{{.*}}, %[[SK]], %{{.*}}, %{{.*}}, %[[SK]], %{{.*}})
+// CHECK:         call @onyxrt_cuda_gemm(%{{.*}}, %{{.*}}, %c1_i32, %c0_i32, %[[BATCH]], %[[SQ:.*]], %[[SK:.*]], %c16_i64, %{{.*}}, %c16_i64, %{{.*}}, %{{.*}}, %[[SK]], %{{.*}}, %{{.*}}, %[[SK]], %{{.*}}, %{{.*}})
 module {
   func.func @onyx_main(%ctx: !onyx.context) -> i32 {
     %c0 = arith.constant 0 : index
@@ -120,7 +120,7 @@ module {
 // CHECK:         %[[A:.*]] = llvm.alloca %c16_i64 x i64
 // CHECK:         %[[G:.*]] = llvm.getelementptr %[[A]][12]
 // CHECK-NEXT:    llvm.store %c2_i64, %[[G]]
-// CHECK:         call @onyxrt_cuda_conv(%{{.*}}, %{{.*}}, %c1_i32, %c1_i32, %c2_i64, %[[A]], %{{.*}}, %{{.*}}, %[[NOBIAS]], %{{.*}}) {onyx.cuda_status}
+// CHECK:         call @onyxrt_cuda_conv(%{{.*}}, %{{.*}}, %c1_i32, %c1_i32, %c2_i64, %[[A]], %{{.*}}, %{{.*}}, %[[NOBIAS]], %[[NOBIAS]], %{{.*}}) {onyx.cuda_status}
 // CHECK-NOT:     linalg.generic {
 module {
   func.func @onyx_main(%ctx: !onyx.context) -> i32 {
@@ -162,7 +162,7 @@ module {
 // CHECK-NOT:     linalg.generic {
 // CHECK:         %[[BP:.*]] = memref.extract_aligned_pointer_as_index %[[BIAS]]
 // CHECK:         %[[RP:.*]] = memref.extract_aligned_pointer_as_index %[[R]]
-// CHECK:         call @onyxrt_cuda_conv(%{{.*}}, %{{.*}}, %c1_i32, %c4_i32, %c2_i64, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) {onyx.cuda_status}
+// CHECK:         call @onyxrt_cuda_conv(%{{.*}}, %{{.*}}, %c1_i32, %c4_i32, %c2_i64, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) {onyx.cuda_status}
 // CHECK-NOT:     linalg.generic {
 module {
   func.func @onyx_main(%ctx: !onyx.context) -> i32 {
