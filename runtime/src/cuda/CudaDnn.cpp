@@ -19,6 +19,19 @@
 //===----------------------------------------------------------------------===//
 #include "CudaDevice.h"
 
+#ifndef ONYX_RUNTIME_HAS_CUDNN
+// Built without cudnn.h: convolutions report it when called.
+extern "C" ONYX_API int32_t
+onyxrt_cuda_conv(void *ctx, const char *label, int32_t, int32_t, int64_t,
+                 const int64_t *, const void *, const void *, const void *,
+                 const void *, void *) {
+  onyx::rt::failCall(ctx, std::string(label ? label : "conv") +
+                              ": this Onyx runtime was built without cuDNN "
+                              "headers (cudnn.h)");
+  return 1;
+}
+#else
+
 #include <cudnn.h>
 #include <dlfcn.h>
 
@@ -548,3 +561,5 @@ ONYX_API int32_t onyxrt_cuda_conv(void *ctx, const char *label,
 }
 
 } // extern "C"
+
+#endif // ONYX_RUNTIME_HAS_CUDNN
