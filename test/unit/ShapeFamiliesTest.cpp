@@ -1229,4 +1229,352 @@ TEST_F(ShapeFamiliesTest, GridSample) {
   }
 }
 
+//===----------------------------------------------------------------------===//
+// Einsum
+//===----------------------------------------------------------------------===//
+
+/// numpy einsum result dims: a letter's extents must agree within one
+/// operand; across operands an extent 1 broadcasts (with `broadcastOnes`;
+/// without it every occurrence must agree); `...` dims broadcast like
+/// numpy, and an explicit output without `...` needs an empty ellipsis; the
+/// implicit output is the ellipsis dims, then the letters used once,
+/// sorted.
+MaybeShape referenceEinsum(const std::string &equation,
+                           const std::vector<Shape> &shapes,
+                           bool broadcastOnes = true, bool localOnes = false) {
+  std::string lhs = equation, rhs;
+  bool explicitOut = false;
+  if (auto arrow = equation.find("->"); arrow != std::string::npos) {
+    lhs = equation.substr(0, arrow);
+    rhs = equation.substr(arrow + 2);
+    explicitOut = true;
+  }
+  std::vector<std::string> terms;
+  size_t start = 0;
+  for (size_t i = 0; i <= lhs.size(); ++i)
+    if (i == lhs.size() || lhs[i] == ',') {
+      terms.push_back(lhs.substr(start, i - start));
+      start = i + 1;
+    }
+  if (terms.size() != shapes.size())
+    return std::nullopt;
+  std::map<char, int64_t> extents, uses;
+  std::vector<Shape> ellipses;
+  for (size_t t = 0; t < terms.size(); ++t) {
+    std::map<char, int64_t> local;
+    std::string term = terms[t];
+    size_t dots = term.find("...");
+    std::string letters = term;
+    if (dots != std::string::npos)
+      letters.erase(dots, 3);
+    if (dots == std::string::npos ? letters.size() != shapes[t].size()
+                                  : letters.size() > shapes[t].size())
+      return std::nullopt;
+    size_t ell = shapes[t].size() - letters.size();
+    size_t pos = 0;
+    for (size_t i = 0; i < term.size();) {
+      if (term.compare(i, 3, "...") == 0) {
+        ellipses.push_back(
+            Shape(shapes[t].begin() + pos, shapes[t].begin() + pos + ell));
+        pos += ell;
+        i += 3;
+        continue;
+      }
+      char c = term[i++];
+      int64_t e = shapes[t][pos++];
+      if (local.count(c) && local[c] != e &&
+          !(localOnes && (local[c] == 1 || e == 1)))
+        return std::nullopt;
+      local[c] = e;
+      if (extents.count(c) && extents[c] != e) {
+        if (!broadcastOnes || (extents[c] != 1 && e != 1))
+          return std::nullopt;
+      }
+      if (!extents.count(c) || extents[c] == 1)
+        extents[c] = e;
+      ++uses[c];
+    }
+  }
+  Shape ellipsis;
+  for (const Shape &e : ellipses) {
+    auto b = broadcast2(ellipsis, e);
+    if (!b)
+      return std::nullopt;
+    ellipsis = *b;
+  }
+  Shape out;
+  if (!explicitOut) {
+    out = ellipsis;
+    for (auto [c, n] : uses)
+      if (n == 1)
+        out.push_back(extents[c]);
+    return out;
+  }
+  if (rhs.find("...") == std::string::npos && !ellipsis.empty())
+    return std::nullopt;
+  for (size_t i = 0; i < rhs.size();) {
+    if (rhs.compare(i, 3, "...") == 0) {
+      out = concat(out, ellipsis);
+      i += 3;
+      continue;
+    }
+    out.push_back(extents.at(rhs[i++]));
+  }
+  return out;
+}
+
+TEST_F(ShapeFamiliesTest, Einsum) {
+  std::mt19937 rng(122);
+  int letterBroadcastCases = 0;
+  static const char *kEquations[] = {
+      "ij,jk->ik",       "ij,jk",       "bij,bjk->bik",   "...ij,...jk->...ik",
+      "ii->i",           "ij->ji",      "i,i->",          "ij->",
+      "...i->...",       "ab,cd->abcd", "a...,a...->...", "ij,kj",
+      "bn...,bn...->bn", "i...j->...",
+  };
+  for (int iter = 0; iter < 200; ++iter) {
+    std::string equation = kEquations[pick(rng, 0, 13)];
+    std::map<char, int64_t> extents;
+    for (char c = 'a'; c <= 'z'; ++c)
+      extents[c] = extent(rng);
+    Shape ellipsis = randomShape(rng, 2);
+    std::string lhs = equation.substr(0, equation.find("->"));
+    std::vector<Shape> shapes(1);
+    for (size_t i = 0; i < lhs.size();) {
+      if (lhs[i] == ',') {
+        shapes.emplace_back();
+        ++i;
+      } else if (lhs.compare(i, 3, "...") == 0) {
+        shapes.back() = concat(shapes.back(), relatedShape(rng, ellipsis));
+        i += 3;
+      } else {
+        shapes.back().push_back(extents[lhs[i++]]);
+      }
+    }
+    for (Shape &s : shapes)
+      if (!s.empty() && chance(rng, 8))
+        s[pick(rng, 0, int64_t(s.size()) - 1)] = extent(rng);
+    MaybeShape expected = referenceEinsum(equation, shapes);
+    // BUG (see EinsumLetterBroadcast): where a letter's extent 1 meets
+    // another extent, the library follows numpy only on static shapes;
+    // those cases are left out here.
+    if (expected != referenceEinsum(equation, shapes, false) ||
+        expected != referenceEinsum(equation, shapes, true, true)) {
+      ++letterBroadcastCases;
+      continue;
+    }
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *diag, bool) -> Dims {
+      auto e = sh::einsumShape(b, loc, equation, t, diag);
+      if (failed(e))
+        return failure();
+      return e->dims;
+    };
+    std::string what = "einsum " + equation;
+    for (const Shape &s : shapes)
+      what += " " + str(s);
+    checkProperty(shapes, expected, compute, what);
+  }
+  // Malformed equations are reported whatever the shapes.
+  struct Bad {
+    const char *equation;
+    std::vector<Shape> shapes;
+  };
+  const Bad bad[] = {
+      {"ij,jk->iik", {{2, 3}, {3, 4}}},
+      {"ij->k", {{2, 3}}},
+      {"ij,jk", {{2, 3}, {3, 4}, {4}}},
+      {"ijk->i", {{2, 3}}},
+      {"i#->i", {{2, 3}}},
+      {"i.j->i", {{2, 3}}},
+  };
+  for (const Bad &c : bad) {
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *diag, bool) -> Dims {
+      auto e = sh::einsumShape(b, loc, c.equation, t, diag);
+      if (failed(e))
+        return failure();
+      return e->dims;
+    };
+    checkProperty(c.shapes, std::nullopt, compute,
+                  std::string("einsum ") + c.equation);
+  }
+  EXPECT_LT(letterBroadcastCases, 100) << "most cases must run";
+}
+
+TEST_F(ShapeFamiliesTest, EinsumLetterBroadcast) {
+  // einsumShape lets a *static* extent 1 of a letter broadcast against the
+  // letter's other extent, but with dynamic dims it asserts equality, so:
+  //  (1) "ij,kj" on [3,1], [0,5]: static dims [3,0] (numpy: (3,0)); with
+  //      all dims dynamic the assert "Einsum label 'j'" folds to false
+  //      (same for "...ij,...jk->...ik" on [1,1], [5,2,3]: numpy (5,1,3));
+  //  (2) a letter repeated within one operand is broadcast too: "ii->i" on
+  //      [5,1] is accepted statically (dims [5]) where numpy rejects it
+  //      ("dimensions in single operand for collapsing index 'i' don't
+  //      match").
+  GTEST_SKIP() << "BUG lib/Shape einsumShape: letter extent 1 broadcasts "
+                  "only when static (dynamic asserts equality), and also "
+                  "within one operand (numpy rejects)";
+}
+
+//===----------------------------------------------------------------------===//
+// RNN / GRU / LSTM
+//===----------------------------------------------------------------------===//
+
+TEST_F(ShapeFamiliesTest, Recurrent) {
+  std::mt19937 rng(123);
+  for (int iter = 0; iter < 150; ++iter) {
+    int64_t gates = std::array<int64_t, 3>{1, 3, 4}[pick(rng, 0, 2)];
+    int64_t dirs = pick(rng, 1, 2), layout = pick(rng, 0, 1);
+    int64_t seq = extent(rng), batch = extent(rng), input = extent(rng);
+    int64_t hidden = pick(rng, 1, 3);
+    bool hiddenAttr = chance(rng, 50);
+    std::optional<int64_t> attr;
+    if (hiddenAttr)
+      attr = chance(rng, 5) ? 0 : hidden;
+    Shape state =
+        layout == 0 ? Shape{dirs, batch, hidden} : Shape{batch, dirs, hidden};
+    // X, W, R, then the optional operands that are present.
+    std::vector<Shape> shapes = {layout == 0 ? Shape{seq, batch, input}
+                                             : Shape{batch, seq, input},
+                                 {dirs, gates * hidden, input},
+                                 {dirs, gates * hidden, hidden}};
+    enum { B, SeqLens, InitH, InitC, P, Count };
+    std::array<int, Count> slot;
+    const Shape optional[Count] = {
+        {dirs, 2 * gates * hidden}, {batch}, state, state, {dirs, 3 * hidden}};
+    for (int k = 0; k < Count; ++k) {
+      slot[k] = -1;
+      if (chance(rng, 50)) {
+        slot[k] = int(shapes.size());
+        shapes.push_back(optional[k]);
+      }
+    }
+    if (chance(rng, 20)) {
+      Shape &s = shapes[pick(rng, 0, int64_t(shapes.size()) - 1)];
+      if (chance(rng, 10))
+        s.push_back(1);
+      else if (!s.empty())
+        s[pick(rng, 0, int64_t(s.size()) - 1)] = extent(rng);
+    }
+    // Reference from the shapes (ONNX RNN/GRU/LSTM operand layouts).
+    MaybeShape expected;
+    const Shape &x = shapes[0], &r = shapes[2];
+    if (x.size() == 3 && r.size() == 3 && (!attr || *attr > 0)) {
+      int64_t s0 = layout == 0 ? x[0] : x[1], b0 = layout == 0 ? x[1] : x[0];
+      int64_t h = attr ? *attr : r[2];
+      Shape yH = layout == 0 ? Shape{dirs, b0, h} : Shape{b0, dirs, h};
+      bool ok = shapes[1] == Shape{dirs, gates * h, x[2]} &&
+                r == Shape{dirs, gates * h, h};
+      const Shape want[Count] = {
+          {dirs, 2 * gates * h}, {b0}, yH, yH, {dirs, 3 * h}};
+      for (int k = 0; k < Count; ++k)
+        if (slot[k] >= 0)
+          ok = ok && shapes[slot[k]] == want[k];
+      if (ok) {
+        expected =
+            layout == 0 ? Shape{s0, dirs, b0, h} : Shape{b0, s0, dirs, h};
+        *expected = concat(*expected, yH);
+      }
+    }
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *diag, bool) -> Dims {
+      auto get = [&](int k) { return slot[k] >= 0 ? t[slot[k]] : Value(); };
+      sh::RecurrentOperands ops{t[0],         t[1],       t[2],       get(B),
+                                get(SeqLens), get(InitH), get(InitC), get(P)};
+      auto s = sh::recurrentShape(b, loc, ops, gates, attr, dirs, layout, diag);
+      if (failed(s))
+        return failure();
+      return append(s->y, s->yH);
+    };
+    std::string what = "recurrent gates " + std::to_string(gates) + " dirs " +
+                       std::to_string(dirs) + " layout " +
+                       std::to_string(layout) + " hidden_size " +
+                       (attr ? std::to_string(*attr) : "-");
+    for (const Shape &s : shapes)
+      what += " " + str(s);
+    checkProperty(shapes, expected, compute, what);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Quantization parameters, window length
+//===----------------------------------------------------------------------===//
+
+TEST_F(ShapeFamiliesTest, QuantParamBroadcast) {
+  std::mt19937 rng(124);
+  for (int iter = 0; iter < 150; ++iter) {
+    Shape dims = randomShape(rng, 4);
+    int64_t rank = int64_t(dims.size());
+    int kind = int(pick(rng, 0, 4));
+    Shape param;
+    int64_t axis = -1;
+    if (kind == 1) { // per tensor, 1-D
+      param = {chance(rng, 85) ? 1 : extent(rng)};
+    } else if (kind == 2 && rank > 0) { // per axis
+      axis = pick(rng, 0, rank - 1);
+      param = {chance(rng, 60)   ? dims[axis]
+               : chance(rng, 50) ? 1
+                                 : extent(rng)};
+    } else if (kind == 3 && rank > 1) { // full rank, unidirectional
+      for (int64_t d : dims)
+        param.push_back(chance(rng, 50)   ? d
+                        : chance(rng, 80) ? 1
+                                          : extent(rng));
+    } else if (kind == 4 && rank > 2) { // unsupported rank
+      param = {dims[0], dims[1]};
+    }
+    // Reference (the layouts the header documents): scalar; 1-D per tensor
+    // of length 1; 1-D along `axis` of length dims[axis] or 1; or the
+    // operand's rank, each dim equal or 1.
+    bool ok;
+    if (param.empty())
+      ok = true;
+    else if (param.size() == 1 && axis < 0)
+      ok = param[0] == 1;
+    else if (param.size() == 1)
+      ok = param[0] == dims[axis] || param[0] == 1;
+    else if (param.size() == dims.size()) {
+      ok = true;
+      for (size_t i = 0; i < dims.size(); ++i)
+        ok = ok && (param[i] == dims[i] || param[i] == 1);
+    } else
+      ok = false;
+    MaybeShape expected;
+    if (ok)
+      expected = dims;
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *diag, bool) -> Dims {
+      auto d = sh::getDims(b, loc, t[0]);
+      if (failed(sh::quantParamBroadcast(b, loc, sh::getDims(b, loc, t[1]), d,
+                                         axis, "scale", diag)))
+        return failure();
+      return d;
+    };
+    checkProperty({dims, param}, expected, compute,
+                  "quant param " + str(param) + " for " + str(dims) + " axis " +
+                      std::to_string(axis));
+  }
+}
+
+TEST_F(ShapeFamiliesTest, WindowLength) {
+  std::mt19937 rng(125);
+  for (int iter = 0; iter < 40; ++iter) {
+    Shape size = {pick(rng, -3, 6)};
+    if (chance(rng, 10))
+      size.push_back(1);
+    MaybeShape expected;
+    if (size.size() == 1)
+      expected = Shape{std::max<int64_t>(size[0], 0)};
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value>,
+                       Operation *diag, bool dynamic) -> Dims {
+      auto n = sh::windowLength(b, loc, intList(b, loc, size, dynamic), diag);
+      if (failed(n))
+        return failure();
+      return SmallVector<OpFoldResult>{*n};
+    };
+    checkProperty({}, expected, compute, "window length " + str(size));
+  }
+}
+
 } // namespace
