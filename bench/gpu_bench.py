@@ -6,7 +6,7 @@ ResNet-50 batch 32 on the lent H200. MLIR is not on the GPU machine and the
 weights are too big for the device tool's transfers, so the flow is:
 
   # 1. there (device call a): export the graphs, bring back only the .onnx
-  python3 bench/gpu_bench.py export $OUT/graphs
+  python3 bench/gpu_bench.py export /tmp/g && mkdir -p $OUT/graphs && cp /tmp/g/*.onnx $OUT/graphs/
   # 2. here: compile against the graph (no weights here: no checksum)
   python3 bench/gpu_bench.py compile .dev/gpu/graphs .dev/gpu/art
   # 3. there (device call b, carry .dev/gpu): re-export with the same seeds
