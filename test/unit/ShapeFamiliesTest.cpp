@@ -1577,4 +1577,395 @@ TEST_F(ShapeFamiliesTest, WindowLength) {
   }
 }
 
+//===----------------------------------------------------------------------===//
+// Data-dependent capacities and control flow
+//===----------------------------------------------------------------------===//
+
+TEST_F(ShapeFamiliesTest, NonZero) {
+  std::mt19937 rng(126);
+  for (int iter = 0; iter < 60; ++iter) {
+    Shape in = randomShape(rng, 5);
+    int64_t rank = int64_t(in.size()), count = pick(rng, 0, product(in));
+    // Capacity [r, numel], then the ONNX shape [r, count] with the count
+    // a kernel wrote (a constant tensor here, read with tensor.extract).
+    Shape expected = {rank, product(in), rank, count};
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *, bool) -> Dims {
+      return append(
+          sh::nonZeroCapacity(b, loc, t[0]),
+          sh::nonZeroShape(b, loc, t[0], intTensor(b, loc, {}, {count})));
+    };
+    checkProperty({in}, expected, compute,
+                  "nonzero " + str(in) + " count " + std::to_string(count),
+                  Expect{/*staticMayBeDynamic=*/true, {}});
+  }
+}
+
+TEST_F(ShapeFamiliesTest, TopK) {
+  std::mt19937 rng(127);
+  for (int iter = 0; iter < 100; ++iter) {
+    Shape in = randomShape(rng, 5, 1);
+    int64_t axis = pick(rng, 0, int64_t(in.size()) - 1);
+    Shape k = {pick(rng, -1, in[axis] + 1)};
+    if (chance(rng, 5))
+      k.push_back(1);
+    MaybeShape expected;
+    if (k.size() == 1 && k[0] >= 0 && k[0] <= in[axis]) {
+      expected = in;
+      (*expected)[axis] = k[0];
+    }
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *diag, bool dynamic) -> Dims {
+      auto s =
+          sh::topKShape(b, loc, t[0], axis, intList(b, loc, k, dynamic), diag);
+      if (failed(s))
+        return failure();
+      return s->dims;
+    };
+    checkProperty({in}, expected, compute,
+                  "topk " + str(in) + " axis " + std::to_string(axis) + " k " +
+                      str(k));
+  }
+}
+
+TEST_F(ShapeFamiliesTest, CompressEntries) {
+  std::mt19937 rng(128);
+  for (int iter = 0; iter < 100; ++iter) {
+    Shape in = randomShape(rng, 4);
+    int64_t rank = int64_t(in.size());
+    std::optional<int64_t> axis;
+    if (chance(rng, 70))
+      axis = pick(rng, -1, rank);
+    Shape condition = chance(rng, 10) ? Shape{} : Shape{pick(rng, 0, 7)};
+    // Reference: entries along the axis (or the element count), elements
+    // per entry, the Compress length min(len(condition), entries), and the
+    // selected dims.
+    MaybeShape expected;
+    if (!axis || (*axis >= 0 && *axis < rank)) {
+      int64_t entries = axis ? in[*axis] : product(in);
+      int64_t entrySize =
+          axis ? product(in) / std::max<int64_t>(in[*axis], 1) : 1;
+      if (axis && in[*axis] == 0) {
+        entrySize = 1;
+        for (int64_t i = 0; i < rank; ++i)
+          if (i != *axis)
+            entrySize *= in[i];
+      }
+      int64_t length = std::min(condition.empty() ? 1 : condition[0], entries);
+      expected = Shape{entries, entrySize, length};
+      if (axis) {
+        Shape selected = in;
+        selected[*axis] = length;
+        *expected = concat(*expected, selected);
+      } else {
+        expected->push_back(length);
+      }
+    }
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *diag, bool) -> Dims {
+      auto view = sh::entryView(b, loc, t[0], axis, diag);
+      if (failed(view))
+        return failure();
+      OpFoldResult length = sh::compressLength(b, loc, *view, t[1]);
+      return append({view->entries, view->entrySize, length},
+                    sh::selectedEntriesShape(*view, length));
+    };
+    checkProperty({in, condition}, expected, compute,
+                  "compress " + str(in) + " axis " +
+                      (axis ? std::to_string(*axis) : "-") + " condition " +
+                      str(condition));
+  }
+}
+
+TEST_F(ShapeFamiliesTest, NonMaxSuppression) {
+  std::mt19937 rng(129);
+  for (int iter = 0; iter < 80; ++iter) {
+    int64_t batches = extent(rng), boxes = extent(rng), classes = extent(rng);
+    Shape boxesShape = {batches, boxes, 4}, scores = {batches, classes, boxes};
+    if (chance(rng, 20)) {
+      Shape &s = chance(rng, 50) ? boxesShape : scores;
+      s[pick(rng, 0, 2)] = extent(rng);
+    }
+    if (chance(rng, 4))
+      scores.push_back(1);
+    MaybeShape expected;
+    if (boxesShape.size() == 3 && scores.size() == 3 && boxesShape[2] == 4 &&
+        boxesShape[0] == scores[0] && boxesShape[1] == scores[2])
+      expected = Shape{boxesShape[0] * scores[1] * boxesShape[1], 3};
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *diag, bool) -> Dims {
+      auto s = sh::nmsShape(b, loc, t[0], t[1], diag);
+      if (failed(s))
+        return failure();
+      return s->capacity;
+    };
+    checkProperty({boxesShape, scores}, expected, compute,
+                  "nms " + str(boxesShape) + " " + str(scores));
+  }
+}
+
+TEST_F(ShapeFamiliesTest, ScanAndStacking) {
+  std::mt19937 rng(130);
+  for (int iter = 0; iter < 80; ++iter) {
+    int64_t length = extent(rng);
+    std::vector<Shape> inputs;
+    Shape axes;
+    int64_t n = pick(rng, 1, 3);
+    for (int64_t i = 0; i < n; ++i) {
+      Shape s = randomShape(rng, 3, 1);
+      int64_t axis = pick(rng, 0, int64_t(s.size()) - 1);
+      s[axis] = chance(rng, 90) ? length : extent(rng);
+      inputs.push_back(s);
+      axes.push_back(axis);
+    }
+    // Stack per-iteration elements of input 0's shape along a position.
+    int64_t stackAxis = pick(rng, 0, int64_t(inputs[0].size()));
+    MaybeShape expected;
+    bool ok = true;
+    for (int64_t i = 0; i < n; ++i)
+      ok = ok && inputs[i][axes[i]] == inputs[0][axes[0]];
+    if (ok) {
+      int64_t len = inputs[0][axes[0]];
+      expected = inputs[0];
+      expected->insert(expected->begin() + stackAxis, len);
+      expected->insert(expected->begin(), len);
+    }
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *diag, bool) -> Dims {
+      auto len = sh::scanLength(b, loc, ValueRange(t), axes, diag);
+      if (failed(len))
+        return failure();
+      return append(
+          {*len}, sh::stackedShape(sh::getDims(b, loc, t[0]), *len, stackAxis));
+    };
+    std::string what = "scan axes " + str(axes);
+    for (const Shape &s : inputs)
+      what += " " + str(s);
+    checkProperty(inputs, expected, compute, what);
+  }
+}
+
+TEST_F(ShapeFamiliesTest, GrownCapacity) {
+  std::mt19937 rng(131);
+  for (int iter = 0; iter < 60; ++iter) {
+    int64_t capacity = pick(rng, 0, 6), needed = pick(rng, 0, 12),
+            bound = pick(rng, 0, 12);
+    bool haveBound = chance(rng, 50);
+    // Doubling, capped by the bound, but never below what is needed.
+    int64_t grown = std::max(needed, 2 * capacity);
+    if (haveBound)
+      grown = std::max(needed, std::min(grown, bound));
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *, bool) -> Dims {
+      return SmallVector<OpFoldResult>{sh::grownCapacity(
+          b, loc, sh::getDim(b, loc, t[0], 0), sh::getDim(b, loc, t[1], 0),
+          haveBound ? std::optional<OpFoldResult>(sh::getDim(b, loc, t[2], 0))
+                    : std::nullopt)};
+    };
+    checkProperty({{capacity}, {needed}, {bound}}, Shape{grown}, compute,
+                  "grown capacity " + std::to_string(capacity) + " needed " +
+                      std::to_string(needed) + " bound " +
+                      (haveBound ? std::to_string(bound) : "-"));
+  }
+}
+
+TEST_F(ShapeFamiliesTest, JoinTypes) {
+  std::mt19937 rng(132);
+  Builder b(&context);
+  for (int iter = 0; iter < 100; ++iter) {
+    Shape x = randomShape(rng, 4), y = x;
+    for (int64_t &d : x)
+      if (chance(rng, 25))
+        d = ShapedType::kDynamic;
+    for (int64_t &d : y)
+      if (chance(rng, 25))
+        d = chance(rng, 50) ? ShapedType::kDynamic : extent(rng);
+    if (chance(rng, 10))
+      y.push_back(1);
+    bool sameElement = chance(rng, 90);
+    auto a = RankedTensorType::get(x, b.getF32Type());
+    auto c = RankedTensorType::get(y, sameElement ? Type(b.getF32Type())
+                                                  : Type(b.getI64Type()));
+    auto joined = sh::joinTypes(a, c);
+    if (!sameElement || x.size() != y.size()) {
+      EXPECT_TRUE(failed(joined));
+      continue;
+    }
+    ASSERT_TRUE(succeeded(joined));
+    Shape expected;
+    for (size_t i = 0; i < x.size(); ++i)
+      expected.push_back(x[i] == y[i] ? x[i] : ShapedType::kDynamic);
+    EXPECT_EQ(Shape(joined->getShape().begin(), joined->getShape().end()),
+              expected);
+    EXPECT_EQ(joined->getElementType(), b.getF32Type());
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Shape, ConstantOfShape, DepthToSpace/SpaceToDepth, OneHot, axis views,
+// declared result types
+//===----------------------------------------------------------------------===//
+
+TEST_F(ShapeFamiliesTest, ShapeOpRange) {
+  // ONNX Shape(start, end): negative values count from the back, then
+  // clamp to [0, rank]; an empty range when end <= start.
+  for (int64_t rank = 0; rank <= 5; ++rank)
+    for (int64_t start = -7; start <= 7; ++start)
+      for (int64_t end = -8; end <= 8; ++end) {
+        bool haveEnd = end != 8;
+        auto clampAxis = [&](int64_t v) {
+          return std::clamp<int64_t>(v < 0 ? v + rank : v, 0, rank);
+        };
+        int64_t first = clampAxis(start);
+        int64_t last = haveEnd ? clampAxis(end) : rank;
+        auto got = sh::shapeOpRange(
+            rank, start, haveEnd ? std::optional<int64_t>(end) : std::nullopt);
+        EXPECT_EQ(got.first, first);
+        EXPECT_EQ(got.second - got.first, std::max<int64_t>(0, last - first))
+            << rank << " " << start << " " << end;
+      }
+}
+
+TEST_F(ShapeFamiliesTest, ShapeFromList) {
+  std::mt19937 rng(133);
+  for (int iter = 0; iter < 60; ++iter) {
+    int64_t rank = pick(rng, 0, 5);
+    Shape values;
+    for (int64_t i = 0; i < rank; ++i)
+      values.push_back(chance(rng, 5) ? -1 : extent(rng));
+    if (chance(rng, 5))
+      values.push_back(1);
+    MaybeShape expected;
+    if (int64_t(values.size()) == rank &&
+        std::all_of(values.begin(), values.end(),
+                    [](int64_t v) { return v >= 0; }))
+      expected = values;
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value>,
+                       Operation *diag, bool dynamic) -> Dims {
+      return sh::shapeFromList(b, loc, intList(b, loc, values, dynamic), rank,
+                               diag);
+    };
+    checkProperty({}, expected, compute,
+                  "constantOfShape " + str(values) + " rank " +
+                      std::to_string(rank));
+  }
+}
+
+TEST_F(ShapeFamiliesTest, DepthSpace) {
+  std::mt19937 rng(134);
+  for (int iter = 0; iter < 100; ++iter) {
+    Shape in = randomShape(rng, 4, chance(rng, 95) ? 4 : 3);
+    int64_t bs = pick(rng, chance(rng, 5) ? 0 : 1, 3);
+    if (in.size() == 4 && chance(rng, 70))
+      in[1] = bs * bs * pick(rng, 0, 2);
+    if (in.size() == 4 && chance(rng, 70)) {
+      in[2] = bs * pick(rng, 0, 2);
+      in[3] = bs * pick(rng, 0, 2);
+    }
+    bool toSpace = chance(rng, 50);
+    MaybeShape expected;
+    if (in.size() == 4 && bs >= 1) {
+      if (toSpace && in[1] % (bs * bs) == 0)
+        expected = Shape{in[0], in[1] / (bs * bs), in[2] * bs, in[3] * bs};
+      if (!toSpace && in[2] % bs == 0 && in[3] % bs == 0)
+        expected = Shape{in[0], in[1] * bs * bs, in[2] / bs, in[3] / bs};
+    }
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *diag, bool) -> Dims {
+      return toSpace ? sh::depthToSpaceShape(b, loc, t[0], bs, diag)
+                     : sh::spaceToDepthShape(b, loc, t[0], bs, diag);
+    };
+    checkProperty({in}, expected, compute,
+                  std::string(toSpace ? "depthToSpace " : "spaceToDepth ") +
+                      str(in) + " blocksize " + std::to_string(bs));
+  }
+}
+
+TEST_F(ShapeFamiliesTest, OneHot) {
+  std::mt19937 rng(135);
+  for (int iter = 0; iter < 60; ++iter) {
+    Shape indices = randomShape(rng, 4);
+    int64_t depth = pick(rng, -1, 5);
+    int64_t axis = pick(rng, 0, int64_t(indices.size()));
+    MaybeShape expected;
+    if (depth >= 0) {
+      expected = indices;
+      expected->insert(expected->begin() + axis, depth);
+    }
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *diag, bool dynamic) -> Dims {
+      OpFoldResult d = dynamic
+                           ? OpFoldResult(sh::readScalarIndex(
+                                 b, loc, intTensor(b, loc, {1}, {depth}, 32)))
+                           : OpFoldResult(b.getIndexAttr(depth));
+      return sh::oneHotShape(b, loc, t[0], d, axis, diag);
+    };
+    checkProperty({indices}, expected, compute,
+                  "onehot " + str(indices) + " depth " + std::to_string(depth) +
+                      " axis " + std::to_string(axis));
+  }
+}
+
+TEST_F(ShapeFamiliesTest, AxisView) {
+  std::mt19937 rng(136);
+  for (int iter = 0; iter < 100; ++iter) {
+    Shape in = randomShape(rng, 4);
+    int64_t rank = int64_t(in.size());
+    int64_t axis = pick(rng, -rank - 1, rank);
+    // [outer, extent, inner] around the axis; a rank-0 tensor is one entry.
+    MaybeShape expected;
+    if (rank == 0 && axis == 0)
+      expected = Shape{1, 1, 1};
+    else if (rank > 0 && axis >= -rank && axis < rank) {
+      int64_t a = axis < 0 ? axis + rank : axis;
+      expected = Shape{a, product(in, 0, a), in[a], product(in, a + 1)};
+    }
+    if (expected && expected->size() == 3)
+      expected->insert(expected->begin(), 0);
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *diag, bool dynamic) -> Dims {
+      OpFoldResult a = dynamic ? OpFoldResult(sh::readScalarIndex(
+                                     b, loc, intTensor(b, loc, {}, {axis})))
+                               : OpFoldResult(b.getIndexAttr(axis));
+      auto v = sh::axisView(b, loc, t[0], a, diag);
+      if (failed(v))
+        return failure();
+      return SmallVector<OpFoldResult>{v->axis, v->outer, v->extent, v->inner};
+    };
+    checkProperty({in}, expected, compute,
+                  "axisView " + str(in) + " axis " + std::to_string(axis));
+  }
+}
+
+TEST_F(ShapeFamiliesTest, MatchDeclared) {
+  std::mt19937 rng(137);
+  for (int iter = 0; iter < 80; ++iter) {
+    Shape in = randomShape(rng, 4);
+    Shape declared = in;
+    for (int64_t &d : declared)
+      d = chance(rng, 40)   ? ShapedType::kDynamic
+          : chance(rng, 90) ? d
+                            : extent(rng);
+    if (chance(rng, 5))
+      declared.push_back(1);
+    MaybeShape expected;
+    if (declared.size() == in.size()) {
+      bool ok = true;
+      for (size_t i = 0; i < in.size(); ++i)
+        ok =
+            ok && (declared[i] == ShapedType::kDynamic || declared[i] == in[i]);
+      if (ok)
+        expected = in;
+    }
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *diag, bool) -> Dims {
+      return sh::matchDeclared(b, loc, sh::getDims(b, loc, t[0]),
+                               RankedTensorType::get(declared, b.getF32Type()),
+                               "result", diag);
+    };
+    checkProperty({in}, expected, compute,
+                  "matchDeclared " + str(in) + " vs declared " + str(declared));
+  }
+}
+
 } // namespace
