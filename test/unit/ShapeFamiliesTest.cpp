@@ -1968,4 +1968,92 @@ TEST_F(ShapeFamiliesTest, MatchDeclared) {
   }
 }
 
+//===----------------------------------------------------------------------===//
+// Losses and per-channel parameters
+//===----------------------------------------------------------------------===//
+
+TEST_F(ShapeFamiliesTest, LossAndChannelParams) {
+  std::mt19937 rng(138);
+  for (int iter = 0; iter < 100; ++iter) {
+    Shape input = randomShape(rng, 5, chance(rng, 95) ? 2 : 0);
+    // target (N, d1..dk) of input (N, C, d1..dk); weight (C).
+    Shape target = input;
+    if (target.size() >= 2)
+      target.erase(target.begin() + 1);
+    if (chance(rng, 10) && !target.empty())
+      target[pick(rng, 0, int64_t(target.size()) - 1)] = extent(rng);
+    if (chance(rng, 4))
+      target.push_back(1);
+    bool haveWeight = chance(rng, 50), reduced = chance(rng, 50);
+    Shape weight = {input.size() >= 2 && chance(rng, 90) ? input[1]
+                                                         : extent(rng)};
+    if (chance(rng, 4))
+      weight.push_back(1);
+    MaybeShape expected;
+    bool ok = input.size() >= 2 && target.size() + 1 == input.size();
+    for (size_t i = 0; ok && i < target.size(); ++i)
+      ok = target[i] == input[i == 0 ? 0 : i + 1];
+    if (ok && haveWeight)
+      ok = weight.size() == 1 && weight[0] == input[1];
+    if (ok) {
+      expected = reduced ? Shape{} : target;
+      expected->push_back(input[1]);
+    }
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *diag, bool) -> Dims {
+      auto s = sh::lossShape(b, loc, t[0], t[1], haveWeight ? t[2] : Value(),
+                             reduced, diag);
+      if (failed(s))
+        return failure();
+      return append(s->dims, {s->classes});
+    };
+    checkProperty({input, target, weight}, expected, compute,
+                  "loss " + str(input) + " target " + str(target) + " weight " +
+                      (haveWeight ? str(weight) : "-") +
+                      (reduced ? " reduced" : ""));
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Range
+//===----------------------------------------------------------------------===//
+
+TEST_F(ShapeFamiliesTest, RangeLength) {
+  // Range's operands are scalar tensors: even with constant contents the
+  // length is read with tensor.extract, so both runs fold it; delta = 0 is
+  // a run-time check.
+  std::mt19937 rng(139);
+  for (int iter = 0; iter < 60; ++iter) {
+    int64_t start = pick(rng, -5, 5), limit = pick(rng, -5, 5),
+            delta = pick(rng, -3, 3);
+    Shape expected = {
+        delta == 0 ? 0 : std::max<int64_t>(ceilDiv(limit - start, delta), 0)};
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value>,
+                       Operation *diag, bool) -> Dims {
+      auto n = sh::rangeLength(b, loc, intTensor(b, loc, {}, {start}),
+                               intTensor(b, loc, {}, {limit}),
+                               intTensor(b, loc, {}, {delta}), diag);
+      if (failed(n))
+        return failure();
+      return SmallVector<OpFoldResult>{*n};
+    };
+    std::string what = "range " + std::to_string(start) + " " +
+                       std::to_string(limit) + " " + std::to_string(delta);
+    // Not checkProperty: a zero delta is an assert even here.
+    auto fn = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                  Operation *diag) { return compute(b, loc, t, diag, false); };
+    auto out = run({}, false, fn, delta != 0);
+    ASSERT_TRUE(out.has_value()) << what;
+    bool allPass = std::all_of(out->checks.begin(), out->checks.end(),
+                               [](int c) { return c == 1; });
+    if (delta == 0) {
+      EXPECT_FALSE(allPass) << "no check catches " << what;
+      continue;
+    }
+    EXPECT_TRUE(allPass) << what;
+    EXPECT_EQ(out->dims, expected) << what;
+    EXPECT_EQ(out->reified, expected) << what;
+  }
+}
+
 } // namespace
