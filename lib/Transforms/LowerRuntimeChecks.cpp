@@ -187,18 +187,7 @@ struct LowerRuntimeChecksPass
     }
 
     // The message as a private constant global.
-    std::string globalName = "onyx_msg_" + std::to_string(messageCounter++);
-    {
-      OpBuilder::InsertionGuard guard(builder);
-      builder.setInsertionPointToStart(module.getBody());
-      std::string withNul = message;
-      withNul.push_back('\0');
-      auto arrayType =
-          LLVM::LLVMArrayType::get(builder.getI8Type(), withNul.size());
-      LLVM::GlobalOp::create(builder, loc, arrayType, /*isConstant=*/true,
-                             LLVM::Linkage::Private, globalName,
-                             builder.getStringAttr(withNul));
-    }
+    std::string globalName = messageGlobal(module, builder, loc, message);
 
     SmallVector<Value> args(op.getArgs().begin(), op.getArgs().end());
     Value cond = op.getCondition();

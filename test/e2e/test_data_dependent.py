@@ -116,16 +116,7 @@ class DataDependentTest(unittest.TestCase):
     # -- NonZero ---------------------------------------------------------------
 
     def test_nonzero_gather_positive_elements(self):
-        m = model([
-            const("zero", np.float32(0)),
-            helper.make_node("Greater", ["x", "zero"], ["positive"]),
-            helper.make_node("NonZero", ["positive"], ["nz"]),
-            const("flat", np.array([-1], np.int64)),
-            helper.make_node("Reshape", ["nz", "flat"], ["idx"]),
-            helper.make_node("Gather", ["x", "idx"], ["y"], axis=0),
-        ], [vi("x", TensorProto.FLOAT, ["n"])], [vi("y", TensorProto.FLOAT, ["m"])],
-            "nonzero_gather")
-        so = self.compile(m, "nonzero_gather")
+        so = self.nonzero_gather()
         rng = np.random.default_rng(1)
         cases = [
             rng.standard_normal(17).astype(np.float32),

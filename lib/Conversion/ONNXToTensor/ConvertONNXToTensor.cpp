@@ -208,6 +208,60 @@ std::optional<SmallVector<int64_t>> getConstantInts(Value value) {
   return std::nullopt;
 }
 
+/// The float contents of a constant tensor (onnx.Constant or
+/// arith.constant, dense or dense_resource), if `value` is one.
+std::optional<SmallVector<double>> getConstantFloats(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  ElementsAttr attr;
+  if (auto c = dyn_cast<onnx::ONNXConstantOp>(def)) {
+    if (auto v = c.getValueAttr())
+      attr = v;
+    else if (auto floats = c.getValueFloatsAttr())
+      return SmallVector<double>(llvm::map_range(floats, [](Attribute a) {
+        return cast<FloatAttr>(a).getValueAsDouble();
+      }));
+    else if (auto f = c.getValueFloatAttr())
+      return SmallVector<double>{f.getValueAsDouble()};
+  } else if (auto c = dyn_cast<arith::ConstantOp>(def)) {
+    attr = dyn_cast<ElementsAttr>(c.getValue());
+  }
+  if (!attr)
+    return std::nullopt;
+  auto elementType = dyn_cast<FloatType>(attr.getElementType());
+  if (!elementType)
+    return std::nullopt;
+  if (auto dense = dyn_cast<DenseFPElementsAttr>(attr))
+    return SmallVector<double>(
+        llvm::map_range(dense.getValues<APFloat>(),
+                        [](APFloat v) { return v.convertToDouble(); }));
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return std::nullopt;
+    ArrayRef<char> data = blob->getData();
+    SmallVector<double> result;
+    if (elementType.isF32()) {
+      for (size_t i = 0; i + 4 <= data.size(); i += 4) {
+        float v;
+        memcpy(&v, data.data() + i, 4);
+        result.push_back(v);
+      }
+    } else if (elementType.isF64()) {
+      for (size_t i = 0; i + 8 <= data.size(); i += 8) {
+        double v;
+        memcpy(&v, data.data() + i, 8);
+        result.push_back(v);
+      }
+    } else {
+      return std::nullopt;
+    }
+    return result;
+  }
+  return std::nullopt;
+}
+
 FailureOr<int64_t> normalizeAxis(Operation *op, int64_t axis, int64_t rank) {
   if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
     return op->emitError() << "axis " << axis << " is out of range for rank "

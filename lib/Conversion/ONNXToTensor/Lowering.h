@@ -96,6 +96,9 @@ mlir::LogicalResult requireSupportedElement(mlir::Operation *op,
 /// Reads the integer contents of a constant tensor (onnx.Constant with a
 /// dense or dense_resource value), if `value` is one.
 std::optional<llvm::SmallVector<int64_t>> getConstantInts(mlir::Value value);
+/// Reads the float contents of a constant tensor (onnx.Constant or
+/// arith.constant; dense, or an f32/f64 dense_resource), if `value` is one.
+std::optional<llvm::SmallVector<double>> getConstantFloats(mlir::Value value);
 
 /// Normalizes a possibly negative axis; error on `op` when out of range.
 mlir::FailureOr<int64_t> normalizeAxis(mlir::Operation *op, int64_t axis,

@@ -146,35 +146,13 @@ SmallVector<int64_t> iota(int64_t n) {
   return llvm::to_vector(llvm::seq<int64_t>(0, n));
 }
 
-/// Reads the single float of a constant scalar (onnx.Constant or
-/// arith.constant, dense or an f32 dense_resource), if `value` is one.
+/// The single float of a constant scalar (or one-element tensor), if
+/// `value` is one.
 std::optional<double> getConstantFloat(Value value) {
-  Operation *def = value.getDefiningOp();
-  if (!def)
+  auto values = getConstantFloats(value);
+  if (!values || values->size() != 1)
     return std::nullopt;
-  ElementsAttr attr;
-  if (auto c = dyn_cast<onnx::ONNXConstantOp>(def)) {
-    if (auto v = c.getValueAttr())
-      attr = v;
-    else if (auto f = c.getValueFloatAttr())
-      return f.getValueAsDouble();
-  } else if (auto c = dyn_cast<arith::ConstantOp>(def)) {
-    attr = dyn_cast<ElementsAttr>(c.getValue());
-  }
-  if (!attr || attr.getNumElements() != 1)
-    return std::nullopt;
-  if (auto dense = dyn_cast<DenseFPElementsAttr>(attr))
-    return (*dense.getValues<APFloat>().begin()).convertToDouble();
-  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
-    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    if (!blob || !attr.getElementType().isF32() ||
-        blob->getData().size() != sizeof(float))
-      return std::nullopt;
-    float v;
-    memcpy(&v, blob->getData().data(), sizeof(float));
-    return double(v);
-  }
-  return std::nullopt;
+  return values->front();
 }
 
 /// The first element of a scalar (or one-element) tensor.
