@@ -590,9 +590,18 @@ squeezeShape(OpBuilder &b, Location loc, Value input, const IntList &axes,
                              "run time and the result rank is not declared");
   if (!numAxes) {
     numAxes = rank - *outRank;
+    if (*numAxes < 0)
+      return diagOp->emitError()
+             << "Squeeze: the declared result rank " << *outRank
+             << " is above the input rank " << rank;
     if (failed(axes.requireSize(m, *numAxes, "Squeeze: axes", diagOp)))
       return failure();
   }
+  // Each squeezed axis is a distinct input dim: more axes than dims can
+  // never be valid (whatever their values).
+  if (*numAxes > rank)
+    return diagOp->emitError()
+           << "Squeeze: " << *numAxes << " axes for an input of rank " << rank;
   auto marked = markAxes(m, axes, *numAxes, rank, "Squeeze", diagOp);
   if (failed(marked))
     return failure();

@@ -231,7 +231,13 @@ FailureOr<EinsumShape> einsumShape(OpBuilder &b, Location loc,
     for (auto [i, d] : occurrences) {
       OpFoldResult dim = dims[i][d];
       auto s = getStatic(dim);
-      if (s && *s == 1 && !provablyEqual(dim, extent)) {
+      // A letter repeated within one operand takes its diagonal: those dims
+      // must agree exactly (numpy rejects "ii" on a 5x1 operand).
+      bool repeatedInOperand =
+          llvm::count_if(occurrences, [&, i = i](const auto &o) {
+            return o.first == i;
+          }) > 1;
+      if (s && *s == 1 && !repeatedInOperand && !provablyEqual(dim, extent)) {
         shape.operands[i].kinds[d] = BroadcastKind::One;
         continue;
       }
