@@ -47,8 +47,15 @@ void transposeRule(Engine &e, Operation *op) {
 
 /// Reshape: each entry of the target shape is a dim of the result, except
 /// that 0 copies the input dim (unless allowzero) and -1 is inferred. A
-/// symbolic entry is the result dim only if it cannot be 0 or -1, or if it
-/// equals the input dim it would copy.
+/// symbolic entry `s` is the result dim when it can be neither -1 nor 0, or
+/// when it is >= 0 and `s == 0` implies that the input dim it would copy is
+/// 0 too (it is that dim, or a product with all of `s`'s factors that may
+/// be 0: `[seq, batch * 4, 16]` of `[seq, batch, 64]`). Then the element
+/// count (the op requires in and out to have as many elements): a -1 entry
+/// is the input dims' product over the other result dims (the op checks
+/// that divisor is not 0), and any result dim whose companions are provably
+/// non-zero is that quotient too, when it is exact: `[seq * batch, 64]` of
+/// `[seq, 4 * batch, 16]`.
 void reshapeRule(Engine &e, Operation *op) {
   auto reshape = cast<ONNXReshapeOp>(op);
   Value in = reshape.getData(), out = reshape.getReshaped();
@@ -78,57 +85,48 @@ void reshapeRule(Engine &e, Operation *op) {
       }
       continue;
     }
-    auto lb = e.lowerBound(s);
-    if (allowZero ? (lb && *lb >= 0) : (lb && *lb >= 1))
+    if (allowZero) {
+      if (e.provablyNonNegative(s))
+        entries[i] = s;
+    } else if (e.provablyNonNegative(s) && e.provablyNonZero(s)) {
       entries[i] = s;
-    else if (!allowZero && i < rin && e.provablyEqual(s, e.dim(in, i)))
+    } else if (i < rin && e.provablyEqual(s, e.dim(in, i))) {
       entries[i] = s; // 0 would copy the input dim, which is 0 too
+    } else if (i < rin && e.provablyNonNegative(s) &&
+               e.zeroImplies(s, e.dim(in, i))) {
+      entries[i] = s; // likewise
+    }
   }
   for (int64_t i = 0; i < rout; ++i)
     if (entries[i].isKnown())
       e.relate(e.dim(out, i), entries[i], "shape entry");
-  if (inferred < 0)
-    return;
-  // -1 = (product of the input dims) / (product of the other entries).
-  // Cancel equal symbolic factors (the op checks the divisor is not 0).
-  SymList numerator, denominator;
-  int64_t numConst = 1, denConst = 1;
-  auto split = [&](Sym s, SymList &symbolic, int64_t &constant) {
-    Sym c = e.canonical(s);
-    if (!c.isKnown())
-      return false;
-    if (c.isConstant()) {
-      if (c.offset < 0 ||
-          (c.offset && constant > (int64_t(1) << 40) / c.offset))
-        return false;
-      constant *= c.offset;
-    } else {
-      symbolic.push_back(c);
-    }
-    return true;
-  };
-  for (int64_t i = 0; i < rin; ++i)
-    if (!split(e.dim(in, i), numerator, numConst))
+
+  // The element count: product(in) == product(out).
+  Monomial numerator;
+  for (int64_t i = 0; i < rin; ++i) {
+    auto m = e.monomialOf(e.dim(in, i));
+    if (!m || !multiplyMonomial(numerator, *m))
       return;
-  for (int64_t i = 0; i < rout; ++i)
-    if (i != inferred && !split(entries[i], denominator, denConst))
-      return;
-  for (Sym d : denominator) {
-    auto it = llvm::find_if(numerator, [&](Sym n) {
-      return n.node == d.node && n.offset == d.offset;
-    });
-    if (it == numerator.end())
-      return;
-    numerator.erase(it);
   }
-  if (denConst == 0)
-    return;
-  if (numerator.empty()) {
-    if (numConst % denConst == 0)
-      e.relate(e.dim(out, inferred), Sym::constant(numConst / denConst),
-               "inferred -1 entry");
-  } else if (numerator.size() == 1 && numConst == denConst) {
-    e.relate(e.dim(out, inferred), numerator.front(), "inferred -1 entry");
+  SmallVector<std::optional<Monomial>> outs;
+  SmallVector<bool> nonZero;
+  for (int64_t i = 0; i < rout; ++i) {
+    outs.push_back(e.monomialOf(e.dim(out, i)));
+    nonZero.push_back(inferred >= 0 || e.provablyNonZero(e.dim(out, i)));
+  }
+  for (int64_t i = 0; i < rout; ++i) {
+    if (inferred >= 0 && i != inferred)
+      continue;
+    Monomial denominator;
+    bool ok = true;
+    for (int64_t j = 0; j < rout && ok; ++j)
+      if (j != i)
+        ok = outs[j] && nonZero[j] && multiplyMonomial(denominator, *outs[j]);
+    if (!ok)
+      continue;
+    if (auto q = divideMonomial(numerator, denominator))
+      e.relate(e.dim(out, i), e.intern(*q),
+               i == inferred ? "inferred -1 entry" : "element count");
   }
 }
 

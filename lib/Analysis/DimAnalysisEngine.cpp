@@ -420,6 +420,19 @@ void Engine::relate(Sym a, Sym b, StringRef why) {
   c.time = factTime();
   p.size += c.size;
   p.classTime = std::max({p.classTime, c.classTime, c.time});
+  // A product describing the child's value describes the parent's when
+  // they are equal (offset 0): the root carries it, as of this union.
+  bool parentGainsTerm = false, childGainsTerm = false;
+  if (childOffset == 0) {
+    bool parentHas = terms.count(parent), childHas = terms.count(child);
+    if (childHas && !parentHas) {
+      Term t = terms.find(child)->second;
+      t.time = std::max(t.time, nodes[child].time);
+      terms[parent] = std::move(t);
+      parentGainsTerm = true;
+    }
+    childGainsTerm = parentHas && !childHas;
+  }
   ++stats.numMerges;
   ++mergesThisSweep;
   if (raw_ostream *os = trace())
@@ -445,9 +458,10 @@ void Engine::relate(Sym a, Sym b, StringRef why) {
         worklist.push_back(u);
       }
   };
-  if (childShorter || childGainsConstant || childMinChanged)
+  if (childShorter || childGainsConstant || childMinChanged || childGainsTerm)
     enqueue(childUsers);
-  if (!childShorter || parentGainsConstant || parentMinChanged)
+  if (!childShorter || parentGainsConstant || parentMinChanged ||
+      parentGainsTerm)
     enqueue(parentUsers);
   if (!childShorter)
     std::swap(parentUsers, childUsers);

@@ -36,6 +36,7 @@
 #include "llvm/ADT/StringMap.h"
 
 #include <limits>
+#include <map>
 #include <vector>
 
 namespace onyx::dim_analysis_detail {
@@ -66,6 +67,23 @@ struct Sym {
   }
 };
 using SymList = llvm::SmallVector<Sym, 4>;
+
+/// A product `coeff * f1 * f2 * ...` of symbolic factors, each a canonical
+/// (root, offset) pair (value(root) + offset), sorted. The shape arithmetic
+/// of ShapeArithmetic.cpp: Mul of shape values, the element counts of
+/// Reshape and Flatten. An empty factor list is the constant `coeff`.
+struct Monomial {
+  int64_t coeff = 1;
+  llvm::SmallVector<std::pair<NodeId, int64_t>, 4> factors;
+  bool operator==(const Monomial &o) const {
+    return coeff == o.coeff && factors == o.factors;
+  }
+};
+/// `into *= m`; false on a coefficient too large to track.
+bool multiplyMonomial(Monomial &into, const Monomial &m);
+/// `n / d` when `d`'s factors are among `n`'s and its coefficient divides
+/// `n`'s (exact division); nullopt otherwise.
+std::optional<Monomial> divideMonomial(const Monomial &n, const Monomial &d);
 
 class Engine;
 /// A rule: derives facts about `op` (usually about its results).
@@ -120,6 +138,32 @@ public:
   bool provablyEqual(Sym a, Sym b) const;
   /// Provably not 1 (a constant other than 1, or a lower bound >= 2).
   bool provablyNotOne(Sym s) const;
+
+  //===--------------------------------------------------------------------===//
+  // For rules: shape arithmetic (ShapeArithmetic.cpp)
+  //===--------------------------------------------------------------------===//
+
+  /// `s` as a product of canonical factors: a constant, a node defined by a
+  /// product (`intern`), or `s` itself as the one factor. Nullopt if `s` is
+  /// unknown.
+  std::optional<Monomial> monomialOf(Sym s);
+  /// The node whose value is `m` (value numbering): the same product of the
+  /// same sets is the same node. A new node gets `home`/`index` for the
+  /// trace (a shape value's element; none for a product only a rule saw).
+  Sym intern(const Monomial &m, mlir::Value home = {}, int64_t index = 0);
+  /// The node whose value is `kind(a, b)` for an integer operation the
+  /// monomials do not describe (Div that is not exact, Add/Sub of unlike
+  /// terms): equal operands give the same node. `a`, `b` canonical.
+  Sym internOp(llvm::StringRef kind, Sym a, Sym b, mlir::Value home,
+               int64_t index);
+  /// Provably never 0 (a constant other than 0, a lower bound >= 1, or a
+  /// product of such factors).
+  bool provablyNonZero(Sym s);
+  /// Provably >= 0 (a lower bound, or a positive product of such factors).
+  bool provablyNonNegative(Sym s);
+  /// Provably `s == 0` implies `d == 0` (every factor of `s` that may be 0
+  /// is a factor of `d`).
+  bool zeroImplies(Sym s, Sym d);
 
   //===--------------------------------------------------------------------===//
   // For rules: contents of small integer tensors (shape values)
@@ -192,6 +236,7 @@ private:
   };
 
   NodeId newNode(mlir::Value v, int64_t index, bool isElement);
+  std::optional<Monomial> monomialOf(Sym s, unsigned depth);
   std::pair<NodeId, int64_t> find(NodeId n) const;
   /// Records that the rule being evaluated relies on facts up to time `t`:
   /// what it proves is dated no earlier.
@@ -230,6 +275,16 @@ private:
   std::vector<mlir::Operation *> functions;
   /// Per function, the first dim seen with each dim_params name.
   llvm::DenseMap<mlir::Operation *, llvm::StringMap<Sym>> namedDims;
+  /// Products: the root (or node) whose value is a monomial, with the
+  /// time that became true; moved to the new root on a union at offset 0.
+  struct Term {
+    Monomial monomial;
+    Time time;
+  };
+  llvm::DenseMap<NodeId, Term> terms;
+  /// Value numbering: a monomial's (or an opaque operation's) key to the
+  /// node holding its value and the time of that fact.
+  std::map<std::vector<int64_t>, std::pair<NodeId, Time>> internTable;
   /// Every value analyzed, in program order (for group ids).
   std::vector<mlir::Value> values;
 

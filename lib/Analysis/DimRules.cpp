@@ -81,33 +81,17 @@ void sameContent(Engine &e, Value from, Value to) {
     e.setContent(to, *elements);
 }
 
-/// Product of `factors` as a Sym: a constant, or the single non-constant
-/// factor when the constant ones multiply to 1.
+/// Product of `factors` as a Sym: a constant, the single factor when the
+/// others are constants multiplying to 1, otherwise the node of the product
+/// (value numbering: the same product of the same sets is one node).
 Sym productOf(Engine &e, ArrayRef<Sym> factors) {
-  int64_t constant = 1;
-  Sym symbolic;
-  bool haveSymbolic = false;
+  Monomial product;
   for (Sym f : factors) {
-    Sym c = e.canonical(f);
-    if (!c.isKnown())
+    auto m = e.monomialOf(f);
+    if (!m || !multiplyMonomial(product, *m))
       return Sym();
-    if (c.isConstant()) {
-      if (c.offset != 0 &&
-          std::abs(constant) > (int64_t(1) << 40) / std::abs(c.offset))
-        return Sym();
-      constant *= c.offset;
-      continue;
-    }
-    if (haveSymbolic)
-      return Sym();
-    haveSymbolic = true;
-    symbolic = c;
   }
-  if (!haveSymbolic)
-    return Sym::constant(constant);
-  if (constant == 0)
-    return Sym::constant(0);
-  return constant == 1 ? symbolic : Sym();
+  return e.intern(product);
 }
 
 /// The result of a broadcast of `operands` is `resultDims`: where the shared
@@ -180,6 +164,48 @@ void broadcastRule(Engine &e, Operation *op) {
   relateBroadcast(e, operands, e.dims(out), "broadcast");
 }
 
+/// One element of Add/Sub/Mul/Div on shape values with a symbolic operand
+/// (`a`, `b` canonical): products become monomials (commutative and
+/// associative, exact modulo 2^64); Div by a constant dividing the
+/// coefficient is exact; Add/Sub of like terms add coefficients. Anything
+/// else is numbered by (operation, operands), so only the same computation
+/// on equal operands gives the same node. `out`/`index` name a new node.
+static Sym symbolicArithmetic(Engine &e, Operation *op, Sym a, Sym b, Value out,
+                              int64_t index) {
+  if (!a.isKnown() || !b.isKnown())
+    return Sym();
+  auto ma = e.monomialOf(a), mb = e.monomialOf(b);
+  if (!ma || !mb)
+    return Sym();
+  if (isa<ONNXMulOp>(op)) {
+    Monomial product = *ma;
+    if (multiplyMonomial(product, *mb))
+      return e.intern(product, out, index);
+    if (std::make_pair(b.node, b.offset) < std::make_pair(a.node, a.offset))
+      std::swap(a, b);
+    return e.internOp("mul", a, b, out, index);
+  }
+  if (isa<ONNXDivOp>(op)) {
+    // Exact only when the constant divides the coefficient (then truncation
+    // never applies); ONNX Div by 0 on integers is undefined: nothing.
+    if (b.isConstant() && b.offset != 0 && ma->coeff % b.offset == 0)
+      return e.intern(Monomial{ma->coeff / b.offset, ma->factors}, out, index);
+    return e.internOp("div", a, b, out, index);
+  }
+  bool isAdd = isa<ONNXAddOp>(op);
+  if (!ma->factors.empty() && ma->factors == mb->factors &&
+      std::abs(ma->coeff) < (int64_t(1) << 40) &&
+      std::abs(mb->coeff) < (int64_t(1) << 40))
+    return e.intern(
+        Monomial{isAdd ? ma->coeff + mb->coeff : ma->coeff - mb->coeff,
+                 ma->factors},
+        out, index);
+  if (isAdd &&
+      std::make_pair(b.node, b.offset) < std::make_pair(a.node, a.offset))
+    std::swap(a, b);
+  return e.internOp(isAdd ? "add" : "sub", a, b, out, index);
+}
+
 /// Add/Sub/Mul/Div: broadcast, and arithmetic on shape values.
 void arithmeticRule(Engine &e, Operation *op) {
   broadcastRule(e, op);
@@ -223,6 +249,8 @@ void arithmeticRule(Engine &e, Operation *op) {
       r = a;
     } else if (isMul && a.isConstant() && a.offset == 1) {
       r = b;
+    } else {
+      r = symbolicArithmetic(e, op, a, b, out, int64_t(i));
     }
     if (!r.isKnown())
       return; // an unknown element: leave the result's elements fresh

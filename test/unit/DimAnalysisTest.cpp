@@ -340,4 +340,42 @@ TEST_F(DimAnalysisTest, UnknownValuesAreNotEqual) {
   EXPECT_TRUE(analysis.sameDynDim(x, 0, x, 0));
 }
 
+TEST_F(DimAnalysisTest, ProductsOfDimsAreDatedAtTheirReshape) {
+  // MultiheadAttention's head split: two Reshapes to [seq, batch * 4, 16],
+  // the products computed by two Mul ops. The batch dims of the MatMul are
+  // equal before it, not before the second Reshape proves it.
+  func::FuncOp fn = parse(R"mlir(
+    func.func @f(%x: tensor<?x?x64xf32>, %y: tensor<?x?x64xf32>) -> tensor<?x?x?xf32> {
+      %s = "onnx.Shape"(%x) {start = 0 : i64} : (tensor<?x?x64xf32>) -> tensor<3xi64>
+      %i = "onnx.Constant"() {value = dense<[0, 1]> : tensor<2xi64>} : () -> tensor<2xi64>
+      %sb = "onnx.Gather"(%s, %i) {axis = 0 : i64} : (tensor<3xi64>, tensor<2xi64>) -> tensor<2xi64>
+      %c = "onnx.Constant"() {value = dense<[1, 4]> : tensor<2xi64>} : () -> tensor<2xi64>
+      %p1 = "onnx.Mul"(%sb, %c) : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
+      %p2 = "onnx.Mul"(%c, %sb) : (tensor<2xi64>, tensor<2xi64>) -> tensor<2xi64>
+      %d = "onnx.Constant"() {value = dense<[16]> : tensor<1xi64>} : () -> tensor<1xi64>
+      %t1 = "onnx.Concat"(%p1, %d) {axis = 0 : i64} : (tensor<2xi64>, tensor<1xi64>) -> tensor<3xi64>
+      %t2 = "onnx.Concat"(%p2, %d) {axis = 0 : i64} : (tensor<2xi64>, tensor<1xi64>) -> tensor<3xi64>
+      %r1 = "onnx.Reshape"(%x, %t1) : (tensor<?x?x64xf32>, tensor<3xi64>) -> tensor<?x?x16xf32>
+      %r2 = "onnx.Reshape"(%x, %t2) : (tensor<?x?x64xf32>, tensor<3xi64>) -> tensor<?x?x16xf32>
+      %a = "onnx.Transpose"(%r1) {perm = [1, 0, 2]} : (tensor<?x?x16xf32>) -> tensor<?x?x16xf32>
+      %b = "onnx.Transpose"(%r2) {perm = [1, 2, 0]} : (tensor<?x?x16xf32>) -> tensor<?x16x?xf32>
+      %m = "onnx.MatMul"(%a, %b) : (tensor<?x?x16xf32>, tensor<?x16x?xf32>) -> tensor<?x?x?xf32>
+      %r3 = "onnx.Reshape"(%y, %t1) : (tensor<?x?x64xf32>, tensor<3xi64>) -> tensor<?x?x16xf32>
+      return %m : tensor<?x?x?xf32>
+    })mlir");
+  DimAnalysis analysis(fn);
+  analysis.run();
+  Value x = arg(fn, 0), r1 = result(9), r2 = result(10), a = result(11),
+        b = result(12), m = result(13), r3 = result(14);
+  EXPECT_TRUE(analysis.sameDynDim(r1, 1, r2, 1));
+  EXPECT_TRUE(analysis.sameDynDim(r1, 0, x, 0));
+  EXPECT_FALSE(analysis.sameDynDim(r1, 1, x, 1)); // batch * 4
+  EXPECT_FALSE(analysis.before(op(10)).sameDynDim(r1, 1, r2, 1));
+  EXPECT_TRUE(analysis.before(op(13)).sameDynDim(a, 0, b, 0));
+  EXPECT_TRUE(analysis.sameDynDim(m, 0, r1, 1));
+  // %y's dims are unrelated: a 0 entry would copy them.
+  EXPECT_FALSE(analysis.sameDynDim(r3, 1, r1, 1));
+  EXPECT_FALSE(analysis.sameDynDim(r3, 0, x, 0));
+}
+
 } // namespace
