@@ -1,6 +1,9 @@
 //===- OnyxDialect.cpp - The onyx dialect ---------------------------------===//
 #include "onyx/Dialect/Onyx/OnyxDialect.h"
 
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -27,6 +30,14 @@ void OnyxDialect::initialize() {
 LogicalResult AssertOp::verify() {
   if (getArgs().size() > 4)
     return emitOpError("supports at most 4 message arguments");
+  return success();
+}
+
+/// A check that holds by construction is no check: erase it.
+LogicalResult AssertOp::canonicalize(AssertOp op, PatternRewriter &rewriter) {
+  if (!matchPattern(op.getCondition(), m_One()))
+    return failure();
+  rewriter.eraseOp(op);
   return success();
 }
 

@@ -52,6 +52,7 @@ def Onyx_AssertOp : Onyx_Op<"assert"> {
     $condition `,` $message (`(` $args^ `:` type($args) `)`)? attr-dict
   }];
   let hasVerifier = 1;
+  let hasCanonicalizeMethod = 1;
 }
 
 def Onyx_GetInputOp : Onyx_Op<"get_input", [Pure]> {
