@@ -63,6 +63,9 @@ void buildONNXToTensorPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   // Equal extents become one SSA value before bufferization.
   pm.addPass(createCSEPass());
+  // Elementwise results overwrite inputs that die there (in place after
+  // bufferization): one buffer per step of an elementwise chain.
+  pm.addPass(createElementwiseInPlace());
 }
 
 void buildBufferizationPipeline(OpPassManager &pm, StringRef poolScheme) {

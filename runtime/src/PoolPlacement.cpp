@@ -3,21 +3,19 @@
 #include "PoolPlacement.h"
 
 #include <algorithm>
+#include <functional>
 #include <numeric>
 
 namespace onyx::rt {
 
-Placement placeBestFit(const std::vector<PlacedTemp> &temps) {
+namespace {
+
+/// Best fit by lifetime, placing the temporaries in `order`.
+Placement placeInOrder(const std::vector<PlacedTemp> &temps,
+                       const std::vector<size_t> &order) {
   Placement result;
   result.offsets.assign(temps.size(), 0);
   result.bestFit = true;
-  std::vector<size_t> order(temps.size());
-  std::iota(order.begin(), order.end(), size_t(0));
-  // Largest first; among equal sizes the earlier one first, so the layout
-  // is deterministic.
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return temps[a].bytes > temps[b].bytes;
-  });
   std::vector<size_t> placed;
   std::vector<std::pair<int64_t, int64_t>> busy;
   for (size_t i : order) {
@@ -44,6 +42,46 @@ Placement placeBestFit(const std::vector<PlacedTemp> &temps) {
     placed.push_back(i);
   }
   return result;
+}
+
+} // namespace
+
+Placement placeBestFit(const std::vector<PlacedTemp> &temps) {
+  // Best fit is a heuristic (the problem is NP-hard); a few placement
+  // orders cost little at these sizes and the smallest layout wins. Ties
+  // keep program order, so every layout is deterministic.
+  using Key = std::function<bool(size_t, size_t)>;
+  const Key keys[] = {
+      // Largest first.
+      [&](size_t a, size_t b) { return temps[a].bytes > temps[b].bytes; },
+      // Largest area (bytes x lifetime) first.
+      [&](size_t a, size_t b) {
+        auto area = [&](size_t i) {
+          return double(temps[i].bytes) *
+                 double(temps[i].end - temps[i].start + 1);
+        };
+        return area(a) > area(b);
+      },
+      // Longest-lived first.
+      [&](size_t a, size_t b) {
+        return temps[a].end - temps[a].start > temps[b].end - temps[b].start;
+      },
+      // Program order (a linear scan).
+      [&](size_t a, size_t b) { return temps[a].start < temps[b].start; },
+  };
+  Placement best;
+  bool haveBest = false;
+  for (const Key &key : keys) {
+    std::vector<size_t> order(temps.size());
+    std::iota(order.begin(), order.end(), size_t(0));
+    std::stable_sort(order.begin(), order.end(), key);
+    Placement candidate = placeInOrder(temps, order);
+    if (!haveBest || candidate.totalBytes < best.totalBytes) {
+      best = std::move(candidate);
+      haveBest = true;
+    }
+  }
+  return best;
 }
 
 Placement placeByPlan(const std::vector<PlacedTemp> &temps,

@@ -5,9 +5,11 @@
 // for the sizes of this call instead of for all shapes at once.
 //
 // Two layouts are computed and the smaller one wins:
-//   * best fit by lifetime at the actual sizes: temporaries are placed
-//     largest first, each into the smallest gap left by the already placed
-//     temporaries whose lifetimes overlap its own (else above them all);
+//   * best fit by lifetime at the actual sizes: temporaries are placed one
+//     by one, each into the smallest gap left by the already placed
+//     temporaries whose lifetimes overlap its own (else above them all),
+//     in four orders (largest, largest bytes x lifetime, longest-lived,
+//     program order), keeping the smallest layout;
 //   * the compile-time plan evaluated at the same sizes: [static region |
 //     group slabs], each slab the largest member of its group.
 // Taking the minimum keeps the guarantee of the compile-time plan (never
@@ -41,7 +43,7 @@ struct Placement {
   bool bestFit = false;
 };
 
-/// Best fit by lifetime at the given sizes.
+/// Best fit by lifetime at the given sizes (the best of several orders).
 Placement placeBestFit(const std::vector<PlacedTemp> &temps);
 /// The compile-time plan at the given sizes.
 Placement placeByPlan(const std::vector<PlacedTemp> &temps,

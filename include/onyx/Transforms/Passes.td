@@ -83,6 +83,19 @@ def FoldShapeComputations
   ];
 }
 
+def ElementwiseInPlace : Pass<"onyx-elementwise-in-place", "mlir::ModuleOp"> {
+  let summary = "Let an elementwise result overwrite an input that dies there";
+  let description = [{
+    For an all-parallel linalg.generic whose destination is a tensor.empty
+    with the identity map and whose body ignores the destination's value,
+    an input of the result's type read through the identity map and used
+    nowhere else (not a function argument) becomes the destination, so that
+    One-Shot Bufferize writes the result in place: a chain of elementwise
+    ops then needs one buffer instead of two at every step.
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // After bufferization: bind the graph function to the runtime
 //===----------------------------------------------------------------------===//
