@@ -176,6 +176,14 @@ NP_TO_ONNX = {np.dtype(np.float32): 1, np.dtype(np.int64): 7, np.dtype(np.int32)
 ONNX_TO_NP = {v: k for k, v in NP_TO_ONNX.items()}
 
 
+class OnyxMemoryStats(ctypes.Structure):
+    """runtime/include/onyx/onyx_runtime.h, field for field."""
+    _fields_ = [(n, ctypes.c_uint64) for n in (
+        "tempBytesRequested", "tempPeakBytes", "tempAllocations", "outputBytes",
+        "retainedBytes", "plannedTempBytes", "poolRequestedBytes", "maxLiveBytes",
+        "numPools")]
+
+
 class Onyx:
     def __init__(self, runtime, artifact):
         vp, i32, i64, sz = ctypes.c_void_p, ctypes.c_int32, ctypes.c_int64, ctypes.c_size_t
@@ -193,6 +201,8 @@ class Onyx:
                 ("onyx_tensor_byte_size", sz, [vp]),
                 ("onyx_tensor_data", vp, [vp]),
                 ("onyx_state_last_error", ctypes.c_char_p, [vp]),
+                ("onyx_state_memory_stats", ctypes.c_int,
+                 [vp, ctypes.POINTER(OnyxMemoryStats)]),
                 ("onyxrt_state_create_error", ctypes.c_char_p, [])]:
             f = getattr(L, fn)
             f.restype, f.argtypes = res, args
@@ -232,6 +242,15 @@ class Onyx:
                 out.append(np.frombuffer(buf, dtype=ONNX_TO_NP[code]).reshape(shape).copy())
         self.rt.onyx_tensor_list_destroy(res)
         return out
+
+    def activation_bytes(self):
+        """Device memory of the last call besides weights and inputs: the
+        pools it requested, unplanned temporaries at their peak, and the
+        outputs (what torch's peak above its baseline counts too)."""
+        st = OnyxMemoryStats()
+        if self.rt.onyx_state_memory_stats(self.state, ctypes.byref(st)) != 0:
+            return None
+        return st.poolRequestedBytes + st.tempPeakBytes + st.outputBytes
 
     def close(self):
         if self.state:
@@ -333,6 +352,7 @@ def cmd_run(args):
                 onyx.call(lst, read=False)
                 times.append((time.perf_counter() - t0) * 1e3)
             r["onyx_ms"] = statistics.median(times)
+            r["onyx_activation_bytes"] = onyx.activation_bytes()
             r["onyx_ms_min"] = min(times)
             onyx.close()
         except Exception as e:  # keep the other model's numbers
@@ -341,17 +361,20 @@ def cmd_run(args):
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)
-    print("\n%-9s %-18s %9s %9s %9s %9s %10s %9s" % (
-        "model", "case", "torch ms", "t h2h ms", "onyx ms", "speedup", "rel err", "peak MiB"))
+    print("\n%-9s %-18s %9s %9s %9s %9s %10s %9s %9s" % (
+        "model", "case", "torch ms", "t h2h ms", "onyx ms", "speedup", "rel err", "peak MiB",
+        "onyx MiB"))
     for name, r in results.items():
         case = ",".join("%s=%s" % kv for kv in r["case"].items())
         if "error" in r:
             print("%-9s %-18s %9.3f %9.3f  ERROR %s" % (name, case, r["torch_ms"],
                                                        r["torch_h2h_ms"], r["error"][:300]))
             continue
-        print("%-9s %-18s %9.3f %9.3f %9.3f %8.2fx %10.2e %9.1f" % (
+        onyx_mib = (r["onyx_activation_bytes"] or 0) / 2**20
+        print("%-9s %-18s %9.3f %9.3f %9.3f %8.2fx %10.2e %9.1f %9.1f" % (
             name, case, r["torch_ms"], r["torch_h2h_ms"], r["onyx_ms"],
-            r["torch_h2h_ms"] / r["onyx_ms"], r["rel_err"], r["torch_peak_bytes"] / 2**20))
+            r["torch_h2h_ms"] / r["onyx_ms"], r["rel_err"], r["torch_peak_bytes"] / 2**20,
+            onyx_mib))
 
 
 def cmd_profile(args):
