@@ -24,7 +24,6 @@
 #include "CudaDevice.h"
 
 #include <cublasLt.h>
-#include <dlfcn.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -60,34 +59,15 @@ struct BlasApi {
 
 BlasApi loadBlas() {
   BlasApi api;
-  std::string tried;
-  void *handle = nullptr;
-  const char *env = std::getenv("ONYX_CUBLASLT_LIBRARY");
-  const char *candidates[] = {env, "libcublasLt.so.13",
-                              "/usr/local/cuda/lib64/libcublasLt.so.13",
-                              "libcublasLt.so.12"};
-  for (const char *name : candidates) {
-    if (!name || !*name)
-      continue;
-    if ((handle = dlopen(name, RTLD_NOW | RTLD_LOCAL)))
-      break;
-    const char *why = dlerror();
-    tried += std::string(tried.empty() ? "" : "; ") + (why ? why : name);
-  }
-  if (!handle) {
-    api.loadError = "cannot load cuBLASLt (" + tried +
-                    "); set ONYX_CUBLASLT_LIBRARY to libcublasLt.so.13";
+  void *handle = openCudaLibrary("cuBLASLt", "ONYX_CUBLASLT_LIBRARY",
+                                 {"libcublasLt.so.13",
+                                  "/usr/local/cuda/lib64/libcublasLt.so.13",
+                                  "libcublasLt.so.12"},
+                                 api.loadError);
+  if (!handle)
     return api;
-  }
   auto load = [&](auto &fn, const char *symbol) {
-    if (!api.loadError.empty())
-      return;
-    void *address = dlsym(handle, symbol);
-    if (!address) {
-      api.loadError = std::string("cuBLASLt lacks ") + symbol;
-      return;
-    }
-    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(address);
+    loadCudaSymbol(handle, "cuBLASLt", fn, symbol, api.loadError);
   };
 #define ONYX_LT_LOAD(name) load(api.name, #name);
   ONYX_LT_LOAD(cublasLtCreate)

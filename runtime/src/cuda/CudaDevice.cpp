@@ -36,6 +36,31 @@
 
 namespace onyx {
 namespace rt {
+
+void *dlsymForCuda(void *handle, const char *symbol) {
+  return dlsym(handle, symbol);
+}
+
+void *openCudaLibrary(const char *what, const char *envVar,
+                      std::initializer_list<const char *> candidates,
+                      std::string &error) {
+  std::string tried;
+  std::vector<const char *> names;
+  names.push_back(std::getenv(envVar));
+  names.insert(names.end(), candidates.begin(), candidates.end());
+  for (const char *name : names) {
+    if (!name || !*name)
+      continue;
+    if (void *handle = dlopen(name, RTLD_NOW | RTLD_LOCAL))
+      return handle;
+    const char *why = dlerror();
+    tried += std::string(tried.empty() ? "" : "; ") + (why ? why : name);
+  }
+  error = std::string("cannot load ") + what + " (" + tried + "); set " +
+          envVar + " to " + (candidates.size() ? *candidates.begin() : what);
+  return nullptr;
+}
+
 namespace {
 
 DriverApi loadDriver() {

@@ -15,6 +15,7 @@
 
 #include <cuda.h>
 
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -23,6 +24,33 @@
 
 namespace onyx {
 namespace rt {
+
+/// dlsym, kept out of this header's includes.
+void *dlsymForCuda(void *handle, const char *symbol);
+
+/// A library the CUDA services load at run time (dlopen, no link
+/// dependency): the first of `candidates` that opens, after the file named
+/// by the environment variable `envVar` when it is set. Returns the handle,
+/// or null with `error` saying what was tried and how to point at the
+/// library.
+void *openCudaLibrary(const char *what, const char *envVar,
+                      std::initializer_list<const char *> candidates,
+                      std::string &error);
+
+/// Resolves `symbol` from `handle` into `fn`; on failure (or when `error`
+/// is already set) leaves `fn` alone and sets `error` once.
+template <typename Fn>
+void loadCudaSymbol(void *handle, const char *what, Fn &fn, const char *symbol,
+                    std::string &error) {
+  if (!error.empty())
+    return;
+  void *address = dlsymForCuda(handle, symbol);
+  if (!address) {
+    error = std::string(what) + " lacks " + symbol;
+    return;
+  }
+  fn = reinterpret_cast<Fn>(address);
+}
 
 /// The driver entry points this runtime uses, resolved by name. The names
 /// are the versioned symbols libcuda exports (cuda.h maps cuMemAlloc to

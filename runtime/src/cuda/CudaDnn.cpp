@@ -21,10 +21,11 @@
 
 #ifndef ONYX_RUNTIME_HAS_CUDNN
 // Built without cudnn.h: convolutions report it when called.
-extern "C" ONYX_API int32_t
-onyxrt_cuda_conv(void *ctx, const char *label, int32_t, int32_t, int64_t,
-                 const int64_t *, const void *, const void *, const void *,
-                 const void *, void *) {
+extern "C" ONYX_API int32_t onyxrt_cuda_conv(void *ctx, const char *label,
+                                             int32_t, int32_t, int64_t,
+                                             const int64_t *, const void *,
+                                             const void *, const void *,
+                                             const void *, void *) {
   onyx::rt::failCall(ctx, std::string(label ? label : "conv") +
                               ": this Onyx runtime was built without cuDNN "
                               "headers (cudnn.h)");
@@ -33,7 +34,6 @@ onyxrt_cuda_conv(void *ctx, const char *label, int32_t, int32_t, int64_t,
 #else
 
 #include <cudnn.h>
-#include <dlfcn.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -78,34 +78,15 @@ struct DnnApi {
 
 DnnApi loadDnn() {
   DnnApi api;
-  std::string tried;
-  void *handle = nullptr;
-  const char *env = std::getenv("ONYX_CUDNN_LIBRARY");
-  const char *candidates[] = {env, "libcudnn.so.9",
-                              "/lib/x86_64-linux-gnu/libcudnn.so.9",
-                              "/usr/local/cuda/lib64/libcudnn.so.9"};
-  for (const char *name : candidates) {
-    if (!name || !*name)
-      continue;
-    if ((handle = dlopen(name, RTLD_NOW | RTLD_LOCAL)))
-      break;
-    const char *why = dlerror();
-    tried += std::string(tried.empty() ? "" : "; ") + (why ? why : name);
-  }
-  if (!handle) {
-    api.loadError = "cannot load cuDNN (" + tried +
-                    "); set ONYX_CUDNN_LIBRARY to libcudnn.so.9";
+  void *handle =
+      openCudaLibrary("cuDNN", "ONYX_CUDNN_LIBRARY",
+                      {"libcudnn.so.9", "/lib/x86_64-linux-gnu/libcudnn.so.9",
+                       "/usr/local/cuda/lib64/libcudnn.so.9"},
+                      api.loadError);
+  if (!handle)
     return api;
-  }
   auto load = [&](auto &fn, const char *symbol) {
-    if (!api.loadError.empty())
-      return;
-    void *address = dlsym(handle, symbol);
-    if (!address) {
-      api.loadError = std::string("cuDNN lacks ") + symbol;
-      return;
-    }
-    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(address);
+    loadCudaSymbol(handle, "cuDNN", fn, symbol, api.loadError);
   };
 #define ONYX_DNN_LOAD(name) load(api.name, #name);
   ONYX_DNN_LOAD(cudnnGetVersion)
