@@ -384,6 +384,57 @@ FailureOr<Value> reconcile(OpBuilder &b, Operation *op, Value value,
 /// The DimAnalysis of the function being converted, if enabled.
 static thread_local DimAnalysis *activeAnalysis = nullptr;
 
+/// Graph-input dims already materialized at the top of the function, so
+/// that every extent DimAnalysis proves equal to one becomes the same SSA
+/// value (the memory planner and CSE then see one size).
+static thread_local llvm::DenseMap<std::pair<Value, int64_t>, Value>
+    *argumentDims = nullptr;
+
+/// Replaces each `tensor.dim` the lowering of `op` created (the ops between
+/// `first` and `op`) by the dim of a graph input that the analysis proves
+/// equal when `op` runs.
+static void canonicalizeDims(Operation *op, Operation *first,
+                             const DimAnalysis::View &view) {
+  auto func = op->getParentOfType<func::FuncOp>();
+  if (!func || !argumentDims)
+    return;
+  SmallVector<tensor::DimOp> dims;
+  for (Operation *it = first; it && it != op; it = it->getNextNode())
+    it->walk([&](tensor::DimOp dim) { dims.push_back(dim); });
+  for (tensor::DimOp dim : dims) {
+    std::optional<int64_t> index = dim.getConstantIndex();
+    Value source = dim.getSource();
+    auto type = dyn_cast<RankedTensorType>(source.getType());
+    if (!index || !type || *index < 0 || *index >= type.getRank())
+      continue;
+    for (BlockArgument arg : func.getArguments()) {
+      auto argType = dyn_cast<RankedTensorType>(arg.getType());
+      if (!argType)
+        continue;
+      bool replaced = false;
+      for (int64_t m = 0; m < argType.getRank() && !replaced; ++m) {
+        if (!argType.isDynamicDim(m) ||
+            !view.sameDynDim(source, *index, arg, m))
+          continue;
+        if (arg == source && m == *index) {
+          replaced = true; // already the first graph input's dim
+          break;
+        }
+        Value &canonical = (*argumentDims)[{arg, m}];
+        if (!canonical) {
+          OpBuilder b(&func.getBody().front(), func.getBody().front().begin());
+          Value c = arith::ConstantIndexOp::create(b, arg.getLoc(), m);
+          canonical = tensor::DimOp::create(b, arg.getLoc(), arg, c);
+        }
+        dim.getResult().replaceAllUsesWith(canonical);
+        replaced = true;
+      }
+      if (replaced)
+        break;
+    }
+  }
+}
+
 /// Lowers one onnx op with its table entry and replaces its results.
 static LogicalResult lowerOneOp(Operation *op, const LoweringTable &table) {
   auto it = table.find(op->getName().getStringRef());
@@ -403,9 +454,13 @@ static LogicalResult lowerOneOp(Operation *op, const LoweringTable &table) {
     };
   }
   shape::ScopedDimEquivalence scope(activeAnalysis ? &equivalence : nullptr);
+  Operation *before = op->getPrevNode();
   FailureOr<SmallVector<Value>> results = it->second(op, b);
   if (failed(results))
     return failure();
+  if (view && op->getParentOp() == op->getParentOfType<func::FuncOp>())
+    canonicalizeDims(
+        op, before ? before->getNextNode() : &op->getBlock()->front(), *view);
   for (auto [oldValue, newValue] : llvm::zip(op->getResults(), *results)) {
     if (!newValue)
       continue;
@@ -468,7 +523,12 @@ struct ConvertONNXToTensorPass
         analysis->run();
       }
       activeAnalysis = analysis ? &*analysis : nullptr;
-      llvm::scope_exit reset([] { activeAnalysis = nullptr; });
+      llvm::DenseMap<std::pair<Value, int64_t>, Value> dimsOfArguments;
+      argumentDims = &dimsOfArguments;
+      llvm::scope_exit reset([] {
+        activeAnalysis = nullptr;
+        argumentDims = nullptr;
+      });
       if (failed(lowerONNXOpsIn(func.getBody().front()))) {
         failedAny = true;
         return;
