@@ -610,6 +610,11 @@ ONYX_API int32_t onyxrt_cuda_download(void *ctx, void *hostDst,
       failCall(ctx, "onyxrt_cuda_download: the session has no CUDA device");
       return 1;
     }
+    // A readback is a host synchronization: counted (onyx-run --stats),
+    // subject to fault injection, and it waits for the kernels before the
+    // copy is issued.
+    if (onyxrt_host_sync(ctx, label) != 0)
+      return 1;
     std::string error;
     if (bytes < 0 ||
         !device->download(hostDst, deviceSrc, size_t(bytes), error) ||
