@@ -34,6 +34,7 @@
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -386,11 +387,25 @@ struct CUDAOutlineDispatchesPass
     for (Block &block : func.getBody())
       for (Operation &op : block)
         ops.push_back(&op);
+    // Host copies already made of a device buffer, reusable until something
+    // may write device memory again (a kernel, a library call, a copy) or
+    // control leaves the block: the shape entries Reshape reads one by one
+    // then share one download and one synchronization.
+    DenseMap<Value, Value> hostCopies;
+    Block *block = nullptr;
     for (Operation *op : ops) {
+      if (op->getBlock() != block) {
+        hostCopies.clear();
+        block = op->getBlock();
+      }
       // gpu.memcpy: session-constant uploads of onyx-cuda-lower-library-calls.
       if (isa<linalg::LinalgOp, memref::CopyOp, gpu::MemcpyOp>(op) ||
-          op->getNumRegions())
+          op->getNumRegions()) {
+        hostCopies.clear();
         continue;
+      }
+      if (isa<CallOpInterface>(op))
+        hostCopies.clear();
       auto iface = dyn_cast<MemoryEffectOpInterface>(op);
       if (!iface)
         continue;
@@ -441,6 +456,10 @@ struct CUDAOutlineDispatchesPass
         continue;
       }
       for (Value buffer : reads) {
+        if (Value copy = hostCopies.lookup(buffer)) {
+          op->replaceUsesOfWith(buffer, copy);
+          continue;
+        }
         auto type = dyn_cast<MemRefType>(buffer.getType());
         if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity() ||
             type.getNumElements() > 4096 ||
@@ -456,6 +475,7 @@ struct CUDAOutlineDispatchesPass
                                             ValueRange{}, copy, buffer);
         memcpy->setAttr(kReadbackAttr, b.getUnitAttr());
         op->replaceUsesOfWith(buffer, copy);
+        hostCopies[buffer] = copy;
       }
       if (!reads.empty())
         deviceData.clear();

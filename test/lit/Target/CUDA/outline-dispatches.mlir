@@ -278,6 +278,46 @@ module {
 
 // -----
 
+// Several entries of the same device buffer needed at one point (a Reshape
+// reading its shape input entry by entry) share one readback: one copy, one
+// synchronization; a kernel in between makes the next read copy again.
+
+// CHECK-LABEL: module attributes {gpu.container_module
+// CHECK:         %[[S:.*]] = onyx.get_input %{{.*}}[0] : memref<2xi64>
+// CHECK:         %[[HOST:.*]] = memref.alloca() : memref<2xi64>
+// CHECK-NEXT:    gpu.memcpy %[[HOST]], %[[S]] : memref<2xi64>, memref<2xi64>
+// CHECK-SAME:      onyx.readback
+// CHECK-NOT:     gpu.memcpy
+// CHECK:         memref.load %[[HOST]][%c0]
+// CHECK-NOT:     gpu.memcpy
+// CHECK:         memref.load %[[HOST]][%c1]
+// CHECK:         gpu.launch_func
+// CHECK:         %[[HOST2:.*]] = memref.alloca() : memref<2xi64>
+// CHECK-NEXT:    gpu.memcpy %[[HOST2]], %[[S]]
+// CHECK-SAME:      onyx.readback
+
+module {
+  func.func @onyx_main(%ctx: !onyx.context) -> i32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %s = onyx.get_input %ctx[0] : memref<2xi64>
+    %v0 = memref.load %s[%c0] : memref<2xi64>
+    %n0 = arith.index_cast %v0 : i64 to index
+    %v1 = memref.load %s[%c1] : memref<2xi64>
+    %n1 = arith.index_cast %v1 : i64 to index
+    %y = onyx.alloc_output %ctx[0] (%n0, %n1) : memref<?x?xf32>
+    %f = arith.constant 1.0 : f32
+    linalg.fill ins(%f : f32) outs(%y : memref<?x?xf32>)
+    %v2 = memref.load %s[%c0] : memref<2xi64>
+    %n2 = arith.index_cast %v2 : i64 to index
+    %z = onyx.alloc_output %ctx[1] (%n2) : memref<?xf32>
+    %ok = arith.constant 0 : i32
+    return %ok : i32
+  }
+}
+
+// -----
+
 // One element of a dynamically shaped device tensor: only that element is
 // read back (a one-element view of it).
 
