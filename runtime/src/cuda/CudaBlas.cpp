@@ -139,8 +139,7 @@ struct BlasState final : LibraryState {
   cublasLtHandle_t handle = nullptr;
   void *workspace = nullptr;
   /// Where a fused output that overlaps an operand is computed first.
-  void *scratch = nullptr;
-  size_t scratchBytes = 0;
+  ScratchBuffer scratch;
   CudaDevice *device = nullptr;
   std::unordered_map<PlanKey, Plan, PlanKeyHash> plans;
   ~BlasState() override {
@@ -160,8 +159,7 @@ struct BlasState final : LibraryState {
       api.cublasLtDestroy(handle);
     if (workspace && device)
       device->release(workspace);
-    if (scratch && device)
-      device->release(scratch);
+    scratch.release(device);
   }
 };
 
@@ -393,20 +391,10 @@ bool gemm(CudaDevice &device, int32_t elemType, int32_t flags, int64_t batch,
     size_t aBytes = size_t(transA ? (k - 1) * lda + m : (m - 1) * lda + k) * 4;
     size_t bBytes = size_t(transB ? (n - 1) * ldb + k : (k - 1) * ldb + n) * 4;
     if (overlaps(a, aBytes) || overlaps(b, bBytes)) {
-      if (cBytes > state->scratchBytes) {
-        if (state->scratch) {
-          if (!device.synchronize(error))
-            return false;
-          device.release(state->scratch);
-          state->scratch = nullptr;
-          state->scratchBytes = 0;
-        }
-        if (!(state->scratch = device.allocate(cBytes, error)))
-          return false;
-        state->scratchBytes = cBytes;
-      }
+      if (!state->scratch.reserve(device, cBytes, error))
+        return false;
       finalC = c;
-      c = state->scratch;
+      c = state->scratch.data;
     }
   }
   float alpha = 1.0f, beta = accumulate ? 1.0f : 0.0f;

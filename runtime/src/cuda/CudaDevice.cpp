@@ -61,6 +61,30 @@ void *openCudaLibrary(const char *what, const char *envVar,
   return nullptr;
 }
 
+bool ScratchBuffer::reserve(CudaDevice &device, size_t want,
+                            std::string &error) {
+  if (want <= bytes)
+    return true;
+  if (data) {
+    if (!device.synchronize(error))
+      return false;
+    device.release(data);
+    data = nullptr;
+    bytes = 0;
+  }
+  if (!(data = device.allocate(want, error)))
+    return false;
+  bytes = want;
+  return true;
+}
+
+void ScratchBuffer::release(CudaDevice *device) {
+  if (data && device)
+    device->release(data);
+  data = nullptr;
+  bytes = 0;
+}
+
 namespace {
 
 DriverApi loadDriver() {

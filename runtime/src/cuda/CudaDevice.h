@@ -169,6 +169,17 @@ private:
   std::unordered_map<const void *, std::pair<CUdeviceptr, size_t>> constants;
 };
 
+/// A device buffer a library service keeps across calls (the computation of
+/// a fused output that overlaps an operand), grown on demand. Growing waits
+/// for the stream first: a call already launched may still use the old one.
+struct ScratchBuffer {
+  void *data = nullptr;
+  size_t bytes = 0;
+  /// At least `want` bytes in `data`; false with `error` set on failure.
+  bool reserve(CudaDevice &device, size_t want, std::string &error);
+  void release(CudaDevice *device);
+};
+
 /// The CUDA device of the call behind `ctx`, or NULL.
 CudaDevice *cudaDeviceOf(void *ctx);
 

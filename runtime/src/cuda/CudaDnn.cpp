@@ -151,8 +151,7 @@ struct DnnState final : LibraryState {
   void *workspace = nullptr;
   size_t workspaceBytes = 0;
   /// Where an output that overlaps the input is computed first.
-  void *scratch = nullptr;
-  size_t scratchBytes = 0;
+  ScratchBuffer scratch;
   std::map<std::vector<int64_t>, ConvPlan> plans;
   ~DnnState() override {
     const DnnApi &api = dnnApi();
@@ -175,8 +174,7 @@ struct DnnState final : LibraryState {
       api.cudnnDestroy(handle);
     if (workspace && device)
       device->release(workspace);
-    if (scratch && device)
-      device->release(scratch);
+    scratch.release(device);
   }
 };
 
@@ -439,20 +437,10 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
       error = "the convolution's output overlaps its input";
       return false;
     }
-    if (yBytes > state->scratchBytes) {
-      if (state->scratch) {
-        if (!device.synchronize(error))
-          return false;
-        device.release(state->scratch);
-        state->scratch = nullptr;
-        state->scratchBytes = 0;
-      }
-      if (!(state->scratch = device.allocate(yBytes, error)))
-        return false;
-      state->scratchBytes = yBytes;
-    }
+    if (!state->scratch.reserve(device, yBytes, error))
+      return false;
     finalY = y;
-    y = state->scratch;
+    y = state->scratch.data;
   }
   float one = 1.0f, zero = 0.0f;
   CUevent start = nullptr;
