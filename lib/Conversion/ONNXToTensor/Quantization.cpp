@@ -223,6 +223,27 @@ FailureOr<int64_t> perAxis(Operation *op, ArrayRef<Value> params, int64_t axis,
   return normalizeAxis(op, axis, rank);
 }
 
+/// The inputs of a (de)quantization generic: `x` itself, its scale and, when
+/// present, its zero point, each parameter read along `axis` (-1: per
+/// tensor).
+FailureOr<SmallVector<OperandAccess>>
+quantInputs(Operation *op, OpBuilder &b, Value x, Value scale,
+            StringRef scaleWhat, Value zeroPoint, StringRef zeroPointWhat,
+            ArrayRef<OpFoldResult> dims, int64_t axis) {
+  SmallVector<OperandAccess> inputs = {identityAccess(x)};
+  auto scaleAccess = paramAccess(op, b, scale, scaleWhat, dims, axis);
+  if (failed(scaleAccess))
+    return failure();
+  inputs.push_back(*scaleAccess);
+  if (!isAbsent(zeroPoint)) {
+    auto zpAccess = paramAccess(op, b, zeroPoint, zeroPointWhat, dims, axis);
+    if (failed(zpAccess))
+      return failure();
+    inputs.push_back(*zpAccess);
+  }
+  return inputs;
+}
+
 //===----------------------------------------------------------------------===//
 // QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear
 //===----------------------------------------------------------------------===//
@@ -262,20 +283,13 @@ FailureOr<SmallVector<Value>> lowerQuantizeLinear(Operation *op, OpBuilder &b) {
   if (failed(axis))
     return failure();
   SmallVector<OpFoldResult> dims = shape::getDims(b, loc, x);
-  SmallVector<OperandAccess> inputs = {identityAccess(x)};
-  auto scaleAccess = paramAccess(op, b, scale, "y_scale", dims, *axis);
-  if (failed(scaleAccess))
+  auto inputs = quantInputs(op, b, x, scale, "y_scale", zeroPoint,
+                            "y_zero_point", dims, *axis);
+  if (failed(inputs))
     return failure();
-  inputs.push_back(*scaleAccess);
-  if (!isAbsent(zeroPoint)) {
-    auto zpAccess = paramAccess(op, b, zeroPoint, "y_zero_point", dims, *axis);
-    if (failed(zpAccess))
-      return failure();
-    inputs.push_back(*zpAccess);
-  }
   Value init = emptyTensor(b, loc, dims, resultElement);
   Value result = buildGeneric(
-      b, loc, inputs, init, iota(rank),
+      b, loc, *inputs, init, iota(rank),
       SmallVector<IteratorType>(rank, IteratorType::parallel),
       [&](OpBuilder &nb, Location nl, ValueRange in, Value) -> Value {
         Value v = toFloat(nb, nl, in[0], computeType);
@@ -320,20 +334,13 @@ FailureOr<SmallVector<Value>> lowerDequantizeLinear(Operation *op,
   if (failed(axis))
     return failure();
   SmallVector<OpFoldResult> dims = shape::getDims(b, loc, x);
-  SmallVector<OperandAccess> inputs = {identityAccess(x)};
-  auto scaleAccess = paramAccess(op, b, scale, "x_scale", dims, *axis);
-  if (failed(scaleAccess))
+  auto inputs = quantInputs(op, b, x, scale, "x_scale", zeroPoint,
+                            "x_zero_point", dims, *axis);
+  if (failed(inputs))
     return failure();
-  inputs.push_back(*scaleAccess);
-  if (!isAbsent(zeroPoint)) {
-    auto zpAccess = paramAccess(op, b, zeroPoint, "x_zero_point", dims, *axis);
-    if (failed(zpAccess))
-      return failure();
-    inputs.push_back(*zpAccess);
-  }
   Value init = emptyTensor(b, loc, dims, resultElement);
   Value result = buildGeneric(
-      b, loc, inputs, init, iota(rank),
+      b, loc, *inputs, init, iota(rank),
       SmallVector<IteratorType>(rank, IteratorType::parallel),
       [&](OpBuilder &nb, Location nl, ValueRange in, Value) -> Value {
         // x - zero_point exactly (in i64), then scaled.
