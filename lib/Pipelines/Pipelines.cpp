@@ -138,10 +138,12 @@ void buildCUDACodegenPipeline(OpPassManager &pm, StringRef chip) {
   kernels.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCUDASerializeKernels());
   // Host: the CPU target's host lowering plus launches as runtime calls.
-  pm.addPass(createLowerRuntimeChecks());
-  pm.addPass(createCUDALowerLaunches());
+  // Structured control flow goes first, so that checks and launches inside
+  // host loops (a Loop body, an RNN's steps) can branch to a failure exit.
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createLowerRuntimeChecks());
+  pm.addPass(createCUDALowerLaunches());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertOnyxToLLVM());

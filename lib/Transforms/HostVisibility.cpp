@@ -14,11 +14,11 @@
 //     fault-injection point, and what `onyx-run --stats` counts) followed by
 //     the load. Readbacks at the same point (no kernel or store between
 //     them) share one synchronization;
-//   * rejected (target=cuda): a payload read inside a host loop that also
-//     stores to model buffers from the host is a loop over device data on
-//     the host, which the CUDA target cannot run; the program is rejected
-//     with an error naming the node. Other payload reads are left to the
-//     CUDA outliner, which downloads them synchronously.
+//   * target=cuda: left to the CUDA outliner, which downloads what host
+//     logic reads (one synchronized copy per buffer per point), runs host
+//     loop nests over device data as one-thread kernels, and rejects the
+//     reads it cannot make visible (a whole dynamically sized buffer) with
+//     an error naming the node.
 //
 // Values that only kernels use (a Clip bound loaded on the host and
 // captured by a linalg body) are not host logic and stay loads.
@@ -94,28 +94,6 @@ bool provenHostVisible(Value buffer) {
   return def && isa<memref::GetGlobalOp, memref::AllocaOp, GetWeightOp>(def);
 }
 
-/// "node 'NAME'" for diagnostics, from the op's location.
-std::string nodeOf(Operation *op) {
-  Location loc = op->getLoc();
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations())
-      if (isa<NameLoc>(inner)) {
-        loc = inner;
-        break;
-      }
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return "node '" + name.getName().str() + "'";
-  return "an unnamed node";
-}
-
-/// The innermost host loop around `op`, if any.
-Operation *enclosingHostLoop(Operation *op, func::FuncOp func) {
-  for (Operation *p = op->getParentOp(); p && p != func; p = p->getParentOp())
-    if (isa<scf::ForOp, scf::WhileOp>(p))
-      return p;
-  return nullptr;
-}
-
 /// The outermost host loop around `op` whose body launches no kernel and
 /// writes no model buffer: everything it reads was computed before it.
 Operation *outermostReadOnlyLoop(Operation *op, func::FuncOp func) {
@@ -139,21 +117,6 @@ Operation *outermostReadOnlyLoop(Operation *op, func::FuncOp func) {
     found = p;
   }
   return found;
-}
-
-/// True when `loop` stores into model buffers from host code.
-bool storesToModelBuffers(Operation *loop) {
-  bool stores = false;
-  loop->walk([&](memref::StoreOp store) {
-    if (store->getParentOfType<linalg::LinalgOp>())
-      return WalkResult::advance();
-    if (!provenHostVisible(store.getMemRef())) {
-      stores = true;
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return stores;
 }
 
 /// The buffer a memref designates: through subviews, casts and reshapes,
@@ -255,23 +218,11 @@ struct HostVisibilityPass
       hostReads.push_back(load);
     });
 
-    if (target == "cuda") {
-      bool rejected = false;
-      for (memref::LoadOp load : hostReads) {
-        Operation *loop = enclosingHostLoop(load, func);
-        if (loop && storesToModelBuffers(loop)) {
-          load.emitError()
-              << nodeOf(load) << ": host code reads a value the model "
-              << "computed inside a host loop that also writes model "
-                 "buffers; a loop over device data on the host is not "
-                 "supported on cuda";
-          rejected = true;
-        }
-      }
-      if (rejected)
-        signalPassFailure();
+    // cuda: the outliner (onyx-cuda-outline-dispatches) downloads what
+    // host logic reads and runs host loop nests over device data as serial
+    // kernels, so nothing is rewritten here.
+    if (target == "cuda")
       return;
-    }
 
     // CPU: every host read becomes a readback. Inside a host loop that only
     // reads model buffers (checks over computed indices) one

@@ -61,6 +61,11 @@ constexpr llvm::StringLiteral kReadbackAttr = "onyx.readback";
 /// hardware limit.
 constexpr int64_t kMaxGridBlocks = int64_t(1) << 20;
 
+/// Host reads of device buffers up to this many elements download the whole
+/// buffer (shared by the other reads at the same point); larger ones only
+/// the element read.
+constexpr int64_t kMaxWholeReadback = 4096;
+
 /// The node name carried by a location, if any.
 std::string nodeNameOf(Location loc) {
   if (auto nameLoc = dyn_cast<NameLoc>(loc))
@@ -286,11 +291,13 @@ struct CUDAOutlineDispatchesPass
       deviceData.clear();
       if (failed(normalize(func)))
         return signalPassFailure();
+      // Top-level generics and those inside host control flow (a Loop
+      // body, an RNN's time steps): the launch stays where the op was.
       SmallVector<linalg::GenericOp> dispatches;
-      for (Block &block : func.getBody())
-        for (Operation &op : block)
-          if (auto generic = dyn_cast<linalg::GenericOp>(op))
-            dispatches.push_back(generic);
+      func.walk([&](linalg::GenericOp generic) {
+        if (!generic->getParentOfType<linalg::LinalgOp>())
+          dispatches.push_back(generic);
+      });
       for (linalg::GenericOp op : dispatches)
         if (failed(outline(module, func, op)))
           return signalPassFailure();
@@ -359,7 +366,10 @@ struct CUDAOutlineDispatchesPass
         continue;
       bool hostOnly = !op->use_empty();
       for (Operation *user : op->getUsers()) {
-        if (isa<memref::LoadOp, memref::StoreOp>(user))
+        // Loads and stores of the entry's own block; those nested in loops
+        // or kernels may run on the device (serial kernels).
+        if (isa<memref::LoadOp, memref::StoreOp>(user) &&
+            user->getBlock() == op->getBlock())
           continue;
         if (auto reshape = dyn_cast<memref::ReshapeOp>(user))
           if (reshape.getShape() == op->getResult(0) &&
@@ -382,11 +392,10 @@ struct CUDAOutlineDispatchesPass
   /// buffer is copied into a host stack buffer right before the op, which
   /// then reads the copy. Loads whose values only feed kernels are left
   /// alone: the kernels load them on the device, without a sync.
-  LogicalResult insertReadbacks(func::FuncOp func) {
+  LogicalResult insertReadbacks(Block &body) {
     SmallVector<Operation *> ops;
-    for (Block &block : func.getBody())
-      for (Operation &op : block)
-        ops.push_back(&op);
+    for (Operation &op : body)
+      ops.push_back(&op);
     // Host copies already made of a device buffer, reusable until something
     // may write device memory again (a kernel, a library call, a copy) or
     // control leaves the block: the shape entries Reshape reads one by one
@@ -399,7 +408,8 @@ struct CUDAOutlineDispatchesPass
         block = op->getBlock();
       }
       // gpu.memcpy: session-constant uploads of onyx-cuda-lower-library-calls.
-      if (isa<linalg::LinalgOp, memref::CopyOp, gpu::MemcpyOp>(op) ||
+      if (isa<linalg::LinalgOp, memref::CopyOp, gpu::MemcpyOp,
+              gpu::LaunchFuncOp>(op) ||
           op->getNumRegions()) {
         hostCopies.clear();
         continue;
@@ -425,13 +435,22 @@ struct CUDAOutlineDispatchesPass
                  << "') is not supported on cuda yet (the data is on the "
                     "device)";
         if (isa<MemoryEffects::Read>(effect.getEffect()) &&
+            spaceOf(value) == Space::Mixed)
+          return op->emitError()
+                 << "the host reads a tensor that is host memory on one "
+                    "path and device memory on another ('"
+                 << op->getName() << "' of " << value.getType()
+                 << "); not supported on cuda yet";
+        if (isa<MemoryEffects::Read>(effect.getEffect()) &&
             !isHostMemory((value)))
           reads.insert(value);
       }
-      // One element of a dynamically shaped buffer: copy just that element.
+      // One element of a dynamically shaped or large buffer: copy just that
+      // element.
       if (auto load = dyn_cast<memref::LoadOp>(op);
           load && reads.size() == 1 && load.getMemRefType().getRank() > 0 &&
-          !load.getMemRefType().hasStaticShape()) {
+          (!load.getMemRefType().hasStaticShape() ||
+           load.getMemRefType().getNumElements() > kMaxWholeReadback)) {
         MemRefType type = load.getMemRefType();
         OpBuilder b(op);
         Location loc = op->getLoc();
@@ -462,7 +481,7 @@ struct CUDAOutlineDispatchesPass
         }
         auto type = dyn_cast<MemRefType>(buffer.getType());
         if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity() ||
-            type.getNumElements() > 4096 ||
+            type.getNumElements() > kMaxWholeReadback ||
             !isSupportedScalarType(type.getElementType()))
           return op->emitError()
                  << "the host needs the value of a tensor that lives on the "
@@ -485,13 +504,26 @@ struct CUDAOutlineDispatchesPass
 
   LogicalResult normalize(func::FuncOp func) {
     keepHostBuffersOnHost(func);
-    if (failed(insertReadbacks(func)))
-      return failure();
+    return normalizeBlock(func.getBody().front());
+  }
+
+  /// Normalizes the host ops of `block` (the entry's body, or a block of
+  /// host control flow around kernels): loop nests over device data become
+  /// serial kernels, host reads of device data readbacks, copies and named
+  /// linalg ops generics; what is left must not touch device data.
+  LogicalResult normalizeBlock(Block &block) {
     SmallVector<Operation *> ops;
-    for (Block &block : func.getBody())
-      for (Operation &op : block)
-        ops.push_back(&op);
-    IRRewriter rewriter(func.getContext());
+    for (Operation &op : block)
+      ops.push_back(&op);
+    for (Operation *op : ops)
+      if (isSerialCandidate(op) && failed(outlineSerial(op)))
+        return failure();
+    if (failed(insertReadbacks(block)))
+      return failure();
+    ops.clear();
+    for (Operation &op : block)
+      ops.push_back(&op);
+    IRRewriter rewriter(block.getParentOp()->getContext());
     for (Operation *op : ops) {
       if (auto copy = dyn_cast<memref::CopyOp>(op)) {
         rewriter.setInsertionPoint(copy);
@@ -525,31 +557,205 @@ struct CUDAOutlineDispatchesPass
                << "'); reading device data on the host is not supported on "
                   "cuda yet";
       }
-      // Other host ops may compute shapes and read host memory (constants,
-      // stack buffers), never touch device tensor data.
-      WalkResult walk = op->walk([&](Operation *inner) {
-        if (isa<linalg::LinalgOp>(inner)) {
-          inner->emitError()
-              << "'" << inner->getName()
-              << "' inside host control flow is not supported on cuda yet";
-          return WalkResult::interrupt();
-        }
-        if (isa<gpu::MemcpyOp>(inner)) // readbacks inserted above
-          return WalkResult::advance();
-        if (isa<memref::CopyOp>(inner) || touchesDeviceData(inner)) {
-          inner->emitError()
-              << "reading or writing tensor data on the host ('"
-              << inner->getName()
-              << "') is not supported on cuda yet (the data is on the "
-                 "device)";
-          return WalkResult::interrupt();
-        }
-        return WalkResult::advance();
-      });
-      if (walk.wasInterrupted())
-        return failure();
+      // Host control flow around kernels or device data: its blocks are
+      // host code too.
+      if (op->getNumRegions() && !isa<gpu::LaunchFuncOp>(op)) {
+        bool device = false;
+        op->walk([&](Operation *inner) {
+          if (isa<linalg::LinalgOp, memref::CopyOp>(inner) ||
+              touchesDeviceData(inner))
+            device = true;
+        });
+        if (!device)
+          continue;
+        for (Region &region : op->getRegions())
+          for (Block &nested : region)
+            if (failed(normalizeBlock(nested)))
+              return failure();
+        continue;
+      }
+      if (isa<gpu::MemcpyOp, gpu::LaunchFuncOp>(op)) // readbacks, kernels
+        continue;
+      if (touchesDeviceData(op))
+        return op->emitError()
+               << "reading or writing tensor data on the host ('"
+               << op->getName()
+               << "') is not supported on cuda yet (the data is on the "
+                  "device)";
     }
     return success();
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Serial kernels
+  //===--------------------------------------------------------------------===//
+
+  /// A host loop nest (or a lone store) that reads or writes device data
+  /// element by element - the CPU form of CumSum, TopK, NonZero, Unique,
+  /// the scatters - runs as a kernel of one thread: the data stays on the
+  /// device and the host neither synchronizes per element nor walks device
+  /// memory. Loops that only wrap structured ops (a Loop body, an RNN's
+  /// time steps) stay host control flow around parallel kernels unless
+  /// they also store elements themselves.
+  bool isSerialCandidate(Operation *op) {
+    if (isa<linalg::LinalgOp, memref::CopyOp, gpu::LaunchFuncOp, gpu::MemcpyOp>(
+            op))
+      return false;
+    if (!op->getNumRegions() && !isa<memref::StoreOp>(op))
+      return false;
+    bool access = false, store = false, structured = false;
+    op->walk<WalkOrder::PreOrder>([&](Operation *inner) {
+      if (isa<linalg::LinalgOp, memref::CopyOp>(inner)) {
+        structured = true;
+        return WalkResult::skip();
+      }
+      if (auto load = dyn_cast<memref::LoadOp>(inner))
+        access |= !isHostMemory(load.getMemRef());
+      if (auto st = dyn_cast<memref::StoreOp>(inner))
+        if (!isHostMemory(st.getMemRef()))
+          access = store = true;
+      return WalkResult::advance();
+    });
+    if (!access || (structured && !store))
+      return false;
+    return runsInSerialKernel(op);
+  }
+
+  /// Whether `op` and everything nested in it can run in a kernel, and
+  /// what it uses from above can be passed to one.
+  bool runsInSerialKernel(Operation *op) {
+    for (Type type : op->getResultTypes())
+      if (!isSupportedScalarType(type))
+        return false;
+    WalkResult walk = op->walk<WalkOrder::PreOrder>([&](Operation *inner) {
+      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(inner))
+        return linalgOp.hasPureBufferSemantics() ? WalkResult::skip()
+                                                 : WalkResult::interrupt();
+      if (auto alloca = dyn_cast<memref::AllocaOp>(inner))
+        return alloca.getType().hasStaticShape() ? WalkResult::advance()
+                                                 : WalkResult::interrupt();
+      if (isa<memref::LoadOp, memref::StoreOp, memref::DimOp, memref::SubViewOp,
+              memref::CastOp, memref::ReinterpretCastOp, memref::ExpandShapeOp,
+              memref::CollapseShapeOp, memref::CopyOp,
+              memref::ExtractStridedMetadataOp, memref::ViewOp>(inner))
+        return WalkResult::advance();
+      StringRef dialect = inner->getDialect()
+                              ? inner->getDialect()->getNamespace()
+                              : StringRef();
+      if (dialect == "arith" || dialect == "math" || dialect == "scf" ||
+          dialect == "index" || dialect == "ub" || dialect == "affine")
+        return WalkResult::advance();
+      return WalkResult::interrupt();
+    });
+    if (walk.wasInterrupted())
+      return false;
+    llvm::SetVector<Value> captured(op->getOperands().begin(),
+                                    op->getOperands().end());
+    getUsedValuesDefinedAbove(op->getRegions(), captured);
+    for (Value value : captured) {
+      if (auto type = dyn_cast<MemRefType>(value.getType())) {
+        Space space = spaceOf(value);
+        if (space == Space::Mixed)
+          return false;
+        // Host constants are uploaded once per session; stack buffers and
+        // weights with dynamic shapes cannot be.
+        if (space == Space::Host &&
+            (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
+             isa_and_nonnull<memref::AllocaOp>(
+                 rootBuffer(value).getDefiningOp())))
+          return false;
+        continue;
+      }
+      if (!isSupportedScalarType(value.getType()))
+        return false;
+    }
+    return true;
+  }
+
+  /// Outlines `op` as a one-thread kernel (isSerialCandidate). Its scalar
+  /// results, which host code may need (NonZero's count sizes the result),
+  /// come back through a small device buffer and one synchronized download.
+  LogicalResult outlineSerial(Operation *op) {
+    auto func = op->getParentOfType<func::FuncOp>();
+    auto module = func->getParentOfType<ModuleOp>();
+    Location loc = op->getLoc();
+    OpBuilder hb(op);
+    Value results;
+    auto i64 = hb.getI64Type();
+    auto resultsType = MemRefType::get({int64_t(op->getNumResults())}, i64);
+    if (op->getNumResults()) {
+      Value context = func.getArgument(0);
+      if (!isa<ContextType>(context.getType()))
+        return op->emitError("serial kernels need the bound entry function "
+                             "(onyx-bind-entry-context)");
+      results =
+          AllocTempOp::create(hb, loc, resultsType, context, ValueRange{});
+    }
+    DispatchInterface iface;
+    if (failed(collectInterface(hb, op, iface, results)))
+      return failure();
+    gpu::GPUFuncOp kernel = createKernel(
+        module, func, loc, iface, /*threads=*/1,
+        [&](OpBuilder &kb, gpu::GPUFuncOp fn) {
+          IRMapping map = bindInterface(kb, fn, loc, iface);
+          Operation *clone = kb.clone(*op, map);
+          for (auto [i, result] : llvm::enumerate(clone->getResults())) {
+            Value index = arith::ConstantIndexOp::create(kb, loc, i);
+            memref::StoreOp::create(kb, loc, toI64(kb, loc, result),
+                                    map.lookup(results), ValueRange{index});
+          }
+          lowerStructuredOpsToLoops(clone);
+          finishKernel(kb, loc, fn);
+        });
+    SmallVector<Value> hostArgs(iface.bases.begin(), iface.bases.end());
+    for (Value scalar : iface.scalars)
+      hostArgs.push_back(toI64(hb, loc, scalar));
+    Value one = arith::ConstantIndexOp::create(hb, loc, 1);
+    auto launch = gpu::LaunchFuncOp::create(
+        hb, loc, kernel, gpu::KernelDim3{one, one, one},
+        gpu::KernelDim3{one, one, one}, Value(), hostArgs);
+    std::string node = nodeNameOf(loc);
+    if (!node.empty())
+      launch->setAttr("onyx.node", hb.getStringAttr(node));
+    if (results) {
+      auto copy = memref::AllocaOp::create(hb, loc, resultsType);
+      auto memcpy =
+          gpu::MemcpyOp::create(hb, loc, Type(), ValueRange{}, copy, results);
+      memcpy->setAttr(kReadbackAttr, hb.getUnitAttr());
+      for (auto [i, result] : llvm::enumerate(op->getResults())) {
+        Value index = arith::ConstantIndexOp::create(hb, loc, i);
+        Value bits = memref::LoadOp::create(hb, loc, copy, ValueRange{index});
+        result.replaceAllUsesWith(fromI64(hb, loc, bits, result.getType()));
+      }
+    }
+    op->erase();
+    deviceData.clear();
+    return success();
+  }
+
+  /// Inside a serial kernel: structured ops and copies become loops.
+  void lowerStructuredOpsToLoops(Operation *root) {
+    SmallVector<Operation *> structured;
+    root->walk<WalkOrder::PreOrder>([&](Operation *inner) {
+      if (isa<linalg::LinalgOp, memref::CopyOp>(inner)) {
+        structured.push_back(inner);
+        return WalkResult::skip();
+      }
+      return WalkResult::advance();
+    });
+    IRRewriter rewriter(root->getContext());
+    for (Operation *op : structured) {
+      rewriter.setInsertionPoint(op);
+      if (auto copy = dyn_cast<memref::CopyOp>(op)) {
+        op = linalg::CopyOp::create(rewriter, copy.getLoc(), copy.getSource(),
+                                    copy.getTarget());
+        rewriter.eraseOp(copy);
+      }
+      rewriter.setInsertionPoint(op);
+      if (succeeded(
+              linalg::linalgOpToLoops(rewriter, cast<linalg::LinalgOp>(op))))
+        rewriter.eraseOp(op);
+    }
   }
 
   /// Whether `op` reads or writes the data of a device buffer.
@@ -612,6 +818,23 @@ struct CUDAOutlineDispatchesPass
     if (found != uploads.end())
       return found->second;
     auto type = cast<MemRefType>(buffer.getType());
+    // A view of a constant (a Loop body slicing a constant by its
+    // iteration): the same view of the constant's device copy.
+    if (auto view = buffer.getDefiningOp<ViewLikeOpInterface>();
+        view && isa<memref::SubViewOp, memref::CastOp, memref::ExpandShapeOp,
+                    memref::CollapseShapeOp, memref::ReinterpretCastOp>(
+                    view.getOperation())) {
+      FailureOr<Value> source = deviceCopyOf(view.getViewSource(), user);
+      if (failed(source))
+        return failure();
+      OpBuilder b(view);
+      b.setInsertionPointAfter(view);
+      IRMapping map;
+      map.map(view.getViewSource(), *source);
+      Value copy = b.clone(*view.getOperation(), map)->getResult(0);
+      uploads[buffer] = copy;
+      return copy;
+    }
     if (!type.hasStaticShape() || !type.getLayout().isIdentity())
       return user->emitError("a kernel reads the host constant of type ")
              << type << ", which is not supported on cuda yet";
@@ -656,7 +879,9 @@ struct CUDAOutlineDispatchesPass
   /// allocated with or an existing memref.dim, so that equal dims are one
   /// kernel argument.
   Value resolveDim(OpBuilder &b, Operation *anchor, Value buffer, int64_t d) {
-    auto key = std::make_pair(buffer, d);
+    // Per block: a dim computed inside host control flow does not dominate
+    // the code after it.
+    auto key = std::make_tuple(buffer, d, anchor->getBlock());
     auto cached = dimCache.find(key);
     if (cached != dimCache.end())
       return cached->second;
@@ -693,8 +918,11 @@ struct CUDAOutlineDispatchesPass
     return result;
   }
 
-  LogicalResult collectInterface(OpBuilder &hb, linalg::GenericOp op,
-                                 DispatchInterface &iface) {
+  /// The bindings and scalars a kernel running `op` needs, plus `extra` (a
+  /// device buffer the kernel writes, if any).
+  LogicalResult collectInterface(OpBuilder &hb, Operation *op,
+                                 DispatchInterface &iface,
+                                 Value extra = Value()) {
     llvm::SetVector<Value> bodyScalars;
     std::function<LogicalResult(Value)> addValue;
     addValue = [&](Value value) -> LogicalResult {
@@ -719,7 +947,7 @@ struct CUDAOutlineDispatchesPass
         return success();
       }
       if (!isSupportedScalarType(value.getType()))
-        return op.emitError("the kernel would capture a value of type ")
+        return op->emitError("the kernel would capture a value of type ")
                << value.getType() << ", which is not supported on cuda yet";
       bodyScalars.insert(value);
       return success();
@@ -737,16 +965,18 @@ struct CUDAOutlineDispatchesPass
     for (Value value : captured)
       if (failed(addValue(value)))
         return failure();
+    if (extra)
+      iface.bindings.insert(extra);
 
     // Bindings rooted in host memory read a device copy.
-    Location loc = op.getLoc();
+    Location loc = op->getLoc();
     llvm::SetVector<Value> hostBindings = std::move(iface.bindings);
     iface.bindings.clear();
     for (Value buffer : hostBindings) {
       if (spaceOf(buffer) == Space::Mixed)
-        return op.emitError("a kernel reads a buffer that is host memory on "
-                            "one path and device memory on another; not "
-                            "supported on cuda yet");
+        return op->emitError("a kernel reads a buffer that is host memory on "
+                             "one path and device memory on another; not "
+                             "supported on cuda yet");
       if (isHostMemory(buffer)) {
         FailureOr<Value> copy = deviceCopyOf(buffer, op);
         if (failed(copy))
@@ -760,12 +990,12 @@ struct CUDAOutlineDispatchesPass
     for (Value buffer : iface.bindings) {
       auto type = cast<MemRefType>(buffer.getType());
       if (!isSupportedScalarType(type.getElementType()))
-        return op.emitError("buffers of ")
+        return op->emitError("buffers of ")
                << type.getElementType() << " are not supported on cuda yet";
       SmallVector<int64_t> staticStrides;
       int64_t staticOffset;
       if (failed(type.getStridesAndOffset(staticStrides, staticOffset)))
-        return op.emitError("buffer layout ")
+        return op->emitError("buffer layout ")
                << type << " is not strided; not supported on cuda yet";
       auto metadata = memref::ExtractStridedMetadataOp::create(hb, loc, buffer);
       iface.bases.push_back(metadata.getBaseBuffer());
@@ -794,9 +1024,11 @@ struct CUDAOutlineDispatchesPass
   /// Builds the kernel body: rebuilds the bindings, then a grid-stride loop
   /// over the linearized parallel iteration space of a clone of `op`; each
   /// thread walks the reduction dims (if any) serially.
-  void buildKernelBody(OpBuilder &kb, gpu::GPUFuncOp kernel,
-                       linalg::GenericOp op, const DispatchInterface &iface) {
-    Location loc = op.getLoc();
+  /// Kernel side of `iface`: the scalars from their i64 slots, the cloned
+  /// constants, each binding rebuilt from its base pointer and dims, and the
+  /// rematerialized host computations of device data.
+  IRMapping bindInterface(OpBuilder &kb, gpu::GPUFuncOp kernel, Location loc,
+                          const DispatchInterface &iface) {
     Block &entry = kernel.getBody().front();
     unsigned numBindings = iface.bindings.size();
     IRMapping map;
@@ -855,7 +1087,13 @@ struct CUDAOutlineDispatchesPass
     // Scalars the host computed from device data, recomputed here.
     for (Operation *remat : iface.rematerialized)
       kb.clone(*remat, map);
+    return map;
+  }
 
+  void buildKernelBody(OpBuilder &kb, gpu::GPUFuncOp kernel,
+                       linalg::GenericOp op, const DispatchInterface &iface) {
+    Location loc = op.getLoc();
+    IRMapping map = bindInterface(kb, kernel, loc, iface);
     auto generic = cast<linalg::GenericOp>(kb.clone(*op, map));
     // Loop sizes from the rebuilt buffers.
     SmallVector<Value> loopSizes;
@@ -1103,20 +1341,18 @@ struct CUDAOutlineDispatchesPass
     }
   }
 
-  LogicalResult outline(ModuleOp module, func::FuncOp func,
-                        linalg::GenericOp op) {
+  /// A kernel over `iface` (bindings as bare base pointers, then i64 slots)
+  /// with `threads` threads per block, its body built by `build`; an
+  /// identical existing kernel is returned instead of a new one.
+  gpu::GPUFuncOp
+  createKernel(ModuleOp module, func::FuncOp func, Location loc,
+               const DispatchInterface &iface, int64_t threads,
+               llvm::function_ref<void(OpBuilder &, gpu::GPUFuncOp)> build) {
     MLIRContext *ctx = &getContext();
-    Location loc = op.getLoc();
-    OpBuilder hb(op);
-    DispatchInterface iface;
-    if (failed(collectInterface(hb, op, iface)))
-      return failure();
-
-    // The kernel: bindings (bare base pointers), then i64 slots.
     SmallVector<Type> argTypes;
     for (Value base : iface.bases)
       argTypes.push_back(base.getType());
-    argTypes.append(iface.scalars.size(), hb.getI64Type());
+    argTypes.append(iface.scalars.size(), IntegerType::get(ctx, 64));
     std::string name =
         (func.getSymName() + "_dispatch_" + std::to_string(dispatchCounter++))
             .str();
@@ -1130,9 +1366,9 @@ struct CUDAOutlineDispatchesPass
         gpu::GPUFuncOp::create(kb, loc, name, kb.getFunctionType(argTypes, {}));
     kernel->setAttr(gpu::GPUDialect::getKernelFuncAttrName(), kb.getUnitAttr());
     kernel.setKnownBlockSizeAttr(
-        kb.getDenseI32ArrayAttr({int32_t(blockSize), 1, 1}));
+        kb.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
     kb.setInsertionPointToStart(&kernel.getBody().front());
-    buildKernelBody(kb, kernel, op, iface);
+    build(kb, kernel);
 
     // Identical kernels are one executable.
     std::string key;
@@ -1148,6 +1384,20 @@ struct CUDAOutlineDispatchesPass
       kernel = it->second;
       --dispatchCounter;
     }
+    return kernel;
+  }
+
+  LogicalResult outline(ModuleOp module, func::FuncOp func,
+                        linalg::GenericOp op) {
+    Location loc = op.getLoc();
+    OpBuilder hb(op);
+    DispatchInterface iface;
+    if (failed(collectInterface(hb, op, iface)))
+      return failure();
+    gpu::GPUFuncOp kernel = createKernel(module, func, loc, iface, blockSize,
+                                         [&](OpBuilder &kb, gpu::GPUFuncOp fn) {
+                                           buildKernelBody(kb, fn, op, iface);
+                                         });
 
     // The host launch: grid from the parallel iteration space.
     SmallVector<Value> hostArgs(iface.bases.begin(), iface.bases.end());
@@ -1184,7 +1434,7 @@ struct CUDAOutlineDispatchesPass
 
   unsigned dispatchCounter = 0;
   llvm::StringMap<gpu::GPUFuncOp> kernelsByBody;
-  DenseMap<std::pair<Value, int64_t>, Value> dimCache;
+  DenseMap<std::tuple<Value, int64_t, Block *>, Value> dimCache;
   /// Device copies of host buffers, by host buffer.
   DenseMap<Value, Value> uploads;
   DenseMap<Value, Value> deviceCopies;

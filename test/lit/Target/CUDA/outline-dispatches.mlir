@@ -344,15 +344,88 @@ module {
 
 // -----
 
-// Writing device data from the host is an error.
+// A store of device data on the host (a Shape result written element by
+// element) runs on the device as a one-thread kernel.
+
+// CHECK-LABEL: module attributes {gpu.container_module
+// CHECK:         onyx.alloc_output %{{.*}}[0] : memref<4xf32>
+// CHECK:         gpu.launch_func @onyx_main_dispatch_0::@onyx_main_dispatch_0 blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+// CHECK-NOT:     memref.store
+// CHECK:         return
+// CHECK:       gpu.func @onyx_main_dispatch_0(%[[Y:.*]]: memref<f32>) kernel attributes {known_block_size = array<i32: 1, 1, 1>
+// CHECK:         %[[B:.*]] = memref.reinterpret_cast %[[Y]]
+// CHECK:         memref.store %{{.*}}, %[[B]][%{{.*}}] : memref<4xf32>
 
 module {
   func.func @onyx_main(%ctx: !onyx.context) -> i32 {
     %c0 = arith.constant 0 : index
     %one = arith.constant 1.0 : f32
     %y = onyx.alloc_output %ctx[0] : memref<4xf32>
-    // expected-error @+1 {{writing tensor data on the host ('memref.store') is not supported on cuda yet (the data is on the device)}}
     memref.store %one, %y[%c0] : memref<4xf32>
+    %ok = arith.constant 0 : i32
+    return %ok : i32
+  }
+}
+
+// -----
+
+// A host loop nest over device data (NonZero's count: a loop reading the
+// input and carrying the count) is one serial kernel; its result, which
+// sizes the output, comes back through a one-element device buffer and one
+// synchronized download.
+
+// CHECK-LABEL: module attributes {gpu.container_module
+// CHECK:         func.func @onyx_main(%[[CTX:.*]]: !onyx.context)
+// CHECK:         %[[TEMP:.*]] = onyx.alloc_temp %[[CTX]] : memref<1xi64>
+// CHECK:         gpu.launch_func @onyx_main_dispatch_0::@onyx_main_dispatch_0 blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+// CHECK:         %[[HOST:.*]] = memref.alloca() : memref<1xi64>
+// CHECK:         gpu.memcpy  %[[HOST]], %[[TEMP]] : memref<1xi64>, memref<1xi64> {onyx.readback}
+// CHECK:         %[[V:.*]] = memref.load %[[HOST]][%c0] : memref<1xi64>
+// CHECK:         %[[C:.*]] = arith.index_cast %[[V]] : i64 to index
+// CHECK:         onyx.alloc_output %[[CTX]][0] (%[[C]])
+// CHECK:       gpu.func @onyx_main_dispatch_0(%{{.*}}: memref<f32>, %{{.*}}: memref<i64>, %{{.*}}: i64) kernel attributes {known_block_size = array<i32: 1, 1, 1>}
+// CHECK:         %[[COUNT:.*]] = scf.for
+// CHECK:           memref.load
+// CHECK:         %[[BITS:.*]] = arith.index_cast %[[COUNT]] : index to i64
+// CHECK:         memref.store %[[BITS]], %{{.*}}[%c0] : memref<1xi64>
+
+module {
+  func.func @onyx_main(%ctx: !onyx.context) -> i32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %zero = arith.constant 0.0 : f32
+    %x = onyx.get_input %ctx[0] : memref<?xf32>
+    %n = memref.dim %x, %c0 : memref<?xf32>
+    %count = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %c0) -> (index) {
+      %v = memref.load %x[%i] : memref<?xf32>
+      %nz = arith.cmpf one, %v, %zero : f32
+      %inc = arith.select %nz, %c1, %c0 : index
+      %next = arith.addi %acc, %inc : index
+      scf.yield %next : index
+    }
+    %y = onyx.alloc_output %ctx[0] (%count) : memref<?xi64>
+    %ok = arith.constant 0 : i32
+    return %ok : i32
+  }
+}
+
+// -----
+
+// A host read of a buffer that is host memory on one path and device memory
+// on another (an If choosing between a constant and a computed tensor) is
+// rejected, naming the op.
+
+module {
+  memref.global "private" constant @k : memref<2xi64> = dense<[1, 2]>
+  func.func @onyx_main(%ctx: !onyx.context, %flag: i1) -> i32 {
+    %c0 = arith.constant 0 : index
+    %k = memref.get_global @k : memref<2xi64>
+    %x = onyx.get_input %ctx[0] : memref<2xi64>
+    %b = arith.select %flag, %k, %x : memref<2xi64>
+    // expected-error @+1 {{the host reads a tensor that is host memory on one path and device memory on another ('memref.load' of 'memref<2xi64>'); not supported on cuda yet}}
+    %v = memref.load %b[%c0] : memref<2xi64>
+    %n = arith.index_cast %v : i64 to index
+    %y = onyx.alloc_output %ctx[0] (%n) : memref<?xf32>
     %ok = arith.constant 0 : i32
     return %ok : i32
   }
