@@ -63,6 +63,10 @@ void buildONNXToTensorPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   // Equal extents become one SSA value before bufferization.
   pm.addPass(createCSEPass());
+  // Dispatch regions: producer/consumer chains of generics become one
+  // generic (one kernel, no intermediate buffer). After CSE, which it partly
+  // undoes for linalg.fill (one fill per user bufferizes without copies).
+  pm.addPass(createFuseElementwise());
   // Elementwise results overwrite inputs that die there (in place after
   // bufferization): one buffer per step of an elementwise chain.
   pm.addPass(createElementwiseInPlace());

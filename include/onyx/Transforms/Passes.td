@@ -343,4 +343,25 @@ def CUDALowerLaunches : Pass<"onyx-cuda-lower-launches", "mlir::ModuleOp"> {
   ];
 }
 
+def FuseElementwise : Pass<"onyx-fuse-elementwise", "mlir::ModuleOp"> {
+  let summary = "Fuse producer/consumer chains of linalg generics on tensors";
+  let description = [{
+    Dispatch regions before bufferization: an all-parallel producer generic
+    is inlined into its consumer (elementwise, broadcasting or reduction)
+    with upstream's elementwise fusion when the consumer is its only user,
+    or when it is cheap and every user can take a copy; producers read
+    through a broadcasting map must be cheap. Contractions, convolutions and
+    the epilogues the CUDA library calls absorb (bias Add, Relu, residual
+    Add + Relu) stay whole. Transposes, broadcasts and copies feeding a
+    fusable consumer are generalized first; `tensor.extract` at the loop
+    indices of a same-shaped tensor becomes an input operand. A
+    `linalg.fill` shared by several ops is cloned per user, so that each
+    bufferizes in place instead of as a copy of one filled buffer.
+  }];
+  let dependentDialects = [
+    "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
+    "mlir::linalg::LinalgDialect", "mlir::tensor::TensorDialect"
+  ];
+}
+
 #endif // ONYX_TRANSFORMS_PASSES_TD

@@ -8,22 +8,21 @@
 // RUN:   --implicit-check-not=unrealized_conversion_cast
 //
 // The whole CUDA pipeline on the Add + Relu graph with a symbolic batch dim
-// ends in the LLVM dialect: two kernels (the broadcast add, the relu), each
-// a cubin + PTX pair with its descriptor, launched through the runtime with
+// ends in the LLVM dialect: one kernel (the broadcast add and the relu,
+// fused by onyx-fuse-elementwise; it carries the consumer's node name), a
+// cubin + PTX pair with its descriptor, launched through the runtime with
 // the batch dim as a kernel argument; the host program allocates through the
 // same services as the CPU target; the metadata says `device cuda`.
 
 // CHECK-DAG:   llvm.mlir.global private constant @onyx_cuda_cubin_onyx_main_dispatch_0("\7FELF{{.*}}") {addr_space = 0 : i32, alignment = 64 : i64}
 // CHECK-DAG:   llvm.mlir.global private constant @onyx_cuda_ptx_onyx_main_dispatch_0("{{.*}}.target sm_90{{.*}}.visible .entry onyx_main_dispatch_0({{.*}}\00")
-// CHECK-DAG:   llvm.mlir.global private constant @onyx_cuda_cubin_onyx_main_dispatch_1("\7FELF
-// CHECK-DAG:   llvm.mlir.global private constant @{{.*}}("node 'add' (kernel onyx_main_dispatch_0)\00")
-// CHECK-DAG:   llvm.mlir.global private constant @{{.*}}("node 'relu' (kernel onyx_main_dispatch_1)\00")
+// CHECK-DAG:   llvm.mlir.global private constant @{{.*}}("node 'relu' (kernel onyx_main_dispatch_0)\00")
 // CHECK:       llvm.func internal @onyx_main(%[[CTX:.*]]: !llvm.ptr) -> i32 {
 // CHECK:         llvm.call @onyxrt_input_data(%[[CTX]],
 // CHECK:         llvm.call @onyxrt_input_dim(%[[CTX]],
 // CHECK:         llvm.call @onyxrt_alloc_output(%[[CTX]],
 // CHECK:         llvm.call @onyxrt_cuda_launch(%[[CTX]],
-// CHECK:         llvm.call @onyxrt_cuda_launch(%[[CTX]],
+// CHECK-NOT:     llvm.call @onyxrt_cuda_launch(
 // CHECK:         llvm.return
 // CHECK:       llvm.mlir.global private constant @onyx_cuda_kernel_onyx_main_dispatch_0()
 // CHECK:       llvm.func @onyxrt_cuda_launch(!llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr) -> i32

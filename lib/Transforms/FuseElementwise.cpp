@@ -1,0 +1,453 @@
+//===- FuseElementwise.cpp - Dispatch regions on tensors ------------------===//
+//
+// Every top-level linalg op that survives bufferization is one kernel on the
+// CUDA target and one loop nest on the CPU, and every tensor between two of
+// them is a buffer. The ONNX lowering emits one generic per ONNX node, so a
+// LayerNorm written out as ReduceMean/Sub/Pow/ReduceMean/Add/Sqrt/Div/Mul/Add
+// is eleven kernels and six full-size temporaries. This pass forms dispatch
+// regions on tensors, before bufferization, with upstream's elementwise
+// fusion (linalg::populateElementwiseOpsFusionPatterns): an all-parallel
+// producer generic is inlined into the body of the generic that consumes it
+// (elementwise, broadcasting, or a reduction), and the intermediate tensor
+// disappears.
+//
+// What may fuse is decided by `allowFusion` (the control function):
+//
+//   * Library ops stay whole. A contraction or convolution (a reduction
+//     whose body multiplies two different inputs) becomes a cuBLASLt/cuDNN
+//     call on CUDA and a BLAS call on the CPU; fusing a transpose or a scale
+//     into it would turn it into a naive kernel. So nothing fuses into them.
+//   * Library epilogues stay whole: the bias Add after a GEMM, the Relu or
+//     residual Add after a convolution, and the Relu after that residual Add
+//     (lib/Target/CUDA/LowerLibraryCalls.cpp folds them into the call). They
+//     neither fuse into their consumer nor absorb a producer.
+//   * A producer fuses only when the consumer is its only user: then its
+//     tensor disappears. (Upstream would otherwise keep the producer's result
+//     as a second result of the fused op: no buffer saved, and a reduction
+//     with two outputs loses the CUDA warp-reduction kernel.)
+//   * A consumer that reads the producer through a broadcasting map (a
+//     LayerNorm's per-row statistics read by every element of the row)
+//     recomputes the producer once per broadcast element: allowed only for
+//     cheap producers (a few arithmetic ops, sqrt; no exp/erf/pow), whose
+//     recomputation costs less than a kernel launch and a pass over memory.
+//
+// Three rewrites run with the fusion patterns to give it more to fuse:
+//
+//   * Cheap producers with several users, all of which could fuse them
+//     (x - mean, read by the variance and by the normalization; the scaled
+//     attention scores, read by the three softmax steps), are cloned once per
+//     user: each copy then fuses, and the full-size intermediate is never
+//     stored. The recomputation is a few arithmetic ops per element; the
+//     saving a write and a read of the tensor per user.
+//   * Named data-movement ops (linalg.transpose, broadcast, copy) feeding a
+//     consumer that may fuse them are generalized, so that they fuse too.
+//   * A `tensor.extract` in a body at exactly the loop indices, from a
+//     tensor whose dims are provably the loop extents (the MatMul lowering's
+//     run-time broadcast copies once DimAnalysis has proven the batch dims
+//     equal), becomes an input operand read through the matching map: the
+//     copy is then an identity generic, which canonicalization removes.
+//
+// After fusion, a `linalg.fill` shared by several ops (CSE merges the zero
+// initializations of all GEMMs and reductions of a layer) is cloned for each
+// user: a shared fill bufferizes to one filled buffer plus a copy per user,
+// while a fill per user writes straight into that user's buffer (and is
+// absorbed by the library call on CUDA).
+//
+//===----------------------------------------------------------------------===//
+
+#include "onyx/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace onyx {
+#define GEN_PASS_DEF_FUSEELEMENTWISE
+#include "onyx/Transforms/Passes.h.inc"
+} // namespace onyx
+
+using namespace mlir;
+
+namespace {
+
+/// Payload ops (yield excluded) a producer may have and still count as cheap
+/// to recompute.
+constexpr unsigned kMaxCheapOps = 4;
+/// Payload ops a fused generic may reach (keeps kernels compilable and
+/// register pressure sane).
+constexpr unsigned kMaxFusedOps = 48;
+
+unsigned payloadSize(linalg::GenericOp op) {
+  return op.getRegion().front().getOperations().size() - 1;
+}
+
+/// Whether `op` is a contraction or convolution: a linalg op with reduction
+/// loops whose body multiplies two different inputs. The targets run these
+/// through libraries (BLAS, cuBLASLt, cuDNN), which want plain operands.
+bool isLibraryOp(Operation *op) {
+  auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
+  if (!linalgOp || linalgOp.getNumReductionLoops() == 0)
+    return false;
+  if (!isa<linalg::GenericOp>(op))
+    return true; // matmul, batch_matmul, conv_*, ...
+  Block &body = op->getRegion(0).front();
+  unsigned numInputs = linalgOp.getNumDpsInputs();
+  auto isInput = [&](Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    return arg && arg.getOwner() == &body && arg.getArgNumber() < numInputs;
+  };
+  for (Operation &inner : body.without_terminator())
+    if (isa<arith::MulFOp, arith::MulIOp>(inner) &&
+        isInput(inner.getOperand(0)) && isInput(inner.getOperand(1)) &&
+        inner.getOperand(0) != inner.getOperand(1))
+      return true;
+  return false;
+}
+
+bool isZeroConstant(Value v) {
+  auto cst = v.getDefiningOp<arith::ConstantOp>();
+  auto attr = cst ? dyn_cast<FloatAttr>(cst.getValue()) : FloatAttr();
+  return attr && attr.getValue().isZero();
+}
+
+/// A value the payload reads from a tensor: a block argument of an input,
+/// or a `tensor.extract` (the Add lowering reads operands it broadcasts at
+/// run time that way, `select(dim == 1, 0, i)` indices).
+bool isTensorRead(Value v, Block &body) {
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return arg.getOwner() == &body;
+  auto extract = v.getDefiningOp<tensor::ExtractOp>();
+  return extract && extract->getBlock() == &body;
+}
+
+/// `yield a + b` or `yield max(a, 0)` of tensor reads, with nothing else in
+/// the body but index arithmetic: the shapes of the epilogues the CUDA
+/// library calls absorb.
+bool isAddOrRelu(linalg::GenericOp op, bool *isRelu = nullptr) {
+  if (op.getNumDpsInits() != 1 || op.getNumParallelLoops() != op.getNumLoops())
+    return false;
+  Block &body = op.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  if (yield.getNumOperands() != 1)
+    return false;
+  Operation *result = yield.getOperand(0).getDefiningOp();
+  if (!result || result->getBlock() != &body)
+    return false;
+  for (Operation &inner : body.without_terminator())
+    if (&inner != result &&
+        !isa<linalg::IndexOp, arith::SelectOp, arith::CmpIOp, arith::ConstantOp,
+             tensor::ExtractOp>(inner))
+      return false;
+  Value lhs = result->getOperand(0), rhs = result->getOperand(1);
+  if (isa<arith::AddFOp>(result))
+    return isTensorRead(lhs, body) && isTensorRead(rhs, body);
+  if (isa<arith::MaximumFOp, arith::MaxNumFOp>(result)) {
+    if (isRelu)
+      *isRelu = true;
+    return (isTensorRead(lhs, body) && isZeroConstant(rhs)) ||
+           (isTensorRead(rhs, body) && isZeroConstant(lhs));
+  }
+  return false;
+}
+
+/// Whether `value` is a library op's result, possibly reshaped (the Conv
+/// lowering computes in [n, g, m, ...] and collapses the group dim).
+bool isLibraryResult(Value value) {
+  while (true) {
+    if (auto op = value.getDefiningOp<tensor::CollapseShapeOp>())
+      value = op.getSrc();
+    else if (auto op = value.getDefiningOp<tensor::ExpandShapeOp>())
+      value = op.getSrc();
+    else if (auto op = value.getDefiningOp<tensor::CastOp>())
+      value = op.getSource();
+    else
+      return isLibraryOp(value.getDefiningOp());
+  }
+}
+
+/// Whether `op` reads (as an operand or through `tensor.extract`) the
+/// result of a library op.
+bool readsLibraryResult(linalg::GenericOp op) {
+  if (llvm::any_of(op.getDpsInputs(), isLibraryResult))
+    return true;
+  for (auto extract : op.getRegion().front().getOps<tensor::ExtractOp>())
+    if (isLibraryResult(extract.getTensor()))
+      return true;
+  return false;
+}
+
+/// Whether `op` is an epilogue a library call absorbs on CUDA: an Add or a
+/// Relu reading a contraction/convolution result, or a Relu reading such
+/// an Add (conv + bias + residual, then Relu: one cuDNN call).
+bool isLibraryEpilogue(linalg::GenericOp op) {
+  bool relu = false;
+  if (!isAddOrRelu(op, &relu))
+    return false;
+  if (readsLibraryResult(op))
+    return true;
+  if (!relu || op.getNumDpsInputs() != 1)
+    return false;
+  auto add = op.getDpsInputs()[0].getDefiningOp<linalg::GenericOp>();
+  bool addIsRelu = false;
+  return add && isAddOrRelu(add, &addIsRelu) && !addIsRelu &&
+         readsLibraryResult(add);
+}
+
+/// Cheap to compute again per use or per broadcast element: a few
+/// arithmetic ops (sqrt included), no transcendental functions, no reads of
+/// other tensors.
+bool isCheap(linalg::GenericOp op) {
+  if (payloadSize(op) > kMaxCheapOps)
+    return false;
+  for (Operation &inner : op.getRegion().front().without_terminator()) {
+    if (isa<math::SqrtOp, math::RsqrtOp, math::AbsFOp>(inner))
+      continue;
+    if (inner.getDialect() != inner.getContext()->getLoadedDialect("arith") &&
+        !isa<linalg::IndexOp>(inner))
+      return false;
+  }
+  return true;
+}
+
+/// Whether the consumer of `use` reads the producer's result through a map
+/// that repeats elements (some consumer loop does not index it).
+bool readsRepeatedly(OpOperand &use) {
+  auto consumer = cast<linalg::LinalgOp>(use.getOwner());
+  return !consumer.getMatchingIndexingMap(&use).isPermutation();
+}
+
+/// A consumer that may absorb producers at all.
+bool isFusableConsumer(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  return generic && generic.hasPureTensorSemantics() && !isLibraryOp(op) &&
+         !isLibraryEpilogue(generic) && payloadSize(generic) <= kMaxFusedOps;
+}
+
+/// Whether `producer` may be inlined into the consumer of `use`, its
+/// other users aside.
+bool mayFuseInto(linalg::GenericOp producer, OpOperand &use) {
+  // Same block: a producer outside a loop would be recomputed at every
+  // iteration of a consumer inside it.
+  Operation *consumer = use.getOwner();
+  if (!isFusableConsumer(consumer) ||
+      consumer->getBlock() != producer->getBlock() ||
+      isLibraryEpilogue(producer) || producer->getNumResults() != 1)
+    return false;
+  if (readsRepeatedly(use) && !isCheap(producer))
+    return false;
+  return payloadSize(producer) +
+             payloadSize(cast<linalg::GenericOp>(consumer)) <=
+         kMaxFusedOps;
+}
+
+/// The control function: fuse the producer of `use` into its consumer when
+/// that is its only user (its tensor then disappears).
+bool allowFusion(OpOperand *use) {
+  auto producer = use->get().getDefiningOp<linalg::GenericOp>();
+  return producer && mayFuseInto(producer, *use) &&
+         llvm::all_of(producer->getUsers(),
+                      [&](Operation *user) { return user == use->getOwner(); });
+}
+
+/// Clones a cheap multi-user producer once per user when every user could
+/// fuse it (see the file comment).
+struct DuplicateCheapProducer : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op->getNumResults() != 1 || !op.hasPureTensorSemantics() ||
+        op.getNumParallelLoops() != op.getNumLoops() || !isCheap(op) ||
+        isLibraryEpilogue(op) || op->getResult(0).hasOneUse() ||
+        op->getResult(0).use_empty())
+      return failure();
+    for (OpOperand &use : op->getResult(0).getUses())
+      if (!linalg::areElementwiseOpsFusable(&use) || !mayFuseInto(op, use))
+        return failure();
+    SmallVector<OpOperand *> uses;
+    for (OpOperand &use : op->getResult(0).getUses())
+      uses.push_back(&use);
+    for (OpOperand *use : llvm::drop_begin(uses)) {
+      rewriter.setInsertionPoint(op);
+      Operation *clone = rewriter.clone(*op);
+      rewriter.modifyOpInPlace(use->getOwner(),
+                               [&] { use->set(clone->getResult(0)); });
+    }
+    return success();
+  }
+};
+
+/// Generalizes a named data-movement op whose only user may fuse it.
+template <typename NamedOp>
+struct GeneralizeForFusion : OpRewritePattern<NamedOp> {
+  using OpRewritePattern<NamedOp>::OpRewritePattern;
+  LogicalResult matchAndRewrite(NamedOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics() || op->getNumResults() != 1 ||
+        !op->getResult(0).hasOneUse())
+      return failure();
+    OpOperand &use = *op->getResult(0).getUses().begin();
+    auto consumer = dyn_cast<linalg::GenericOp>(use.getOwner());
+    if (!consumer || !isFusableConsumer(consumer) || !consumer.isDpsInput(&use))
+      return failure();
+    // Only where upstream fusion will take it: the consumer reads it through
+    // a map over all of the op's loops.
+    if (consumer.getMatchingIndexingMap(&use).getNumResults() !=
+        cast<linalg::LinalgOp>(op.getOperation()).getNumLoops())
+      return failure();
+    return linalg::generalizeNamedOp(rewriter, op);
+  }
+};
+
+/// An extent: a static size, or the SSA value a dynamic size comes from.
+struct Extent {
+  int64_t size = ShapedType::kDynamic;
+  Value value; // the dynamic size, or the tensor when unknown
+  int64_t dim = -1;
+  bool operator==(const Extent &o) const {
+    return size == o.size && value == o.value && dim == o.dim;
+  }
+};
+
+/// Where dim `d` of `tensor` comes from, following destinations to the
+/// tensor.empty that sized them.
+Extent extentOf(Value tensor, int64_t d) {
+  auto type = cast<RankedTensorType>(tensor.getType());
+  if (!type.isDynamicDim(d))
+    return {type.getDimSize(d), Value(), -1};
+  while (true) {
+    if (auto empty = tensor.getDefiningOp<tensor::EmptyOp>())
+      return {ShapedType::kDynamic, empty.getDynamicSize(d), -1};
+    if (auto dps = tensor.getDefiningOp<DestinationStyleOpInterface>()) {
+      tensor = dps.getTiedOpOperand(cast<OpResult>(tensor))->get();
+      continue;
+    }
+    if (auto cast = tensor.getDefiningOp<tensor::CastOp>()) {
+      if (cast.getSource().getType().isDynamicDim(d)) {
+        tensor = cast.getSource();
+        continue;
+      }
+    }
+    return {ShapedType::kDynamic, tensor, d};
+  }
+}
+
+/// Turns `tensor.extract %t[i...]` at loop indices into an input operand.
+struct ExtractToOperand : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics() || op.getNumDpsInits() == 0 ||
+        op.getNumParallelLoops() != op.getNumLoops())
+      return failure();
+    OpOperand *init = op.getDpsInitOperand(0);
+    AffineMap initMap = op.getMatchingIndexingMap(init);
+    if (!initMap.isIdentity())
+      return failure();
+    Block &body = op.getRegion().front();
+    for (auto extract : body.getOps<tensor::ExtractOp>()) {
+      Value source = extract.getTensor();
+      // Defined outside the generic (it then dominates it).
+      if (op.getRegion().isAncestor(source.getParentRegion()))
+        continue;
+      SmallVector<AffineExpr> exprs;
+      llvm::SmallBitVector seen(op.getNumLoops());
+      bool ok = true;
+      for (auto [k, index] : llvm::enumerate(extract.getIndices())) {
+        auto idx = index.getDefiningOp<linalg::IndexOp>();
+        if (!idx || idx->getBlock() != &body || seen.test(idx.getDim())) {
+          ok = false;
+          break;
+        }
+        seen.set(idx.getDim());
+        // The tensor's dim must be the loop's extent (linalg reads operands
+        // whole; an extract may read a prefix).
+        if (!(extentOf(source, k) == extentOf(init->get(), idx.getDim()))) {
+          ok = false;
+          break;
+        }
+        exprs.push_back(rewriter.getAffineDimExpr(idx.getDim()));
+      }
+      if (!ok)
+        continue;
+      AffineMap map =
+          AffineMap::get(op.getNumLoops(), 0, exprs, rewriter.getContext());
+      SmallVector<Value> inputs(op.getDpsInputs());
+      inputs.push_back(source);
+      SmallVector<AffineMap> maps;
+      for (OpOperand *in : op.getDpsInputOperands())
+        maps.push_back(op.getMatchingIndexingMap(in));
+      maps.push_back(map);
+      for (OpOperand &out : op.getDpsInitsMutable())
+        maps.push_back(op.getMatchingIndexingMap(&out));
+      auto fused = linalg::GenericOp::create(
+          rewriter, op.getLoc(), op->getResultTypes(), inputs, op.getDpsInits(),
+          maps, op.getIteratorTypesArray());
+      rewriter.inlineRegionBefore(op.getRegion(), fused.getRegion(),
+                                  fused.getRegion().end());
+      Block &newBody = fused.getRegion().front();
+      BlockArgument arg = newBody.insertArgument(
+          op.getNumDpsInputs(), extract.getType(), extract.getLoc());
+      rewriter.replaceOp(extract, arg);
+      rewriter.replaceOp(op, fused->getResults());
+      return success();
+    }
+    return failure();
+  }
+};
+
+struct FuseElementwisePass
+    : public onyx::impl::FuseElementwiseBase<FuseElementwisePass> {
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    RewritePatternSet patterns(context);
+    linalg::populateElementwiseOpsFusionPatterns(patterns, allowFusion);
+    patterns.add<DuplicateCheapProducer, ExtractToOperand,
+                 GeneralizeForFusion<linalg::TransposeOp>,
+                 GeneralizeForFusion<linalg::BroadcastOp>,
+                 GeneralizeForFusion<linalg::CopyOp>>(context);
+    linalg::GenericOp::getCanonicalizationPatterns(patterns, context);
+    context->getLoadedDialect<linalg::LinalgDialect>()
+        ->getCanonicalizationPatterns(patterns);
+    GreedyRewriteConfig config;
+    config.setUseTopDownTraversal(true);
+    if (failed(
+            applyPatternsGreedily(getOperation(), std::move(patterns), config)))
+      return signalPassFailure();
+
+    // One fill per user (see the file comment), right before it: CSE left
+    // the shared fill at its first occurrence, possibly layers earlier, and
+    // its buffer would live from there.
+    SmallVector<linalg::FillOp> fills;
+    getOperation().walk([&](linalg::FillOp fill) {
+      if (fill.hasPureTensorSemantics() && fill->getNumResults() == 1 &&
+          !fill->use_empty())
+        fills.push_back(fill);
+    });
+    IRRewriter rewriter(context);
+    for (linalg::FillOp fill : fills) {
+      SmallVector<OpOperand *> uses;
+      for (OpOperand &use : fill->getResult(0).getUses())
+        uses.push_back(&use);
+      bool allMoved = true;
+      for (OpOperand *use : uses) {
+        Operation *user = use->getOwner();
+        if (user->getBlock() != fill->getBlock() ||
+            user->isBeforeInBlock(fill)) {
+          allMoved = false;
+          continue;
+        }
+        rewriter.setInsertionPoint(user);
+        use->set(rewriter.clone(*fill)->getResult(0));
+      }
+      if (allMoved)
+        rewriter.eraseOp(fill);
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,286 @@
+// RUN: onyx-opt %s --onyx-fuse-elementwise -split-input-file | FileCheck %s
+//
+// onyx-fuse-elementwise: producer/consumer chains of generics become one
+// generic on tensors (one kernel, no intermediate buffer); library ops and
+// their CUDA epilogues stay whole.
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0, 0)>
+#red = affine_map<(d0, d1) -> (d0, 0)>
+
+// An elementwise chain becomes one generic.
+// CHECK-LABEL: func.func @chain(
+// CHECK:         linalg.generic
+// CHECK:           math.exp
+// CHECK:           arith.mulf
+// CHECK-NOT:     linalg.generic
+// CHECK:         return
+func.func @chain(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %n = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %e = tensor.empty(%m, %n) : tensor<?x?xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<?x?xf32>) outs(%e : tensor<?x?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = math.exp %in : f32
+    linalg.yield %r : f32
+  } -> tensor<?x?xf32>
+  %b = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<?x?xf32>) outs(%e : tensor<?x?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.mulf %in, %in : f32
+    linalg.yield %r : f32
+  } -> tensor<?x?xf32>
+  return %b : tensor<?x?xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0, 0)>
+
+// A per-row statistic read by every element of the row: a cheap producer
+// (sqrt of a sum) is recomputed per element, an expensive one (exp) is not.
+// CHECK-LABEL: func.func @broadcast_read(
+// CHECK:         %[[EXP:.*]] = linalg.generic
+// CHECK:           math.exp
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %[[EXP]] :
+// CHECK:           math.sqrt
+// CHECK:           arith.divf
+// CHECK:           arith.mulf
+// CHECK-NOT:     linalg.generic
+// CHECK:         return
+func.func @broadcast_read(%x: tensor<?x?xf32>, %s: tensor<?x1xf32>, %t: tensor<?x1xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %eps = arith.constant 1.0e-5 : f32
+  %m = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %n = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %e1 = tensor.empty(%m) : tensor<?x1xf32>
+  %rstd = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%s : tensor<?x1xf32>) outs(%e1 : tensor<?x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %a = arith.addf %in, %eps : f32
+    %r = math.sqrt %a : f32
+    linalg.yield %r : f32
+  } -> tensor<?x1xf32>
+  %ex = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t : tensor<?x1xf32>) outs(%e1 : tensor<?x1xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = math.exp %in : f32
+    linalg.yield %r : f32
+  } -> tensor<?x1xf32>
+  %e = tensor.empty(%m, %n) : tensor<?x?xf32>
+  %y = linalg.generic {indexing_maps = [#id, #row, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %rstd, %ex : tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x1xf32>) outs(%e : tensor<?x?xf32>) {
+  ^bb0(%in: f32, %r: f32, %q: f32, %out: f32):
+    %d = arith.divf %in, %r : f32
+    %p = arith.mulf %d, %q : f32
+    linalg.yield %p : f32
+  } -> tensor<?x?xf32>
+  return %y : tensor<?x?xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#red = affine_map<(d0, d1) -> (d0)>
+
+// An elementwise producer fuses into a reduction; a cheap producer with two
+// users (x - mean, read by the variance and by the normalization) is
+// computed in both and never stored.
+// CHECK-LABEL: func.func @into_reduction(
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]
+// CHECK:           arith.subf
+// CHECK:           arith.mulf
+// CHECK:           arith.addf
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]
+// CHECK:           arith.subf
+// CHECK:           arith.divf
+// CHECK-NOT:     linalg.generic
+// CHECK:         return
+func.func @into_reduction(%x: tensor<?x?xf32>, %mean: tensor<?xf32>) -> (tensor<?xf32>, tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %m = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %n = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %e = tensor.empty(%m, %n) : tensor<?x?xf32>
+  %c = linalg.generic {indexing_maps = [#id, #red, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %mean : tensor<?x?xf32>, tensor<?xf32>) outs(%e : tensor<?x?xf32>) {
+  ^bb0(%in: f32, %mu: f32, %out: f32):
+    %r = arith.subf %in, %mu : f32
+    linalg.yield %r : f32
+  } -> tensor<?x?xf32>
+  %sq = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c : tensor<?x?xf32>) outs(%e : tensor<?x?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.mulf %in, %in : f32
+    linalg.yield %r : f32
+  } -> tensor<?x?xf32>
+  %e1 = tensor.empty(%m) : tensor<?xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e1 : tensor<?xf32>) -> tensor<?xf32>
+  %var = linalg.generic {indexing_maps = [#id, #red], iterator_types = ["parallel", "reduction"]}
+      ins(%sq : tensor<?x?xf32>) outs(%f : tensor<?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.addf %out, %in : f32
+    linalg.yield %r : f32
+  } -> tensor<?xf32>
+  %y = linalg.generic {indexing_maps = [#id, #red, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%c, %var : tensor<?x?xf32>, tensor<?xf32>) outs(%e : tensor<?x?xf32>) {
+  ^bb0(%in: f32, %v: f32, %out: f32):
+    %r = arith.divf %in, %v : f32
+    linalg.yield %r : f32
+  } -> tensor<?x?xf32>
+  return %var, %y : tensor<?xf32>, tensor<?x?xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#bias = affine_map<(d0, d1) -> (d1)>
+
+// Library ops stay whole: the scale does not fuse into the contraction, the
+// bias Add after it (cuBLASLt's bias epilogue on CUDA) does not fuse into
+// the Relu. An expensive producer with two users (exp) stays.
+// CHECK-LABEL: func.func @library(
+// CHECK:         %[[S:.*]] = linalg.generic
+// CHECK:           arith.mulf
+// CHECK:         %[[F:.*]] = linalg.fill
+// CHECK:         %[[MM:.*]] = linalg.generic {{.*}} ins(%[[S]], %{{.*}} : {{.*}}) outs(%[[F]] :
+// CHECK:         %[[B:.*]] = linalg.generic {{.*}} ins(%[[MM]], %{{.*}} :
+// CHECK:           arith.addf
+// CHECK-NEXT:      linalg.yield
+// CHECK:         linalg.generic {{.*}} ins(%[[B]] :
+// CHECK:           arith.maximumf
+// CHECK:         %[[EXP:.*]] = linalg.generic
+// CHECK:           math.exp
+// CHECK:         linalg.generic {{.*}} ins(%[[EXP]] :
+// CHECK:           arith.addf
+// CHECK:         linalg.generic {{.*}} ins(%[[EXP]] :
+// CHECK:           arith.mulf
+func.func @library(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %bias: tensor<16xf32>) -> (tensor<4x16xf32>, tensor<4x8xf32>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %two = arith.constant 2.0 : f32
+  %e0 = tensor.empty() : tensor<4x8xf32>
+  %s = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e0 : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.mulf %in, %two : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %e = tensor.empty() : tensor<4x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %mm = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%s, %w : tensor<4x8xf32>, tensor<8x16xf32>) outs(%f : tensor<4x16xf32>) {
+  ^bb0(%l: f32, %r: f32, %out: f32):
+    %p = arith.mulf %l, %r : f32
+    %q = arith.addf %out, %p : f32
+    linalg.yield %q : f32
+  } -> tensor<4x16xf32>
+  %b = linalg.generic {indexing_maps = [#id, #bias, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %bias : tensor<4x16xf32>, tensor<16xf32>) outs(%e : tensor<4x16xf32>) {
+  ^bb0(%l: f32, %r: f32, %out: f32):
+    %q = arith.addf %l, %r : f32
+    linalg.yield %q : f32
+  } -> tensor<4x16xf32>
+  %relu = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%b : tensor<4x16xf32>) outs(%e : tensor<4x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %q = arith.maximumf %in, %zero : f32
+    linalg.yield %q : f32
+  } -> tensor<4x16xf32>
+  %ex = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e0 : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = math.exp %in : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %u = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%ex : tensor<4x8xf32>) outs(%e0 : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %q = arith.addf %in, %two : f32
+    linalg.yield %q : f32
+  } -> tensor<4x8xf32>
+  %v = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%ex : tensor<4x8xf32>) outs(%e0 : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %q = arith.mulf %in, %two : f32
+    linalg.yield %q : f32
+  } -> tensor<4x8xf32>
+  return %relu, %u, %v : tensor<4x16xf32>, tensor<4x8xf32>, tensor<4x8xf32>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// A transpose feeding an elementwise op fuses as a permuted read; a copy
+// written as `tensor.extract` at the loop indices becomes an operand (and
+// then disappears).
+// CHECK-LABEL: func.func @movement(
+// CHECK-SAME:      %[[X:.*]]: tensor<8x4xf32>, %[[Y:.*]]: tensor<4x8xf32>)
+// CHECK-NOT:     linalg.transpose
+// CHECK:         linalg.generic {{.*}} ins(%[[X]], %[[Y]] : tensor<8x4xf32>, tensor<4x8xf32>)
+// CHECK:           arith.addf
+// CHECK-NOT:     linalg.generic
+// CHECK-NOT:     tensor.extract
+// CHECK:         return
+func.func @movement(%x: tensor<8x4xf32>, %y: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %e = tensor.empty() : tensor<4x8xf32>
+  %t = linalg.transpose ins(%x : tensor<8x4xf32>) outs(%e : tensor<4x8xf32>) permutation = [1, 0]
+  %copy = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]}
+      outs(%e : tensor<4x8xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %v = tensor.extract %y[%i, %j] : tensor<4x8xf32>
+    linalg.yield %v : f32
+  } -> tensor<4x8xf32>
+  %s = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%t, %copy : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%l: f32, %r: f32, %out: f32):
+    %q = arith.addf %l, %r : f32
+    linalg.yield %q : f32
+  } -> tensor<4x8xf32>
+  return %s : tensor<4x8xf32>
+}
+
+// -----
+
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// A zero fill shared by two GEMMs (CSE merged them) becomes one fill per
+// GEMM, right before it: no filled buffer copied twice.
+// CHECK-LABEL: func.func @shared_fill(
+// CHECK:         %[[F1:.*]] = linalg.fill
+// CHECK-NEXT:    linalg.generic {{.*}} outs(%[[F1]] :
+// CHECK:         %[[F2:.*]] = linalg.fill
+// CHECK-NEXT:    linalg.generic {{.*}} outs(%[[F2]] :
+func.func @shared_fill(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %v: tensor<8x16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %m1 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<4x8xf32>, tensor<8x16xf32>) outs(%f : tensor<4x16xf32>) {
+  ^bb0(%l: f32, %r: f32, %out: f32):
+    %p = arith.mulf %l, %r : f32
+    %q = arith.addf %out, %p : f32
+    linalg.yield %q : f32
+  } -> tensor<4x16xf32>
+  %m2 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %v : tensor<4x8xf32>, tensor<8x16xf32>) outs(%f : tensor<4x16xf32>) {
+  ^bb0(%l: f32, %r: f32, %out: f32):
+    %p = arith.mulf %l, %r : f32
+    %q = arith.addf %out, %p : f32
+    linalg.yield %q : f32
+  } -> tensor<4x16xf32>
+  return %m1, %m2 : tensor<4x16xf32>, tensor<4x16xf32>
+}
