@@ -16,8 +16,10 @@
 //   cf.cond_br (%s == 0), ^next, ^fail     // ^fail: return 1
 //
 // `gpu.memcpy` becomes onyxrt_cuda_upload (constants) or, marked
-// `onyx.readback`, onyxrt_cuda_download (a synchronized copy of device data
-// the host needs, RFC Fix 3), and each
+// `onyx.readback`, onyxrt_cuda_readback (an async copy of device data the
+// host needs into pinned staging, RFC Fix 3); the last readback of a run
+// at the same point is followed by onyxrt_cuda_readback_wait, the one
+// host synchronization of the run; and each
 // gpu.binary private globals: the cubin, the PTX and one OnyxCudaKernel
 // descriptor {cubin, cubinSize, ptx, name} per launched kernel.
 //
@@ -29,6 +31,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Dominance.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/StringMap.h"
 
 namespace onyx {
@@ -43,8 +46,11 @@ namespace {
 
 constexpr llvm::StringLiteral kLaunchFn = "onyxrt_cuda_launch";
 constexpr llvm::StringLiteral kUploadFn = "onyxrt_cuda_upload";
-constexpr llvm::StringLiteral kDownloadFn = "onyxrt_cuda_download";
+constexpr llvm::StringLiteral kReadbackFn = "onyxrt_cuda_readback";
+constexpr llvm::StringLiteral kReadbackWaitFn = "onyxrt_cuda_readback_wait";
 constexpr llvm::StringLiteral kConstantFn = "onyxrt_cuda_constant";
+/// A gpu.memcpy of device data the host needs (RFC Fix 3).
+constexpr llvm::StringLiteral kReadbackAttr = "onyx.readback";
 /// A library call whose i32 result is a status to check.
 constexpr llvm::StringLiteral kStatusAttr = "onyx.cuda_status";
 /// A gpu.memcpy of host constant data into a temporary that only kernels
@@ -74,6 +80,24 @@ struct CUDALowerLaunchesPass
                call && call->hasAttr(kStatusAttr))
         libraryCalls.push_back(call);
     });
+    // Readbacks at the same point (nothing but address arithmetic and
+    // stack buffers between them) share one synchronization: the last of
+    // each run waits for all.
+    for (gpu::MemcpyOp copy : copies) {
+      if (!copy->hasAttr(kReadbackAttr))
+        continue;
+      Operation *next = copy->getNextNode();
+      while (next && !isa<gpu::MemcpyOp>(next) &&
+             (isa<memref::AllocaOp, memref::SubViewOp,
+                  memref::ExtractStridedMetadataOp>(next) ||
+              (isMemoryEffectFree(next) && next->getNumRegions() == 0 &&
+               !next->hasTrait<OpTrait::IsTerminator>())))
+        next = next->getNextNode();
+      auto nextCopy = dyn_cast_or_null<gpu::MemcpyOp>(next);
+      if (!nextCopy || !nextCopy->hasAttr(kReadbackAttr))
+        waitAfter.insert(copy);
+    }
+
     // Library calls (onyx-cuda-lower-library-calls): check their status.
     for (func::CallOp call : libraryCalls) {
       if (failed(contextOf(call)))
@@ -357,7 +381,7 @@ struct CUDALowerLaunchesPass
     if (copy->hasAttr(kSessionConstantAttr))
       return lowerSessionConstant(module, copy, *context);
     // A readback (device -> host, synchronized) or a constant upload.
-    bool readback = copy->hasAttr("onyx.readback");
+    bool readback = copy->hasAttr(kReadbackAttr);
     auto srcType = cast<MemRefType>(copy.getSrc().getType());
     auto dstType = cast<MemRefType>(copy.getDst().getType());
     bool contiguous = srcType.getLayout().isIdentity() ||
@@ -402,10 +426,19 @@ struct CUDALowerLaunchesPass
     SmallVector<Type> argTypes;
     for (Value a : args)
       argTypes.push_back(a.getType());
-    func::FuncOp fn = declare(module, readback ? kDownloadFn : kUploadFn,
+    func::FuncOp fn = declare(module, readback ? kReadbackFn : kUploadFn,
                               argTypes, b.getI32Type());
     Value status = func::CallOp::create(b, loc, fn, args).getResult(0);
     checkStatus(b, loc, status);
+    if (waitAfter.contains(copy)) {
+      // The host synchronization of this run of readbacks.
+      SmallVector<Value> waitArgs = {*context, args.back()};
+      func::FuncOp wait = declare(
+          module, kReadbackWaitFn,
+          {waitArgs[0].getType(), waitArgs[1].getType()}, b.getI32Type());
+      Value waited = func::CallOp::create(b, loc, wait, waitArgs).getResult(0);
+      checkStatus(b, loc, waited);
+    }
     copy.erase();
     return success();
   }
@@ -494,6 +527,8 @@ struct CUDALowerLaunchesPass
   llvm::StringMap<std::string> descriptors;
   llvm::StringMap<std::string> labels;
   unsigned uniqueCounter = 0;
+  /// Readbacks followed by the synchronization of their run.
+  DenseSet<Operation *> waitAfter;
 };
 
 } // namespace

@@ -40,7 +40,9 @@
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <functional>
 
@@ -401,21 +403,36 @@ struct CUDAOutlineDispatchesPass
     // control leaves the block: the shape entries Reshape reads one by one
     // then share one download and one synchronization.
     DenseMap<Value, Value> hostCopies;
-    Block *block = nullptr;
+    // The last op that may write device memory. Readbacks are issued right
+    // after it (or after what they need), not at their use, so that the
+    // readbacks of one point are adjacent and share one synchronization
+    // (onyx-cuda-lower-launches).
+    Operation *lastBarrier = nullptr;
+    auto readbackPoint = [&](OpBuilder &b, ValueRange needed) {
+      Operation *after = lastBarrier;
+      for (Value value : needed)
+        if (Operation *def = value.getDefiningOp())
+          if (Operation *inBody = body.findAncestorOpInBlock(*def))
+            if (!after || after->isBeforeInBlock(inBody))
+              after = inBody;
+      if (after)
+        b.setInsertionPointAfter(after);
+      else
+        b.setInsertionPointToStart(&body);
+    };
     for (Operation *op : ops) {
-      if (op->getBlock() != block) {
-        hostCopies.clear();
-        block = op->getBlock();
-      }
       // gpu.memcpy: session-constant uploads of onyx-cuda-lower-library-calls.
       if (isa<linalg::LinalgOp, memref::CopyOp, gpu::MemcpyOp,
               gpu::LaunchFuncOp>(op) ||
           op->getNumRegions()) {
         hostCopies.clear();
+        lastBarrier = op;
         continue;
       }
-      if (isa<CallOpInterface>(op))
+      if (isa<CallOpInterface>(op)) {
         hostCopies.clear();
+        lastBarrier = op;
+      }
       auto iface = dyn_cast<MemoryEffectOpInterface>(op);
       if (!iface)
         continue;
@@ -454,6 +471,9 @@ struct CUDAOutlineDispatchesPass
         MemRefType type = load.getMemRefType();
         OpBuilder b(op);
         Location loc = op->getLoc();
+        SmallVector<Value> needed(load.getIndices());
+        needed.push_back(load.getMemRef());
+        readbackPoint(b, needed);
         SmallVector<OpFoldResult> offsets(load.getIndices().begin(),
                                           load.getIndices().end());
         SmallVector<OpFoldResult> ones(type.getRank(), b.getIndexAttr(1));
@@ -467,6 +487,7 @@ struct CUDAOutlineDispatchesPass
         auto memcpy =
             gpu::MemcpyOp::create(b, loc, Type(), ValueRange{}, copy, element);
         memcpy->setAttr(kReadbackAttr, b.getUnitAttr());
+        b.setInsertionPoint(op);
         Value zero = arith::ConstantIndexOp::create(b, loc, 0);
         auto hostLoad = memref::LoadOp::create(b, loc, copy, ValueRange{zero});
         load.getResult().replaceAllUsesWith(hostLoad.getResult());
@@ -489,6 +510,7 @@ struct CUDAOutlineDispatchesPass
                  << op->getName() << "' of " << buffer.getType()
                  << "); a synchronized readback needs a small static buffer";
         OpBuilder b(op);
+        readbackPoint(b, buffer);
         auto copy = memref::AllocaOp::create(b, op->getLoc(), type);
         auto memcpy = gpu::MemcpyOp::create(b, op->getLoc(), Type(),
                                             ValueRange{}, copy, buffer);
@@ -717,6 +739,7 @@ struct CUDAOutlineDispatchesPass
     std::string node = nodeNameOf(loc);
     if (!node.empty())
       launch->setAttr("onyx.node", hb.getStringAttr(node));
+    noteSerialKernel(module, node);
     if (results) {
       auto copy = memref::AllocaOp::create(hb, loc, resultsType);
       auto memcpy =
@@ -731,6 +754,35 @@ struct CUDAOutlineDispatchesPass
     op->erase();
     deviceData.clear();
     return success();
+  }
+
+  /// The model metadata gains `serial <node>` once per node with a serial
+  /// kernel: its time grows with the data on one GPU thread, which callers
+  /// (and scripts/gpu/run_suite.py's large-shape timing) should know.
+  void noteSerialKernel(ModuleOp module, StringRef node) {
+    auto metadata = module->getAttrOfType<StringAttr>(kModelMetadataAttrName);
+    if (!metadata)
+      return;
+    std::string line =
+        "serial " + (node.empty() ? std::string("?") : escapeName(node)) + "\n";
+    std::string text = metadata.getValue().str();
+    if (text.find(line) != std::string::npos)
+      return;
+    module->setAttr(kModelMetadataAttrName,
+                    StringAttr::get(module.getContext(), text + line));
+  }
+
+  /// Metadata names: bytes outside [A-Za-z0-9_.:/-] as %XX.
+  static std::string escapeName(StringRef name) {
+    std::string out;
+    for (unsigned char c : name) {
+      if (llvm::isAlnum(c) || c == '_' || c == '.' || c == ':' || c == '/' ||
+          c == '-')
+        out += char(c);
+      else
+        out += llvm::formatv("%{0:X2}", unsigned(c)).str();
+    }
+    return out;
   }
 
   /// Inside a serial kernel: structured ops and copies become loops.

@@ -278,6 +278,18 @@ ONYX_API int32_t onyxrt_cuda_upload(void *ctx, void *deviceDst,
 ONYX_API int32_t onyxrt_cuda_download(void *ctx, void *hostDst,
                                       const void *deviceSrc, int64_t bytes,
                                       const char *label);
+/* A readback in two halves, so that the readbacks the host needs at the
+ * same point share one synchronization: `onyxrt_cuda_readback` queues an
+ * asynchronous copy of `bytes` of device memory into the session's pinned
+ * staging buffer (to land in `hostDst`); `onyxrt_cuda_readback_wait` is the
+ * host synchronization (counted, subject to fault injection): it waits for
+ * the stream and copies every queued readback to its destination. `hostDst`
+ * must stay valid until the wait. Both return 0; non-zero after recording
+ * an error naming `label`. */
+ONYX_API int32_t onyxrt_cuda_readback(void *ctx, void *hostDst,
+                                      const void *deviceSrc, int64_t bytes,
+                                      const char *label);
+ONYX_API int32_t onyxrt_cuda_readback_wait(void *ctx, const char *label);
 
 /* The device copy of host constant data (an embedded constant or an
  * external weight) that kernels and library calls read: uploaded on first use

@@ -26,6 +26,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -121,6 +122,8 @@ DriverApi loadDriver() {
   load(api.cuStreamSynchronize, "cuStreamSynchronize");
   load(api.cuMemAlloc, "cuMemAlloc_v2");
   load(api.cuMemFree, "cuMemFree_v2");
+  load(api.cuMemAllocHost, "cuMemAllocHost_v2");
+  load(api.cuMemFreeHost, "cuMemFreeHost");
   load(api.cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");
   load(api.cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2");
   load(api.cuMemsetD32Async, "cuMemsetD32Async");
@@ -255,6 +258,8 @@ CudaDevice::~CudaDevice() {
   dnn.reset();
   for (auto &entry : constants)
     api.cuMemFree(entry.second.first);
+  if (staging)
+    api.cuMemFreeHost(staging);
   for (auto &entry : modules)
     api.cuModuleUnload(entry.second);
   if (stream)
@@ -267,6 +272,16 @@ bool CudaDevice::beginCall(std::string &error) {
   if (result != CUDA_SUCCESS) {
     error = describe("cuCtxSetCurrent", result);
     return false;
+  }
+  // Readbacks a failed call queued but never waited for: their host
+  // destinations are gone.
+  if (!staged.empty()) {
+    if ((result = api.cuStreamSynchronize(stream)) != CUDA_SUCCESS) {
+      error = describe("cuStreamSynchronize", result);
+      return false;
+    }
+    staged.clear();
+    stagingUsed = 0;
   }
   return true;
 }
@@ -318,6 +333,52 @@ bool CudaDevice::download(void *hostDst, const void *deviceSrc, size_t bytes,
     return false;
   }
   return true;
+}
+
+bool CudaDevice::stageReadback(void *hostDst, const void *deviceSrc,
+                               size_t bytes, std::string &error) {
+  if (bytes == 0)
+    return true;
+  // 16-byte slots, so that every staged value is aligned.
+  size_t need = stagingUsed + ((bytes + 15) & ~size_t(15));
+  if (need > stagingBytes) {
+    // Growing drops the old buffer: what is queued in it lands first.
+    if (!staged.empty() && !finishReadbacks(error))
+      return false;
+    size_t want = std::max<size_t>(4096, 2 * ((bytes + 15) & ~size_t(15)));
+    void *fresh = nullptr;
+    CUresult result = api.cuMemAllocHost(&fresh, want);
+    if (result != CUDA_SUCCESS) {
+      error = describe("cuMemAllocHost", result);
+      return false;
+    }
+    if (staging)
+      api.cuMemFreeHost(staging);
+    staging = static_cast<char *>(fresh);
+    stagingBytes = want;
+    need = (bytes + 15) & ~size_t(15);
+  }
+  size_t offset = stagingUsed;
+  CUresult result = api.cuMemcpyDtoHAsync(
+      staging + offset, reinterpret_cast<CUdeviceptr>(deviceSrc), bytes,
+      stream);
+  if (result != CUDA_SUCCESS) {
+    error = describe("cuMemcpyDtoHAsync", result);
+    return false;
+  }
+  staged.push_back({hostDst, offset, bytes});
+  stagingUsed = need;
+  return true;
+}
+
+bool CudaDevice::finishReadbacks(std::string &error) {
+  bool ok = synchronize(error);
+  if (ok)
+    for (const StagedReadback &r : staged)
+      std::memcpy(r.hostDst, staging + r.offset, r.bytes);
+  staged.clear();
+  stagingUsed = 0;
+  return ok;
 }
 
 bool CudaDevice::synchronize(std::string &error) {
@@ -645,6 +706,55 @@ ONYX_API int32_t onyxrt_cuda_download(void *ctx, void *hostDst,
         !device->synchronize(error)) {
       failCall(ctx, std::string(label ? label : "readback") + ": " +
                         (bytes < 0 ? "negative size" : error));
+      return 1;
+    }
+    return 0;
+  } catch (...) {
+    failCall(ctx, "out of memory reading back a tensor");
+    return 1;
+  }
+}
+
+ONYX_API int32_t onyxrt_cuda_readback(void *ctx, void *hostDst,
+                                      const void *deviceSrc, int64_t bytes,
+                                      const char *label) {
+  CudaDevice *device = cudaDeviceOf(ctx);
+  try {
+    if (!device) {
+      failCall(ctx, "onyxrt_cuda_readback: the session has no CUDA device");
+      return 1;
+    }
+    std::string error;
+    if (bytes < 0 ||
+        !device->stageReadback(hostDst, deviceSrc, size_t(bytes), error)) {
+      failCall(ctx, std::string(label ? label : "readback") + ": " +
+                        (bytes < 0 ? "negative size" : error));
+      return 1;
+    }
+    return 0;
+  } catch (...) {
+    failCall(ctx, "out of memory reading back a tensor");
+    return 1;
+  }
+}
+
+ONYX_API int32_t onyxrt_cuda_readback_wait(void *ctx, const char *label) {
+  CudaDevice *device = cudaDeviceOf(ctx);
+  try {
+    if (!device) {
+      failCall(ctx,
+               "onyxrt_cuda_readback_wait: the session has no CUDA device");
+      return 1;
+    }
+    // The host synchronization: counted (onyx-run --stats) and subject to
+    // fault injection; the queued readbacks are dropped when it fails.
+    std::string error;
+    if (onyxrt_host_sync(ctx, label) != 0) {
+      device->finishReadbacks(error);
+      return 1;
+    }
+    if (!device->finishReadbacks(error)) {
+      failCall(ctx, std::string(label ? label : "readback") + ": " + error);
       return 1;
     }
     return 0;

@@ -71,6 +71,8 @@ struct DriverApi {
   ONYX_CU_FN(cuStreamSynchronize)
   ONYX_CU_FN(cuMemAlloc)
   ONYX_CU_FN(cuMemFree)
+  ONYX_CU_FN(cuMemAllocHost)
+  ONYX_CU_FN(cuMemFreeHost)
   ONYX_CU_FN(cuMemcpyHtoDAsync)
   ONYX_CU_FN(cuMemcpyDtoHAsync)
   ONYX_CU_FN(cuMemsetD32Async)
@@ -113,6 +115,13 @@ public:
   bool download(void *hostDst, const void *deviceSrc, size_t bytes,
                 std::string &error) override;
   bool synchronize(std::string &error) override;
+
+  /// Readbacks through pinned staging: `stageReadback` queues an async copy
+  /// of device memory into the staging buffer, `finishReadbacks` waits for
+  /// the stream once and copies each staged readback to its destination.
+  bool stageReadback(void *hostDst, const void *deviceSrc, size_t bytes,
+                     std::string &error);
+  bool finishReadbacks(std::string &error);
 
   bool launch(const OnyxCudaKernel *kernel, const char *label,
               const int64_t grid[3], const int64_t block[3], int64_t numArgs,
@@ -167,6 +176,15 @@ private:
   std::unordered_map<const OnyxCudaKernel *, CUfunction> functions;
   /// Session constants by host address: device pointer and size.
   std::unordered_map<const void *, std::pair<CUdeviceptr, size_t>> constants;
+  /// Pinned host memory readbacks land in (cuMemAllocHost), and the
+  /// readbacks queued since the last wait: destination, offset, size.
+  char *staging = nullptr;
+  size_t stagingBytes = 0, stagingUsed = 0;
+  struct StagedReadback {
+    void *hostDst;
+    size_t offset, bytes;
+  };
+  std::vector<StagedReadback> staged;
 };
 
 /// A device buffer a library service keeps across calls (the computation of

@@ -42,6 +42,17 @@ ONYX_API int32_t onyxrt_cuda_download(void *ctx, void *, const void *, int64_t,
   return 1;
 }
 
+ONYX_API int32_t onyxrt_cuda_readback(void *ctx, void *, const void *, int64_t,
+                                      const char *) {
+  onyx::rt::failCall(ctx, "this Onyx runtime was built without CUDA support");
+  return 1;
+}
+
+ONYX_API int32_t onyxrt_cuda_readback_wait(void *ctx, const char *) {
+  onyx::rt::failCall(ctx, "this Onyx runtime was built without CUDA support");
+  return 1;
+}
+
 ONYX_API void *onyxrt_cuda_constant(void *ctx, const void *, int64_t,
                                     const char *) {
   onyx::rt::failCall(ctx, "this Onyx runtime was built without CUDA support");

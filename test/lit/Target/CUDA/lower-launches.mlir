@@ -1,4 +1,4 @@
-// RUN: onyx-opt %s --onyx-cuda-lower-launches | FileCheck %s
+// RUN: onyx-opt %s --onyx-cuda-lower-launches -split-input-file | FileCheck %s
 //
 // The host side of the CUDA target. Each gpu.binary becomes private
 // constant globals (the cubin, NUL-terminated PTX) and one OnyxCudaKernel
@@ -64,6 +64,49 @@ module attributes {gpu.container_module} {
     %n = arith.index_cast %size : index to i64
     gpu.launch_func @k::@k blocks in (%c1, %c1, %c1) threads in (%c256, %c1, %c1)
         args(%base : memref<f32>, %n : i64) {onyx.node = "Add_0"}
+    %ok = arith.constant 0 : i32
+    return %ok : i32
+  }
+}
+
+// -----
+
+// Readbacks (RFC Fix 3) queue async copies into the session's pinned
+// staging buffer; a run of readbacks at the same point ends with one
+// onyxrt_cuda_readback_wait, the run's only host synchronization. A
+// readback after host code that reads the copies starts a new run.
+
+// CHECK:       func.func @onyx_main(%[[CTX:.*]]: !onyx.context)
+// CHECK-NOT:     onyxrt_cuda_readback_wait
+// CHECK:         call @onyxrt_cuda_readback(%[[CTX]],
+// CHECK:         cf.cond_br
+// CHECK-NOT:     onyxrt_cuda_readback_wait
+// CHECK:         call @onyxrt_cuda_readback(%[[CTX]],
+// CHECK:         cf.cond_br
+// CHECK:         %[[W:.*]] = call @onyxrt_cuda_readback_wait(%[[CTX]], %{{.*}}) : (!onyx.context, !llvm.ptr) -> i32
+// CHECK:         arith.cmpi eq, %[[W]]
+// CHECK:         memref.load
+// CHECK:         memref.load
+// CHECK:         call @onyxrt_cuda_readback(%[[CTX]],
+// CHECK:         cf.cond_br
+// CHECK:         call @onyxrt_cuda_readback_wait(%[[CTX]],
+// CHECK-NOT:     call @onyxrt_cuda_readback
+// CHECK:         return
+
+module attributes {gpu.container_module} {
+  func.func @onyx_main(%ctx: !onyx.context) -> i32 {
+    %c0 = arith.constant 0 : index
+    %a = onyx.get_input %ctx[0] : memref<2xi64>
+    %b = onyx.get_input %ctx[1] : memref<1xi64>
+    %ha = memref.alloca() : memref<2xi64>
+    gpu.memcpy %ha, %a : memref<2xi64>, memref<2xi64> {onyx.readback}
+    %hb = memref.alloca() : memref<1xi64>
+    gpu.memcpy %hb, %b : memref<1xi64>, memref<1xi64> {onyx.readback}
+    %va = memref.load %ha[%c0] : memref<2xi64>
+    %vb = memref.load %hb[%c0] : memref<1xi64>
+    %hc = memref.alloca() : memref<1xi64>
+    gpu.memcpy %hc, %b : memref<1xi64>, memref<1xi64> {onyx.readback}
+    %vc = memref.load %hc[%c0] : memref<1xi64>
     %ok = arith.constant 0 : i32
     return %ok : i32
   }

@@ -430,3 +430,35 @@ module {
     return %ok : i32
   }
 }
+
+// -----
+
+// Readbacks are issued right after the last op that may write device
+// memory (or after what they need), not at their use: the reads of two
+// shape inputs are adjacent before the first output allocation, so
+// onyx-cuda-lower-launches gives them one synchronization.
+
+// CHECK-LABEL: module attributes {gpu.container_module
+// CHECK:         %[[A:.*]] = onyx.get_input %{{.*}}[0] : memref<2xi64>
+// CHECK:         gpu.memcpy %{{.*}}, %[[A]] : memref<2xi64>, memref<2xi64> {onyx.readback}
+// CHECK:         %[[B:.*]] = onyx.get_input %{{.*}}[1] : memref<1xi64>
+// CHECK-NEXT:    memref.alloca() : memref<1xi64>
+// CHECK-NEXT:    gpu.memcpy %{{.*}}, %[[B]] : memref<1xi64>, memref<1xi64> {onyx.readback}
+// CHECK:         onyx.alloc_output %{{.*}}[0]
+// CHECK:         onyx.alloc_output %{{.*}}[1]
+
+module {
+  func.func @onyx_main(%ctx: !onyx.context) -> i32 {
+    %c0 = arith.constant 0 : index
+    %a = onyx.get_input %ctx[0] : memref<2xi64>
+    %b = onyx.get_input %ctx[1] : memref<1xi64>
+    %va = memref.load %a[%c0] : memref<2xi64>
+    %na = arith.index_cast %va : i64 to index
+    %y = onyx.alloc_output %ctx[0] (%na) : memref<?xf32>
+    %vb = memref.load %b[%c0] : memref<1xi64>
+    %nb = arith.index_cast %vb : i64 to index
+    %z = onyx.alloc_output %ctx[1] (%nb) : memref<?xf32>
+    %ok = arith.constant 0 : i32
+    return %ok : i32
+  }
+}
