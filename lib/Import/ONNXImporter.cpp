@@ -18,6 +18,8 @@
 
 #include "onyx/Import/ONNXImporter.h"
 
+#include "HandleTypes.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Builders.h"
@@ -179,6 +181,8 @@ private:
   Value lookup(const std::string &name, const onnx::NodeProto &node);
   Attribute convertAttribute(const onnx::AttributeProto &attr,
                              const onnx::NodeProto &node);
+  std::optional<Type> inferHandleResult(const onnx::NodeProto &node,
+                                        ArrayRef<Value> operands);
   std::optional<Type> inferResultType(const onnx::NodeProto &node,
                                       const onnx::OpSchema &schema,
                                       unsigned resultIndex,
@@ -211,9 +215,24 @@ private:
 
 Type Importer::typeFromProto(const onnx::TypeProto &type,
                              const std::string &what) {
+  // Sequences and optionals (docs/sequences.md) of tensors.
+  if (type.has_sequence_type()) {
+    if (!type.sequence_type().has_elem_type() ||
+        !type.sequence_type().elem_type().has_tensor_type())
+      fail(what + ": only sequences of tensors are supported");
+    return importer::makeSequenceType(
+        typeFromProto(type.sequence_type().elem_type(), what));
+  }
+  if (type.has_optional_type()) {
+    const auto &payload = type.optional_type().elem_type();
+    if (!type.optional_type().has_elem_type() ||
+        !(payload.has_tensor_type() || payload.has_sequence_type()))
+      fail(what + ": only optional tensors and sequences are supported");
+    return importer::makeOptionalType(typeFromProto(payload, what));
+  }
   if (!type.has_tensor_type())
-    fail(what + ": only tensor types are supported (sequence, map and "
-                "optional types are not)");
+    fail(what + ": only tensor, sequence and optional types are supported "
+                "(map types are not)");
   const auto &tensorType = type.tensor_type();
   auto elementType = getElementType(ctx, tensorType.elem_type());
   if (!elementType)
@@ -688,6 +707,8 @@ std::optional<Type> Importer::inferResultType(const onnx::NodeProto &node,
       continue;
     if (auto shaped = dyn_cast<ShapedType>(operands[i].getType()))
       return UnrankedTensorType::get(shaped.getElementType());
+    if (importer::handleElementType(operands[i].getType()))
+      return operands[i].getType();
   }
   // A type parameter allowing a single type.
   for (const auto &param : schema.typeConstraintParams()) {
@@ -696,6 +717,76 @@ std::optional<Type> Importer::inferResultType(const onnx::NodeProto &node,
         return UnrankedTensorType::get(*t);
   }
   (void)node;
+  return std::nullopt;
+}
+
+/// Whether ONNX inference gave `type` an element type (a tensor, or a
+/// sequence/optional of one).
+static bool hasKnownElementType(const onnx::TypeProto &type) {
+  if (type.has_tensor_type())
+    return type.tensor_type().elem_type() != 0;
+  if (type.has_sequence_type())
+    return type.sequence_type().has_elem_type() &&
+           hasKnownElementType(type.sequence_type().elem_type());
+  if (type.has_optional_type())
+    return type.optional_type().has_elem_type() &&
+           hasKnownElementType(type.optional_type().elem_type());
+  return false;
+}
+
+/// Result types of the sequence and optional ops (docs/sequences.md) when
+/// ONNX inference left them out: from the operands and attributes.
+std::optional<Type> Importer::inferHandleResult(const onnx::NodeProto &node,
+                                                ArrayRef<Value> operands) {
+  const std::string &op = node.op_type();
+  auto scalarOf = [](Value v) -> Type {
+    Type t = v.getType();
+    while (Type inner = importer::handleElementType(t))
+      t = inner;
+    if (auto shaped = dyn_cast<ShapedType>(t))
+      return shaped.getElementType();
+    return {};
+  };
+  auto unranked = [](Type scalar) -> std::optional<Type> {
+    if (!scalar)
+      return std::nullopt;
+    return Type(UnrankedTensorType::get(scalar));
+  };
+  bool hasOperand = !operands.empty() && !isa<NoneType>(operands[0].getType());
+  if (op == "SequenceEmpty") {
+    int64_t dtype = 1;
+    for (const auto &attr : node.attribute())
+      if (attr.name() == "dtype")
+        dtype = attr.i();
+    auto scalar = getElementType(ctx, int32_t(dtype));
+    if (!scalar)
+      return std::nullopt;
+    return importer::makeSequenceType(UnrankedTensorType::get(*scalar));
+  }
+  if ((op == "SequenceConstruct" || op == "SplitToSequence") && hasOperand) {
+    if (auto t = unranked(scalarOf(operands[0])))
+      return importer::makeSequenceType(*t);
+    return std::nullopt;
+  }
+  if ((op == "SequenceAt" || op == "ConcatFromSequence") && hasOperand)
+    return unranked(scalarOf(operands[0]));
+  if ((op == "SequenceInsert" || op == "SequenceErase" || op == "Identity") &&
+      hasOperand && importer::handleElementType(operands[0].getType()))
+    return operands[0].getType();
+  if (op == "Optional") {
+    if (hasOperand)
+      return importer::makeOptionalType(operands[0].getType());
+    for (const auto &attr : node.attribute())
+      if (attr.name() == "type" && attr.has_tp())
+        return importer::makeOptionalType(
+            typeFromProto(attr.tp(), describeNode(node, opset)));
+    return std::nullopt;
+  }
+  if (op == "OptionalGetElement" && hasOperand) {
+    if (importer::isOptionalType(operands[0].getType()))
+      return importer::handleElementType(operands[0].getType());
+    return operands[0].getType();
+  }
   return std::nullopt;
 }
 
@@ -844,12 +935,16 @@ void Importer::importNode(const onnx::NodeProto &node) {
       continue;
     }
     auto it = valueInfo.find(name);
-    if (it != valueInfo.end() && it->second.has_tensor_type() &&
-        it->second.tensor_type().elem_type() != 0) {
+    if (it != valueInfo.end() && hasKnownElementType(it->second)) {
       resultTypes.push_back(
           typeFromProto(it->second, nodeDesc + ": output '" + name + "'"));
       continue;
     }
+    if (i == 0)
+      if (auto t = inferHandleResult(node, operands)) {
+        resultTypes.push_back(*t);
+        continue;
+      }
     if (auto t = inferResultType(node, *latest, unsigned(i), operands)) {
       resultTypes.push_back(*t);
       continue;

@@ -94,6 +94,28 @@ DenseMap<int64_t, std::string> parseDimParams(DictionaryAttr attrs) {
 LogicalResult appendSignatureLine(std::string &out, StringRef kind,
                                   StringRef name, Type type,
                                   DictionaryAttr attrs, Location loc) {
+  // Sequences and optionals (docs/sequences.md): `<kind>-sequence`,
+  // `<kind>-optional` or `<kind>-optional-sequence` `<name> <elem>`.
+  if (isa<SequenceType, OptionalType>(type)) {
+    std::string suffix = "-sequence";
+    Type scalar;
+    if (auto seq = dyn_cast<SequenceType>(type)) {
+      scalar = seq.getElementType();
+    } else {
+      Type payload = cast<OptionalType>(type).getPayloadType();
+      auto inner = dyn_cast<SequenceType>(payload);
+      suffix = inner ? "-optional-sequence" : "-optional";
+      scalar = inner ? inner.getElementType() : payload;
+    }
+    int code = onnxTypeCode(scalar);
+    if (code == 0)
+      return emitError(loc) << kind << " '" << name
+                            << "' has an unsupported element type " << scalar;
+    out += (kind + suffix + " " + escapeName(name) + " " +
+            std::to_string(code) + "\n")
+               .str();
+    return success();
+  }
   auto memrefType = dyn_cast<MemRefType>(type);
   if (!memrefType)
     return emitError(loc) << kind << " '" << name
@@ -212,6 +234,12 @@ struct BindEntryContextPass
     builder.setInsertionPointToStart(&body);
     for (unsigned i = 1; i < body.getNumArguments(); ++i) {
       BlockArgument arg = body.getArgument(i);
+      if (isa<SequenceType, OptionalType>(arg.getType())) {
+        auto input = GetInputValueOp::create(
+            builder, arg.getLoc(), arg.getType(), context, int64_t(i - 1));
+        arg.replaceAllUsesWith(input.getResult());
+        continue;
+      }
       auto input = GetInputOp::create(builder, arg.getLoc(), arg.getType(),
                                       context, int64_t(i - 1));
       arg.replaceAllUsesWith(input.getResult());
@@ -221,6 +249,12 @@ struct BindEntryContextPass
     auto returnOp = cast<func::ReturnOp>(body.getTerminator());
     DenseSet<Value> bound;
     for (auto [index, value] : llvm::enumerate(returnOp.getOperands())) {
+      if (isa<SequenceType, OptionalType>(value.getType())) {
+        builder.setInsertionPoint(returnOp);
+        SetOutputValueOp::create(builder, returnOp.getLoc(), context,
+                                 int64_t(index), value);
+        continue;
+      }
       auto memrefType = dyn_cast<MemRefType>(value.getType());
       if (!memrefType)
         return returnOp.emitError("graph output ")

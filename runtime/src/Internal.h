@@ -24,6 +24,10 @@ struct OnyxTensor {
   size_t byteSize = 0;
   /// Never NULL for a live tensor, even when byteSize is 0.
   void *data = nullptr;
+  /// ONYX_VALUE_TENSOR, or a sequence (owning `elements`) or an empty
+  /// optional (docs/sequences.md); those two have rank 0 and no data bytes.
+  int32_t kind = ONYX_VALUE_TENSOR;
+  std::vector<OnyxTensor *> elements;
 };
 
 struct OnyxTensorList {
@@ -59,6 +63,8 @@ struct DimSpec {
 
 struct ValueSpec {
   std::string name; ///< Unescaped.
+  /// OnyxSignatureKind: tensor, sequence, optional tensor/sequence.
+  int32_t kind = ONYX_SIGNATURE_TENSOR;
   int32_t elemType = ONYX_UNDEFINED;
   std::vector<DimSpec> dims;
 };

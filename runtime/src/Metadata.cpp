@@ -223,13 +223,37 @@ bool parseMetadata(const char *text, ModelMetadata &result,
       result.device = words[1];
       continue;
     }
-    bool isInput = words[0] == "input";
-    if (!isInput && words[0] != "output")
+    // input/output, or (docs/sequences.md) input-sequence, input-optional,
+    // input-optional-sequence and the output ones: `<kind> <name> <elem>`.
+    std::string kindWord = words[0];
+    int32_t valueKind = ONYX_SIGNATURE_TENSOR;
+    for (auto [suffix, kind] :
+         {std::pair<const char *, int32_t>{"-sequence",
+                                           ONYX_SIGNATURE_SEQUENCE},
+          {"-optional", ONYX_SIGNATURE_OPTIONAL_TENSOR},
+          {"-optional-sequence", ONYX_SIGNATURE_OPTIONAL_SEQUENCE}}) {
+      for (const char *base : {"input", "output"})
+        if (kindWord == std::string(base) + suffix) {
+          kindWord = base;
+          valueKind = kind;
+        }
+    }
+    bool isInput = kindWord == "input";
+    if (!isInput && kindWord != "output")
       continue; // Unknown line kinds are ignored (forward compatible).
     ValueSpec value;
     std::string message;
-    if (!parseValueLine(words, value, message))
+    if (valueKind != ONYX_SIGNATURE_TENSOR) {
+      std::vector<std::string> asTensor = words;
+      if (asTensor.size() != 3)
+        return fail("'" + words[0] + "' needs <name> <elem>");
+      asTensor.push_back("0");
+      if (!parseValueLine(asTensor, value, message))
+        return fail(message);
+      value.kind = valueKind;
+    } else if (!parseValueLine(words, value, message)) {
       return fail(message);
+    }
     if (isInput) {
       if (!inputNames.insert(value.name).second)
         return fail("duplicate input '" + value.name + "'");
@@ -311,7 +335,15 @@ ONYX_API int32_t onyx_metadata_element_type(const OnyxMetadata *metadata,
 ONYX_API int32_t onyx_metadata_rank(const OnyxMetadata *metadata, int isOutput,
                                     size_t index) {
   const ValueSpec *value = lookup(metadata, isOutput, index);
-  return value ? static_cast<int32_t>(value->dims.size()) : -1;
+  if (!value || value->kind != ONYX_SIGNATURE_TENSOR)
+    return -1;
+  return static_cast<int32_t>(value->dims.size());
+}
+
+ONYX_API int32_t onyx_metadata_kind(const OnyxMetadata *metadata, int isOutput,
+                                    size_t index) {
+  const ValueSpec *value = lookup(metadata, isOutput, index);
+  return value ? value->kind : -1;
 }
 
 ONYX_API int64_t onyx_metadata_dim(const OnyxMetadata *metadata, int isOutput,

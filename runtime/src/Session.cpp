@@ -17,6 +17,7 @@
 #include "Device.h"
 #include "Internal.h"
 #include "PoolPlacement.h"
+#include "Sequence.h"
 
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -117,11 +118,13 @@ struct CallContext {
   Device *device;
   std::vector<void *> deviceInputs;
   std::vector<void *> deviceOutputs;
+  /// Sequences and their elements made by this call (Sequence.h).
+  SequenceStore sequences;
 
   CallContext(OnyxState *callState, const OnyxTensorList *callInputs)
       : state(callState), inputs(callInputs),
         outputs(callState->metadata.outputs.size(), nullptr),
-        device(callState->device.get()) {
+        device(callState->device.get()), sequences(device) {
     if (device) {
       deviceInputs.assign(callState->metadata.inputs.size(), nullptr);
       deviceOutputs.assign(outputs.size(), nullptr);
@@ -225,6 +228,17 @@ bool validateInputs(const ModelMetadata &md, const OnyxTensorList *inputs,
     if (!tensor) {
       error = inputLabel(md, i) + " is NULL";
       return false;
+    }
+    if (spec.kind != ONYX_SIGNATURE_TENSOR ||
+        tensor->kind != ONYX_VALUE_TENSOR) {
+      // Sequences and optionals (docs/sequences.md): kinds and element
+      // types; their dims are dynamic.
+      std::string why;
+      if (!validateValue(spec, tensor, why)) {
+        error = inputLabel(md, i) + " " + why;
+        return false;
+      }
+      continue;
     }
     if (tensor->elemType != spec.elemType) {
       error = inputLabel(md, i) + ": element type " +
@@ -347,6 +361,34 @@ namespace rt {
 Device *callDevice(void *ctx) {
   CallContext *c = asContext(ctx);
   return c ? c->device : nullptr;
+}
+
+SequenceStore *callSequenceStore(void *ctx) {
+  CallContext *c = asContext(ctx);
+  return c ? &c->sequences : nullptr;
+}
+
+const OnyxTensor *callInputValue(void *ctx, int64_t index) {
+  CallContext *c = asContext(ctx);
+  if (!c || index < 0 || size_t(index) >= c->inputs->tensors.size())
+    return nullptr;
+  return c->inputs->tensors[index];
+}
+
+const ValueSpec *callOutputSpec(void *ctx, int64_t index) {
+  CallContext *c = asContext(ctx);
+  if (!c || index < 0 || size_t(index) >= c->state->metadata.outputs.size())
+    return nullptr;
+  return &c->state->metadata.outputs[index];
+}
+
+bool setCallOutput(void *ctx, int64_t index, OnyxTensor *value) {
+  CallContext *c = asContext(ctx);
+  if (!c || index < 0 || size_t(index) >= c->outputs.size() ||
+      c->outputs[index])
+    return false;
+  c->outputs[index] = value;
+  return true;
 }
 
 void failCall(void *ctx, const std::string &message) {

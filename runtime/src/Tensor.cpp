@@ -170,6 +170,8 @@ OnyxTensor *createTensor(int32_t elemType, int64_t rank, const int64_t *shape,
 void destroyTensor(OnyxTensor *tensor) {
   if (!tensor)
     return;
+  for (OnyxTensor *element : tensor->elements)
+    destroyTensor(element);
   freeAligned(tensor->data);
   delete[] tensor->shape;
   delete tensor;

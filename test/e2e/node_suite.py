@@ -256,7 +256,30 @@ def load_reference(path, type_proto):
     return numpy_helper.to_array(t)
 
 
-def load_output(path):
+def _optional_value(opt):
+    """An OptionalProto's value: None (empty), an array or a list."""
+    if opt.HasField("tensor_value"):
+        return numpy_helper.to_array(opt.tensor_value)
+    if opt.HasField("sequence_value"):
+        return numpy_helper.to_list(opt.sequence_value)
+    return None
+
+
+def load_output(path, type_proto=None):
+    """An output onyx-run wrote: .npy (tensor), or .pb: a SequenceProto or
+    OptionalProto for outputs of those types (docs/sequences.md), else a
+    TensorProto."""
+    if path.endswith(".pb") and type_proto is not None:
+        if type_proto.HasField("sequence_type"):
+            seq = onnx.SequenceProto()
+            with open(path, "rb") as f:
+                seq.ParseFromString(f.read())
+            return numpy_helper.to_list(seq)
+        if type_proto.HasField("optional_type"):
+            opt = onnx.OptionalProto()
+            with open(path, "rb") as f:
+                opt.ParseFromString(f.read())
+            return ("optional", opt)
     if path.endswith(".pb"):
         t = onnx.TensorProto()
         with open(path, "rb") as f:
@@ -284,6 +307,28 @@ def compare(k, name, got, ref, rtol, atol, elem_type=None):
     """None if GOT matches REF, else a one-line reason. ELEM_TYPE is the
     model's TensorProto element type for the output, if known."""
     label = "output %d '%s'" % (k, name)
+    # Optionals: both empty, or the values compared; sequences: the lengths,
+    # then element by element.
+    if isinstance(ref, tuple) and ref and ref[0] == "optional":
+        if not (isinstance(got, tuple) and got and got[0] == "optional"):
+            return "%s: expected an optional, got %s" % (label, type(got).__name__)
+        r, g = _optional_value(ref[1]), _optional_value(got[1])
+        if r is None or g is None:
+            if r is None and g is None:
+                return None
+            return "%s: optional is %s, expected %s" % (
+                label, "empty" if g is None else "present", "empty" if r is None else "present")
+        return compare(k, name, g, r, rtol, atol, elem_type)
+    if isinstance(ref, list):
+        if not isinstance(got, list):
+            return "%s: expected a sequence, got %s" % (label, type(got).__name__)
+        if len(got) != len(ref):
+            return "%s: sequence of length %d, expected %d" % (label, len(got), len(ref))
+        for i, (g, r) in enumerate(zip(got, ref)):
+            why = compare(k, "%s' element %d '" % (name, i), g, r, rtol, atol, elem_type)
+            if why:
+                return why
+        return None
     if not isinstance(ref, np.ndarray):
         return "%s: reference is not a tensor (%s); cannot compare" % (label, type(ref).__name__)
     if elem_type == onnx.TensorProto.BFLOAT16:
@@ -374,7 +419,10 @@ class Runner:
             if rc != 0 or timed_out:
                 status, reason = classify_failure(rc, err, timed_out, self.args.timeout)
                 return {"status": status, "reason": self.sanitize(reason, tmp)}
-            produced = _numbered(tmp, "output_", ".npy") or _numbered(tmp, "output_", ".pb")
+            # Tensors come as output_K.npy; sequences and optionals as
+            # output_K.pb (SequenceProto / OptionalProto).
+            produced = sorted(_numbered(tmp, "output_", ".npy") + _numbered(tmp, "output_", ".pb"),
+                              key=lambda p: int(re.search(r"output_(\d+)\.", p).group(1)))
             for k, ref_path in enumerate(test.outputs):
                 name = test.output_names[k] if k < len(test.output_names) else "?"
                 if k >= len(produced):
@@ -384,7 +432,7 @@ class Runner:
                 type_proto = test.output_types[k] if k < len(test.output_types) else None
                 ref = load_reference(ref_path, type_proto)
                 try:
-                    got = load_output(produced[k])
+                    got = load_output(produced[k], type_proto)
                 except Exception as e:
                     return {"status": "wrong", "reason": "output %d '%s': unreadable %s: %s"
                             % (k, name, os.path.basename(produced[k]), e)}

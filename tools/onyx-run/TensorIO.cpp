@@ -1,6 +1,7 @@
 //===- TensorIO.cpp - .npy and TensorProto files <-> OnyxTensor -----------===//
 #include "TensorIO.h"
 
+#include <onnx/onnx-data_pb.h>
 #include <onnx/onnx_pb.h>
 
 #include <cerrno>
@@ -511,12 +512,160 @@ TensorPtr readTensorFile(const std::string &path, std::string &error) {
 }
 
 std::string describeTensor(OnyxTensor *tensor) {
+  if (onyx_value_kind(tensor) == ONYX_VALUE_NONE)
+    return "optional(none)";
+  if (onyx_value_kind(tensor) == ONYX_VALUE_SEQUENCE) {
+    std::string s = "seq(";
+    for (size_t i = 0; i < onyx_sequence_length(tensor); ++i)
+      s += (i ? ", " : "") + describeTensor(onyx_sequence_get(tensor, i));
+    return s + ")";
+  }
   std::string s = onyx_element_name(onyx_tensor_element_type(tensor));
   s += "[";
   const int64_t *shape = onyx_tensor_shape(tensor);
   for (int32_t i = 0; i < onyx_tensor_rank(tensor); ++i)
     s += (i ? "," : "") + std::to_string(shape[i]);
   return s + "]";
+}
+
+//===----------------------------------------------------------------------===//
+// SequenceProto / OptionalProto (docs/sequences.md)
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+bool readBytes(const std::string &path, std::string &bytes,
+               std::string &error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = "cannot open input file '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  std::ostringstream contents;
+  contents << in.rdbuf();
+  if (in.bad()) {
+    error = "cannot read input file '" + path + "'";
+    return false;
+  }
+  bytes = contents.str();
+  return true;
+}
+
+TensorPtr sequenceFromProto(const onnx::SequenceProto &proto, int32_t elemType,
+                            const std::string &what, std::string &error) {
+  if (proto.elem_type() != onnx::SequenceProto::TENSOR &&
+      proto.elem_type() != onnx::SequenceProto::UNDEFINED) {
+    error = what + ": only sequences of tensors are supported";
+    return TensorPtr();
+  }
+  TensorPtr seq(onyx_sequence_create(elemType));
+  if (!seq) {
+    error =
+        what + ": cannot create a sequence of " + onyx_element_name(elemType);
+    return TensorPtr();
+  }
+  for (int i = 0; i < proto.tensor_values_size(); ++i) {
+    std::string bytes = proto.tensor_values(i).SerializeAsString();
+    TensorPtr element =
+        parseTensorProto(bytes, what + " element " + std::to_string(i), error);
+    if (!element)
+      return TensorPtr();
+    if (onyx_sequence_append(seq.get(), element.get()) != 0) {
+      error = what + " element " + std::to_string(i) + ": element type " +
+              onyx_element_name(onyx_tensor_element_type(element.get())) +
+              ", but the model requires " + onyx_element_name(elemType);
+      return TensorPtr();
+    }
+    element.release();
+  }
+  return seq;
+}
+
+void tensorToProto(OnyxTensor *tensor, onnx::TensorProto &proto) {
+  proto.set_data_type(onyx_tensor_element_type(tensor));
+  const int64_t *shape = onyx_tensor_shape(tensor);
+  for (int32_t i = 0; i < onyx_tensor_rank(tensor); ++i)
+    proto.add_dims(shape[i]);
+  proto.set_raw_data(onyx_tensor_data(tensor), onyx_tensor_byte_size(tensor));
+}
+
+void sequenceToProto(OnyxTensor *seq, onnx::SequenceProto &proto) {
+  proto.set_elem_type(onnx::SequenceProto::TENSOR);
+  for (size_t i = 0; i < onyx_sequence_length(seq); ++i)
+    tensorToProto(onyx_sequence_get(seq, i), *proto.add_tensor_values());
+}
+
+} // namespace
+
+TensorPtr readValueFile(const std::string &path, int32_t kind, int32_t elemType,
+                        std::string &error) {
+  if (kind == ONYX_SIGNATURE_TENSOR)
+    return readTensorFile(path, error);
+  std::string bytes;
+  if (!readBytes(path, bytes, error))
+    return TensorPtr();
+  std::string what = "'" + path + "'";
+  if (kind == ONYX_SIGNATURE_SEQUENCE) {
+    onnx::SequenceProto proto;
+    if (!proto.ParseFromString(bytes)) {
+      error = what + ": not an ONNX SequenceProto";
+      return TensorPtr();
+    }
+    return sequenceFromProto(proto, elemType, what, error);
+  }
+  onnx::OptionalProto proto;
+  if (!proto.ParseFromString(bytes)) {
+    error = what + ": not an ONNX OptionalProto";
+    return TensorPtr();
+  }
+  bool wantsSequence = kind == ONYX_SIGNATURE_OPTIONAL_SEQUENCE;
+  if (proto.has_sequence_value() && wantsSequence)
+    return sequenceFromProto(proto.sequence_value(), elemType, what, error);
+  if (proto.has_tensor_value() && !wantsSequence)
+    return parseTensorProto(proto.tensor_value().SerializeAsString(), what,
+                            error);
+  if (proto.has_tensor_value() || proto.has_sequence_value() ||
+      proto.has_sparse_tensor_value() || proto.has_map_value() ||
+      proto.has_optional_value()) {
+    error = what + ": the optional holds a " +
+            (proto.has_tensor_value() ? "tensor" : "non-tensor value") +
+            ", but the model requires an optional " +
+            (wantsSequence ? "sequence" : "tensor");
+    return TensorPtr();
+  }
+  TensorPtr none(onyx_optional_none_create(elemType));
+  if (!none)
+    error = what + ": cannot create an empty optional";
+  return none;
+}
+
+bool writeValueFile(OnyxTensor *value, int32_t kind, const std::string &path,
+                    std::string &error) {
+  std::string bytes;
+  int32_t valueKind = onyx_value_kind(value);
+  if (kind == ONYX_SIGNATURE_SEQUENCE) {
+    onnx::SequenceProto proto;
+    sequenceToProto(value, proto);
+    bytes = proto.SerializeAsString();
+  } else {
+    onnx::OptionalProto proto;
+    if (valueKind == ONYX_VALUE_SEQUENCE) {
+      proto.set_elem_type(onnx::OptionalProto::SEQUENCE);
+      sequenceToProto(value, *proto.mutable_sequence_value());
+    } else if (valueKind == ONYX_VALUE_TENSOR) {
+      proto.set_elem_type(onnx::OptionalProto::TENSOR);
+      tensorToProto(value, *proto.mutable_tensor_value());
+    }
+    bytes = proto.SerializeAsString();
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), std::streamsize(bytes.size()));
+  out.close();
+  if (!out) {
+    error = "cannot write '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  return true;
 }
 
 } // namespace run

@@ -39,8 +39,21 @@ bool formatNpy(OnyxTensor *tensor, std::string &bytes, std::string &error);
 bool writeNpyFile(OnyxTensor *tensor, const std::string &path,
                   std::string &error);
 
-/// "f32[7,10]".
+/// "f32[7,10]"; "seq(f32[2,3], f32[4])" and "optional(none)" for
+/// sequence and empty-optional values.
 std::string describeTensor(OnyxTensor *tensor);
+
+/// Sequences and optionals (docs/sequences.md): a graph input of
+/// OnyxSignatureKind `kind` read from a serialized onnx.SequenceProto or
+/// onnx.OptionalProto (tensor kinds: readTensorFile). `elemType` is the
+/// model's element type, for empty values.
+TensorPtr readValueFile(const std::string &path, int32_t kind, int32_t elemType,
+                        std::string &error);
+/// Writes a sequence value as an onnx.SequenceProto, and a value of an
+/// optional output (kind ONYX_SIGNATURE_OPTIONAL_*) as an
+/// onnx.OptionalProto, to `path`.
+bool writeValueFile(OnyxTensor *value, int32_t kind, const std::string &path,
+                    std::string &error);
 
 } // namespace run
 } // namespace onyx

@@ -359,7 +359,10 @@ ListPtr loadInputs(const Options &opts, const OnyxMetadata *md) {
       fail(std::string("no value for input '") + name + "' (index " +
            std::to_string(i) + "); pass --input " + name + "=FILE");
     std::string error;
-    TensorPtr tensor = readTensorFile(files[i], error);
+    // Sequences and optionals come as SequenceProto / OptionalProto.
+    TensorPtr tensor =
+        readValueFile(files[i], onyx_metadata_kind(md, 0, i),
+                      onyx_metadata_element_type(md, 0, i), error);
     if (!tensor)
       fail(error);
     // ONNX <= 1.13 stores bfloat16 test data as UINT16 bit patterns (numpy
@@ -551,11 +554,17 @@ int runMain(int argc, char **argv) {
   std::vector<std::string> summary;
   for (size_t k = 0; k < numOutputs; ++k) {
     OnyxTensor *tensor = onyx_tensor_list_get(outputs.get(), k);
+    // Sequences and optionals are written as output_K.pb (SequenceProto /
+    // OptionalProto); tensors as output_K.npy.
+    int32_t kind = onyx_metadata_kind(md.get(), 1, k);
+    bool isTensor = kind == ONYX_SIGNATURE_TENSOR;
     std::string path =
-        (fs::path(opts.outputDir) / ("output_" + std::to_string(k) + ".npy"))
+        (fs::path(opts.outputDir) /
+         ("output_" + std::to_string(k) + (isTensor ? ".npy" : ".pb")))
             .string();
     std::string error;
-    if (!writeNpyFile(tensor, path, error))
+    if (isTensor ? !writeNpyFile(tensor, path, error)
+                 : !writeValueFile(tensor, kind, path, error))
       fail(error);
     summary.push_back("output " + std::to_string(k) + " '" +
                       onyx_metadata_name(md.get(), 1, k) +

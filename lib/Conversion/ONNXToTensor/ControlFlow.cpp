@@ -65,11 +65,35 @@ FailureOr<Value> readCondition(OpBuilder &b, Location loc, Operation *op,
       .getResult();
 }
 
-/// `v` as type `type` (tensor.cast when they differ).
+/// `v` as type `type` (tensor.cast when they differ). A sequence or tensor
+/// where an optional is carried (a Loop whose body takes an optional and
+/// yields its value) is wrapped.
 Value castTo(OpBuilder &b, Location loc, Value v, Type type) {
   if (v.getType() == type)
     return v;
+  if (auto optType = dyn_cast<OptionalType>(type)) {
+    if (isa<RankedTensorType>(v.getType())) {
+      Value empty = SeqEmptyOp::create(
+          b, loc, SequenceType::get(b.getContext(), optType.getPayloadType()));
+      v = SeqInsertOp::create(b, loc, empty.getType(), empty, v, Value());
+    }
+    return OptionalWrapOp::create(b, loc, type, v);
+  }
   return tensor::CastOp::create(b, loc, type, v);
+}
+
+/// Whether a loop-carried handle of type `carried` may be yielded as
+/// `yielded` (the same type, or an optional's value).
+bool carriesHandle(Type carried, Type yielded) {
+  if (carried == yielded)
+    return true;
+  auto optType = dyn_cast<OptionalType>(carried);
+  if (!optType)
+    return false;
+  if (auto seq = dyn_cast<SequenceType>(yielded))
+    return seq == optType.getPayloadType();
+  auto tensor = dyn_cast<RankedTensorType>(yielded);
+  return tensor && tensor.getElementType() == optType.getPayloadType();
 }
 
 /// Checks each result against its declared type (matchDeclared) and casts
@@ -80,6 +104,16 @@ FailureOr<SmallVector<Value>> matchResults(OpBuilder &b, Location loc,
   SmallVector<Value> results;
   for (auto [i, original] : llvm::enumerate(values)) {
     Value value = original;
+    // Sequence/optional handles (Sequence.cpp) have no shape to match.
+    if (isHandleType(value.getType())) {
+      // A Loop carrying an optional whose result is declared as its value.
+      if (isa<OptionalType>(value.getType()) &&
+          isa<SequenceType>(convertHandleType(op->getResult(i).getType())))
+        value = OptionalUnwrapOp::create(
+            b, loc, convertHandleType(op->getResult(i).getType()), value);
+      results.push_back(value);
+      continue;
+    }
     auto type = cast<RankedTensorType>(value.getType());
     // A graph output gets a fresh buffer of its exact shape here, filled
     // by a loop, which becomes the output buffer itself: after
@@ -141,7 +175,7 @@ struct LoweredBody {
 /// erases `scratch`.
 FailureOr<LoweredBody> lowerLoopBody(OpBuilder &b, Operation *op,
                                      ArrayRef<Type> leading,
-                                     SmallVectorImpl<RankedTensorType> &carried,
+                                     SmallVectorImpl<Type> &carried,
                                      ArrayRef<Type> trailing,
                                      unsigned carriedYield) {
   Block &original = op->getRegion(0).front();
@@ -174,9 +208,14 @@ FailureOr<LoweredBody> lowerLoopBody(OpBuilder &b, Operation *op,
     for (auto [j, type] : llvm::enumerate(carried)) {
       Type leaving = body.yielded[carriedYield + j].getType();
       auto yielded = dyn_cast<RankedTensorType>(leaving);
+      auto entering = dyn_cast<RankedTensorType>(type);
+      // A sequence/optional handle carries any element shapes: its type
+      // must only stay the same.
+      if (isHandleType(type) && carriesHandle(type, leaving))
+        continue;
       FailureOr<RankedTensorType> joined =
-          yielded ? shape::joinTypes(type, yielded)
-                  : FailureOr<RankedTensorType>(failure());
+          yielded && entering ? shape::joinTypes(entering, yielded)
+                              : FailureOr<RankedTensorType>(failure());
       if (failed(joined)) {
         body.scratch->erase();
         return op->emitError()
@@ -391,6 +430,16 @@ FailureOr<SmallVector<Value>> lowerIf(Operation *op, OpBuilder &b) {
                            << " values";
   SmallVector<Type> types;
   for (unsigned i = 0; i < op->getNumResults(); ++i) {
+    Type thenType = thenYield->getOperand(i).getType();
+    Type elseType = elseYield->getOperand(i).getType();
+    if (isHandleType(thenType) || isHandleType(elseType)) {
+      // Sequences/optionals: the same handle type on both sides.
+      if (thenType != elseType)
+        return op->emitError() << "the branches yield " << thenType << " and "
+                               << elseType << " for output " << i;
+      types.push_back(thenType);
+      continue;
+    }
     auto t = yieldedType(op, thenYield->getOperand(i),
                          "then_branch output " + Twine(i));
     auto e = yieldedType(op, elseYield->getOperand(i),
@@ -434,8 +483,12 @@ FailureOr<SmallVector<Value>> lowerLoop(Operation *op, OpBuilder &b) {
                          "ends; this is not supported");
   SmallVector<Value> inits(op->getOperands().drop_front(2));
   unsigned numCarried = inits.size();
-  SmallVector<RankedTensorType> carried;
+  SmallVector<Type> carried;
   for (auto [j, v] : llvm::enumerate(inits)) {
+    if (isHandleType(v.getType())) {
+      carried.push_back(v.getType());
+      continue;
+    }
     auto type = requireRanked(op, v, "loop-carried value " + std::to_string(j));
     if (failed(type))
       return failure();
@@ -607,7 +660,7 @@ FailureOr<SmallVector<Value>> lowerScan(Operation *op, OpBuilder &b) {
   if (failed(inAxes) || failed(inDirs) || failed(outAxes) || failed(outDirs))
     return failure();
 
-  SmallVector<RankedTensorType> carried;
+  SmallVector<Type> carried;
   for (auto [j, v] : llvm::enumerate(states)) {
     auto type = requireRanked(op, v, "state " + std::to_string(j));
     if (failed(type))

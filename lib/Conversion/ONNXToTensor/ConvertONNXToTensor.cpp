@@ -350,6 +350,7 @@ const LoweringTable &loweringTable() {
     addResizeLowerings(t);
     addRecurrentLowerings(t);
     addEinsumLowerings(t);
+    addSequenceLowerings(t);
     return t;
   }();
   return table;
@@ -359,6 +360,10 @@ const LoweringTable &loweringTable() {
 FailureOr<Value> reconcile(OpBuilder &b, Operation *op, Value value,
                            Type expected) {
   if (value.getType() == expected)
+    return value;
+  // Sequence/optional handles carry no shapes to reconcile.
+  if (isHandleType(value.getType()) &&
+      convertHandleType(expected) == value.getType())
     return value;
   auto actual = dyn_cast<RankedTensorType>(value.getType());
   auto want = dyn_cast<TensorType>(expected);
@@ -529,7 +534,8 @@ struct ConvertONNXToTensorPass
         activeAnalysis = nullptr;
         argumentDims = nullptr;
       });
-      if (failed(lowerONNXOpsIn(func.getBody().front()))) {
+      if (failed(convertHandleArguments(func)) ||
+          failed(lowerONNXOpsIn(func.getBody().front()))) {
         failedAny = true;
         return;
       }
@@ -538,7 +544,8 @@ struct ConvertONNXToTensorPass
           cast<func::ReturnOp>(func.getBody().back().getTerminator());
       SmallVector<Type> resultTypes(func.getResultTypes());
       for (auto [i, v] : llvm::enumerate(returnOp.getOperands()))
-        if (isa<UnrankedTensorType>(resultTypes[i]))
+        if (isa<UnrankedTensorType>(resultTypes[i]) ||
+            isHandleType(resultTypes[i]))
           resultTypes[i] = v.getType();
       func.setFunctionType(FunctionType::get(
           func.getContext(), func.getArgumentTypes(), resultTypes));

@@ -7,6 +7,7 @@
 #include "onyx/Shape/ShapeHelpers.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -35,6 +36,15 @@ void addQuantizationLowerings(LoweringTable &table);
 void addResizeLowerings(LoweringTable &table);
 void addRecurrentLowerings(LoweringTable &table);
 void addEinsumLowerings(LoweringTable &table);
+void addSequenceLowerings(LoweringTable &table);
+
+/// Sequences and optionals (Sequence.cpp, docs/sequences.md): the onyx
+/// handle type of an `!onnx.Seq`/`!onnx.Opt` type (null if it has none);
+/// whether a type is such a handle type (either dialect's).
+mlir::Type convertHandleType(mlir::Type type);
+bool isHandleType(mlir::Type type);
+/// Gives graph inputs of sequence/optional type their handle types.
+mlir::LogicalResult convertHandleArguments(mlir::func::FuncOp func);
 
 /// Lowers every onnx op of `block` in order with the lowering table (the
 /// pass driver's per-op step: results replaced, declared types reconciled).

@@ -1,6 +1,7 @@
 //===- OnyxDialect.cpp - The onyx dialect ---------------------------------===//
 #include "onyx/Dialect/Onyx/OnyxDialect.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -121,6 +122,108 @@ LogicalResult WeightOp::bufferize(RewriterBase &rewriter,
   bufferization::replaceOpWithNewBufferizedOp<WeightBufferOp>(
       rewriter, *this, memrefType, getLocation(), getOffset(), getLength(),
       getChecksum());
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Sequences (docs/sequences.md). seq_insert reads its element (a copy goes
+// into the sequence); seq_at yields a read-only view of the element's
+// storage, so a writer gets a copy, as with onyx.weight.
+//===----------------------------------------------------------------------===//
+
+static Type elementTypeOfShaped(Type type) {
+  return cast<ShapedType>(type).getElementType();
+}
+
+LogicalResult SeqInsertOp::verify() {
+  auto seqType = cast<SequenceType>(getSequence().getType());
+  if (elementTypeOfShaped(getElement().getType()) != seqType.getElementType())
+    return emitOpError("element type must be the sequence's ")
+           << seqType.getElementType();
+  return success();
+}
+
+LogicalResult SeqAtOp::verify() {
+  auto seqType = cast<SequenceType>(getSequence().getType());
+  if (elementTypeOfShaped(getResult().getType()) != seqType.getElementType())
+    return emitOpError("result element type must be the sequence's ")
+           << seqType.getElementType();
+  return success();
+}
+
+bool SeqInsertOp::bufferizesToMemoryRead(OpOperand &,
+                                         const bufferization::AnalysisState &) {
+  return true;
+}
+
+bool SeqInsertOp::bufferizesToMemoryWrite(
+    OpOperand &, const bufferization::AnalysisState &) {
+  return false;
+}
+
+bufferization::AliasingValueList
+SeqInsertOp::getAliasingValues(OpOperand &,
+                               const bufferization::AnalysisState &) {
+  return {};
+}
+
+LogicalResult
+SeqInsertOp::bufferize(RewriterBase &rewriter,
+                       const bufferization::BufferizationOptions &options,
+                       bufferization::BufferizationState &state) {
+  if (!isa<TensorType>(getElement().getType()))
+    return success();
+  FailureOr<Value> buffer =
+      bufferization::getBuffer(rewriter, getElement(), options, state);
+  if (failed(buffer))
+    return failure();
+  Value element = *buffer;
+  // The runtime copies a dense row-major block: a strided view (a slice)
+  // is made dense first.
+  auto type = cast<MemRefType>(element.getType());
+  if (!type.getLayout().isIdentity()) {
+    auto dense = MemRefType::get(type.getShape(), type.getElementType());
+    SmallVector<Value> dynSizes;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      if (type.isDynamicDim(d))
+        dynSizes.push_back(
+            memref::DimOp::create(rewriter, getLoc(), element, d));
+    Value copy = memref::AllocOp::create(rewriter, getLoc(), dense, dynSizes);
+    memref::CopyOp::create(rewriter, getLoc(), element, copy);
+    element = copy;
+  }
+  rewriter.modifyOpInPlace(*this, [&] { getElementMutable().assign(element); });
+  return success();
+}
+
+bool SeqAtOp::bufferizesToMemoryRead(OpOperand &,
+                                     const bufferization::AnalysisState &) {
+  return false;
+}
+
+bool SeqAtOp::bufferizesToMemoryWrite(OpOperand &,
+                                      const bufferization::AnalysisState &) {
+  return false;
+}
+
+bufferization::AliasingValueList
+SeqAtOp::getAliasingValues(OpOperand &, const bufferization::AnalysisState &) {
+  return {};
+}
+
+bool SeqAtOp::isWritable(Value, const bufferization::AnalysisState &) {
+  return false;
+}
+
+LogicalResult SeqAtOp::bufferize(RewriterBase &rewriter,
+                                 const bufferization::BufferizationOptions &,
+                                 bufferization::BufferizationState &) {
+  auto type = dyn_cast<RankedTensorType>(getType());
+  if (!type)
+    return success();
+  auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
+  bufferization::replaceOpWithNewBufferizedOp<SeqAtOp>(
+      rewriter, *this, memrefType, getSequence(), getPosition());
   return success();
 }
 

@@ -256,6 +256,346 @@ struct PlaceTempsLowering : public ConvertOpToLLVMPattern<PlaceTempsOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// Sequences and optionals (docs/sequences.md): handles are `!llvm.ptr`s to
+// the runtime's call-owned objects; each op is one onyxrt_seq_* call. The
+// services that can fail (a position out of range, an empty optional, out
+// of memory) return NULL after recording a message naming the node; the
+// generated code then returns 1 at once (a failure exit, like the checks of
+// onyx-lower-runtime-checks), so nothing that depends on the value runs.
+//===----------------------------------------------------------------------===//
+
+/// The per-call context: the entry function's first argument.
+Value entryContext(Operation *op) {
+  if (auto fn = op->getParentOfType<LLVM::LLVMFuncOp>())
+    return fn.getBody().front().getArgument(0);
+  auto fn = op->getParentOfType<func::FuncOp>();
+  return fn.getBody().front().getArgument(0);
+}
+
+/// A pointer to a private string global holding the op's node name (the
+/// runtime prefixes its messages with "node 'NAME': ").
+Value nodeLabel(ConversionPatternRewriter &rewriter, Operation *op) {
+  std::string name;
+  Location loc = op->getLoc();
+  if (auto nameLoc = dyn_cast<NameLoc>(loc))
+    name = nameLoc.getName().str();
+  else if (auto fused = dyn_cast<FusedLoc>(loc))
+    for (Location inner : fused.getLocations())
+      if (auto n = dyn_cast<NameLoc>(inner)) {
+        name = n.getName().str();
+        break;
+      }
+  auto module = op->getParentOfType<ModuleOp>();
+  std::string global;
+  for (int i = 0;; ++i) {
+    global = "onyx_seq_label_" + std::to_string(i);
+    if (!module.lookupSymbol(global))
+      break;
+  }
+  std::string text = name;
+  text.push_back('\0');
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(module.getBody());
+    LLVM::GlobalOp::create(
+        rewriter, loc,
+        LLVM::LLVMArrayType::get(rewriter.getI8Type(), text.size()),
+        /*isConstant=*/true, LLVM::Linkage::Private, global,
+        rewriter.getStringAttr(text));
+  }
+  return LLVM::AddressOfOp::create(
+      rewriter, loc, LLVM::LLVMPointerType::get(op->getContext()), global);
+}
+
+/// Splits the block at the insertion point: when `ok` is false the entry
+/// returns 1 (the runtime has recorded the message). The rewriter is left
+/// at the start of the continuation.
+void failureExit(ConversionPatternRewriter &rewriter, Location loc, Value ok) {
+  Block *current = rewriter.getInsertionBlock();
+  Block *continuation =
+      rewriter.splitBlock(current, rewriter.getInsertionPoint());
+  Block *failBlock = rewriter.createBlock(continuation);
+  Value one = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI32Type(), 1);
+  LLVM::ReturnOp::create(rewriter, loc, ValueRange{one});
+  rewriter.setInsertionPointToEnd(current);
+  LLVM::CondBrOp::create(rewriter, loc, ok, continuation, failBlock);
+  rewriter.setInsertionPointToStart(continuation);
+}
+
+/// failureExit when `ptr` is NULL.
+void failIfNull(ConversionPatternRewriter &rewriter, Location loc, Value ptr) {
+  Value null = LLVM::ZeroOp::create(rewriter, loc, ptr.getType());
+  Value ok =
+      LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::ne, ptr, null);
+  failureExit(rewriter, loc, ok);
+}
+
+/// ONNX TensorProto.DataType code of a scalar type (0 if none).
+int32_t elementCode(Type type) {
+  if (type.isF32())
+    return 1;
+  if (type.isF64())
+    return 11;
+  if (type.isF16())
+    return 10;
+  if (type.isBF16())
+    return 16;
+  if (auto intType = dyn_cast<IntegerType>(type)) {
+    bool isUnsigned = intType.isUnsigned();
+    switch (intType.getWidth()) {
+    case 1:
+      return 9;
+    case 8:
+      return isUnsigned ? 2 : 3;
+    case 16:
+      return isUnsigned ? 4 : 5;
+    case 32:
+      return isUnsigned ? 12 : 6;
+    case 64:
+      return isUnsigned ? 13 : 7;
+    }
+  }
+  return 0;
+}
+
+/// An i64 stack array holding `values` (at least one slot).
+Value stackArray(ConversionPatternRewriter &rewriter, Location loc,
+                 ValueRange values, int64_t count) {
+  auto i64 = rewriter.getI64Type();
+  auto ptr = LLVM::LLVMPointerType::get(rewriter.getContext());
+  Value n =
+      LLVM::ConstantOp::create(rewriter, loc, i64, std::max<int64_t>(count, 1));
+  Value array = LLVM::AllocaOp::create(rewriter, loc, ptr, i64, n);
+  for (auto [i, v] : llvm::enumerate(values)) {
+    Value slot = LLVM::GEPOp::create(rewriter, loc, ptr, i64, array,
+                                     ArrayRef<LLVM::GEPArg>{int32_t(i)});
+    LLVM::StoreOp::create(rewriter, loc, v, slot);
+  }
+  return array;
+}
+
+struct SeqEmptyLowering : public ConvertOpToLLVMPattern<SeqEmptyOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(SeqEmptyOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto ptr = LLVM::LLVMPointerType::get(op->getContext());
+    int32_t code =
+        elementCode(cast<SequenceType>(op.getType()).getElementType());
+    if (code == 0)
+      return op.emitError("unsupported sequence element type");
+    Value codeValue =
+        LLVM::ConstantOp::create(rewriter, loc, rewriter.getI32Type(), code);
+    Value seq = callRuntime(rewriter, op, "onyxrt_seq_empty", ptr,
+                            {entryContext(op), codeValue});
+    failIfNull(rewriter, loc, seq);
+    rewriter.replaceOp(op, seq);
+    return success();
+  }
+};
+
+struct SeqLengthLowering : public ConvertOpToLLVMPattern<SeqLengthOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(SeqLengthOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value n =
+        callRuntime(rewriter, op, "onyxrt_seq_length", rewriter.getI64Type(),
+                    {entryContext(op), adaptor.getSequence()});
+    rewriter.replaceOp(op, n);
+    return success();
+  }
+};
+
+struct SeqInsertLowering : public ConvertOpToLLVMPattern<SeqInsertOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(SeqInsertOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = dyn_cast<MemRefType>(op.getElement().getType());
+    if (!type || !type.getLayout().isIdentity())
+      return op.emitError("seq_insert needs a dense buffer here");
+    Location loc = op.getLoc();
+    auto i64 = rewriter.getI64Type();
+    auto ptr = LLVM::LLVMPointerType::get(op->getContext());
+    MemRefDescriptor desc(adaptor.getElement());
+    Value data = LLVM::GEPOp::create(
+        rewriter, loc, ptr,
+        getTypeConverter()->convertType(type.getElementType()),
+        desc.alignedPtr(rewriter, loc),
+        ArrayRef<LLVM::GEPArg>{desc.offset(rewriter, loc)});
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < type.getRank(); ++d)
+      sizes.push_back(desc.size(rewriter, loc, d));
+    Value shape = stackArray(rewriter, loc, sizes, type.getRank());
+    Value position = adaptor.getPosition();
+    Value hasPosition = LLVM::ConstantOp::create(
+        rewriter, loc, rewriter.getI32Type(), position ? 1 : 0);
+    if (!position)
+      position = LLVM::ConstantOp::create(rewriter, loc, i64, 0);
+    Value rank = LLVM::ConstantOp::create(rewriter, loc, i64, type.getRank());
+    Value seq =
+        callRuntime(rewriter, op, "onyxrt_seq_insert", ptr,
+                    {entryContext(op), adaptor.getSequence(), position,
+                     hasPosition, data, rank, shape, nodeLabel(rewriter, op)});
+    failIfNull(rewriter, loc, seq);
+    rewriter.replaceOp(op, seq);
+    return success();
+  }
+};
+
+struct SeqAtLowering : public ConvertOpToLLVMPattern<SeqAtOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(SeqAtOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = dyn_cast<MemRefType>(op.getType());
+    if (!type)
+      return op.emitError("seq_at must be bufferized here");
+    Location loc = op.getLoc();
+    auto i64 = rewriter.getI64Type();
+    auto ptr = LLVM::LLVMPointerType::get(op->getContext());
+    Value shape = stackArray(rewriter, loc, {}, type.getRank());
+    Value rank = LLVM::ConstantOp::create(rewriter, loc, i64, type.getRank());
+    Value data = callRuntime(rewriter, op, "onyxrt_seq_at", ptr,
+                             {entryContext(op), adaptor.getSequence(),
+                              adaptor.getPosition(), rank, shape,
+                              nodeLabel(rewriter, op)});
+    failIfNull(rewriter, loc, data);
+    SmallVector<Value> dynSizes;
+    SmallVector<Value> checks;
+    for (int64_t d = 0; d < type.getRank(); ++d) {
+      Value slot = LLVM::GEPOp::create(rewriter, loc, ptr, i64, shape,
+                                       ArrayRef<LLVM::GEPArg>{int32_t(d)});
+      Value size = LLVM::LoadOp::create(rewriter, loc, i64, slot);
+      if (type.isDynamicDim(d))
+        dynSizes.push_back(size);
+    }
+    SmallVector<Value> sizes, strides;
+    Value bytes;
+    getMemRefDescriptorSizes(loc, type, dynSizes, rewriter, sizes, strides,
+                             bytes);
+    rewriter.replaceOp(op, {createMemRefDescriptor(loc, type, data, data, sizes,
+                                                   strides, rewriter)});
+    return success();
+  }
+};
+
+struct SeqEraseLowering : public ConvertOpToLLVMPattern<SeqEraseOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(SeqEraseOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto ptr = LLVM::LLVMPointerType::get(op->getContext());
+    Value position = adaptor.getPosition();
+    Value hasPosition = LLVM::ConstantOp::create(
+        rewriter, loc, rewriter.getI32Type(), position ? 1 : 0);
+    if (!position)
+      position =
+          LLVM::ConstantOp::create(rewriter, loc, rewriter.getI64Type(), 0);
+    Value seq = callRuntime(rewriter, op, "onyxrt_seq_erase", ptr,
+                            {entryContext(op), adaptor.getSequence(), position,
+                             hasPosition, nodeLabel(rewriter, op)});
+    failIfNull(rewriter, loc, seq);
+    rewriter.replaceOp(op, seq);
+    return success();
+  }
+};
+
+struct OptionalNoneLowering : public ConvertOpToLLVMPattern<OptionalNoneOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(OptionalNoneOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<LLVM::ZeroOp>(
+        op, LLVM::LLVMPointerType::get(op->getContext()));
+    return success();
+  }
+};
+
+struct OptionalWrapLowering : public ConvertOpToLLVMPattern<OptionalWrapOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(OptionalWrapOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getValue());
+    return success();
+  }
+};
+
+struct OptionalUnwrapLowering
+    : public ConvertOpToLLVMPattern<OptionalUnwrapOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(OptionalUnwrapOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto ptr = LLVM::LLVMPointerType::get(op->getContext());
+    Value value = callRuntime(
+        rewriter, op, "onyxrt_optional_unwrap", ptr,
+        {entryContext(op), adaptor.getOptional(), nodeLabel(rewriter, op)});
+    failIfNull(rewriter, op.getLoc(), value);
+    rewriter.replaceOp(op, value);
+    return success();
+  }
+};
+
+struct OptionalHasLowering : public ConvertOpToLLVMPattern<OptionalHasOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(OptionalHasOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value null = LLVM::ZeroOp::create(
+        rewriter, op.getLoc(), LLVM::LLVMPointerType::get(op->getContext()));
+    rewriter.replaceOpWithNewOp<LLVM::ICmpOp>(op, LLVM::ICmpPredicate::ne,
+                                              adaptor.getOptional(), null);
+    return success();
+  }
+};
+
+struct GetInputValueLowering : public ConvertOpToLLVMPattern<GetInputValueOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(GetInputValueOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto ptr = LLVM::LLVMPointerType::get(op->getContext());
+    Value index = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI64Type(),
+                                           op.getIndex());
+    Value value = callRuntime(rewriter, op, "onyxrt_input_value", ptr,
+                              {adaptor.getContext(), index});
+    // NULL is an empty optional; for a sequence it is a failure.
+    if (isa<SequenceType>(op.getType()))
+      failIfNull(rewriter, loc, value);
+    rewriter.replaceOp(op, value);
+    return success();
+  }
+};
+
+struct SetOutputValueLowering
+    : public ConvertOpToLLVMPattern<SetOutputValueOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  LogicalResult
+  matchAndRewrite(SetOutputValueOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto i32 = rewriter.getI32Type();
+    Value index = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI64Type(),
+                                           op.getIndex());
+    Value status = callRuntime(rewriter, op, "onyxrt_set_output_value", i32,
+                               {adaptor.getContext(), index, adaptor.getValue(),
+                                nodeLabel(rewriter, op)});
+    Value zero = LLVM::ConstantOp::create(rewriter, loc, i32, 0);
+    Value ok = LLVM::ICmpOp::create(rewriter, loc, LLVM::ICmpPredicate::eq,
+                                    status, zero);
+    failureExit(rewriter, loc, ok);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct ConvertOnyxToLLVMPass
     : public onyx::impl::ConvertOnyxToLLVMBase<ConvertOnyxToLLVMPass> {
   void runOnOperation() override {
@@ -265,6 +605,45 @@ struct ConvertOnyxToLLVMPass
     LLVMTypeConverter converter(ctx, options);
     converter.addConversion(
         [ctx](ContextType) { return LLVM::LLVMPointerType::get(ctx); });
+    // Sequence/optional handles are runtime object pointers.
+    converter.addConversion(
+        [ctx](SequenceType) { return LLVM::LLVMPointerType::get(ctx); });
+    converter.addConversion(
+        [ctx](OptionalType) { return LLVM::LLVMPointerType::get(ctx); });
+
+    // The CUDA target does not lower sequences yet: one clean error naming
+    // the node (device artifacts have a `device` metadata line).
+    if (auto text = module->getAttrOfType<StringAttr>(kModelMetadataAttrName);
+        text && text.getValue().contains("\ndevice ")) {
+      // The first op of a node (its location names it) if there is one,
+      // else the graph's sequence input or output.
+      Operation *first = nullptr, *io = nullptr;
+      module.walk([&](Operation *op) {
+        if (isa<GetInputValueOp, SetOutputValueOp>(op)) {
+          if (!io)
+            io = op;
+        } else if (!first &&
+                   isa<SeqEmptyOp, SeqLengthOp, SeqInsertOp, SeqAtOp,
+                       SeqEraseOp, OptionalNoneOp, OptionalWrapOp,
+                       OptionalUnwrapOp, OptionalHasOp>(op) &&
+                   isa<NameLoc, FusedLoc>(op->getLoc())) {
+          first = op;
+        }
+      });
+      if (first) {
+        first->emitError("sequence types are not supported on cuda yet");
+        return signalPassFailure();
+      }
+      if (io) {
+        bool input = isa<GetInputValueOp>(io);
+        int64_t index = input ? cast<GetInputValueOp>(io).getIndex()
+                              : cast<SetOutputValueOp>(io).getIndex();
+        io->emitError() << "sequence types are not supported on cuda yet "
+                        << "(graph " << (input ? "input " : "output ") << index
+                        << " is a sequence or optional)";
+        return signalPassFailure();
+      }
+    }
 
     RewritePatternSet patterns(ctx);
     populateFuncToLLVMConversionPatterns(converter, patterns);
@@ -277,6 +656,11 @@ struct ConvertOnyxToLLVMPass
     patterns.add<GetInputLowering, AllocLowering<AllocOutputOp>,
                  AllocLowering<AllocTempOp>, GetPoolLowering, GetWeightLowering,
                  RecordTempLowering, PlaceTempsLowering>(converter);
+    patterns
+        .add<SeqEmptyLowering, SeqLengthLowering, SeqInsertLowering,
+             SeqAtLowering, SeqEraseLowering, OptionalNoneLowering,
+             OptionalWrapLowering, OptionalUnwrapLowering, OptionalHasLowering,
+             GetInputValueLowering, SetOutputValueLowering>(converter);
 
     LLVMConversionTarget target(*ctx);
     target.addLegalOp<ModuleOp>();

@@ -82,6 +82,31 @@ ONYX_API OnyxTensor *onyx_tensor_list_get(OnyxTensorList *list, size_t index);
 /* Destroys the list and every tensor it still owns. */
 ONYX_API void onyx_tensor_list_destroy(OnyxTensorList *list);
 
+/*--- Sequences and optionals (docs/sequences.md) --------------------------*/
+/* A graph input or output of ONNX type seq(tensor) or optional(...) takes
+ * the same OnyxTensorList slot as a tensor would: an OnyxTensor value whose
+ * kind says what it holds. A present optional is passed as its value (a
+ * tensor or a sequence), an empty one as a NONE value. Tensor accessors on
+ * a sequence or NONE value see rank 0, no elements and no data bytes. */
+typedef enum OnyxValueKind {
+  ONYX_VALUE_TENSOR = 0,   /* every value onyx_tensor_create makes */
+  ONYX_VALUE_SEQUENCE = 1, /* an ordered list of tensors of one element type */
+  ONYX_VALUE_NONE = 2      /* an empty optional */
+} OnyxValueKind;
+ONYX_API int32_t onyx_value_kind(const OnyxTensor *value);
+/* An empty sequence of `elemType` tensors. NULL for a bad element type. */
+ONYX_API OnyxTensor *onyx_sequence_create(int32_t elemType);
+/* Appends `tensor` (a tensor value of the sequence's element type) and takes
+ * ownership of it. Returns 0 on success (then `tensor` belongs to the
+ * sequence), -1 otherwise (the caller keeps `tensor`). */
+ONYX_API int onyx_sequence_append(OnyxTensor *sequence, OnyxTensor *tensor);
+/* 0 for a value that is not a sequence. */
+ONYX_API size_t onyx_sequence_length(const OnyxTensor *sequence);
+/* Borrowed element, NULL when out of range or not a sequence. */
+ONYX_API OnyxTensor *onyx_sequence_get(OnyxTensor *sequence, size_t index);
+/* An empty optional (of tensors or sequences of `elemType`). */
+ONYX_API OnyxTensor *onyx_optional_none_create(int32_t elemType);
+
 /*--- Model metadata (parsed) ----------------------------------------------*/
 /* The parsed form of the metadata text (docs/runtime-abi.md), for callers
  * such as onyx-run that need input/output names, element types and dims.
@@ -113,6 +138,19 @@ ONYX_API int64_t onyx_metadata_dim(const OnyxMetadata *metadata, int isOutput,
 ONYX_API const char *onyx_metadata_dim_symbol(const OnyxMetadata *metadata,
                                               int isOutput, size_t index,
                                               int32_t dim);
+/* What a graph input/output holds (metadata lines `input`, `input-sequence`,
+ * `input-optional`, `input-optional-sequence` and the `output` ones):
+ * a tensor, a sequence, an optional tensor or an optional sequence.
+ * Non-tensor values have no dims in the metadata: onyx_metadata_rank gives
+ * -1 for them. -1 when out of range. */
+typedef enum OnyxSignatureKind {
+  ONYX_SIGNATURE_TENSOR = 0,
+  ONYX_SIGNATURE_SEQUENCE = 1,
+  ONYX_SIGNATURE_OPTIONAL_TENSOR = 2,
+  ONYX_SIGNATURE_OPTIONAL_SEQUENCE = 3
+} OnyxSignatureKind;
+ONYX_API int32_t onyx_metadata_kind(const OnyxMetadata *metadata, int isOutput,
+                                    size_t index);
 /* Index of the input called `name`, or -1. */
 ONYX_API int64_t onyx_metadata_find_input(const OnyxMetadata *metadata,
                                           const char *name);
@@ -238,6 +276,42 @@ ONYX_API void onyxrt_record_temp(void *ctx, int64_t domainId, int64_t start,
  * generated code returns a non-zero status right after this call. */
 ONYX_API void onyxrt_fail(void *ctx, const char *format, int64_t numArgs,
                           int64_t a0, int64_t a1, int64_t a2, int64_t a3);
+
+/*--- Services called by generated code: sequences -------------------------*/
+/* Sequence handles (`void *`) are immutable and owned by the call: freed
+ * when it ends. Elements are stored by copy, in buffers shared (never
+ * modified) by every sequence holding them. An optional is NULL (empty) or
+ * the handle of its value (an optional tensor: a one-element sequence).
+ * Services that can fail return NULL after recording a message that starts
+ * with "node 'LABEL': "; the generated code then returns its error. */
+ONYX_API void *onyxrt_seq_empty(void *ctx, int32_t elemType);
+ONYX_API int64_t onyxrt_seq_length(void *ctx, void *seq);
+/* A new sequence: `seq` with a copy of the dense row-major tensor
+ * (`data`, `rank`, `shape`) inserted before `position` (in [-n, n]; with
+ * hasPosition == 0, at the back). */
+ONYX_API void *onyxrt_seq_insert(void *ctx, void *seq, int64_t position,
+                                 int32_t hasPosition, const void *data,
+                                 int64_t rank, const int64_t *shape,
+                                 const char *label);
+/* The data of element `position` (in [-n, n - 1]), whose rank must be
+ * `rank`; its dims are written to shapeOut[0..rank). Read-only. */
+ONYX_API void *onyxrt_seq_at(void *ctx, void *seq, int64_t position,
+                             int64_t rank, int64_t *shapeOut,
+                             const char *label);
+/* A new sequence without element `position` (hasPosition == 0: the last). */
+ONYX_API void *onyxrt_seq_erase(void *ctx, void *seq, int64_t position,
+                                int32_t hasPosition, const char *label);
+/* The value of a non-empty optional; NULL (error) when it is empty. */
+ONYX_API void *onyxrt_optional_unwrap(void *ctx, void *optional,
+                                      const char *label);
+/* Graph input `index` of sequence/optional kind as a handle (elements
+ * borrow the caller's tensors); NULL for an empty optional. */
+ONYX_API void *onyxrt_input_value(void *ctx, int64_t index);
+/* Makes graph output `index` (a sequence or optional per the metadata)
+ * from a handle, copying the elements. Returns 0; 1 after recording an
+ * error. */
+ONYX_API int32_t onyxrt_set_output_value(void *ctx, int64_t index, void *value,
+                                         const char *label);
 
 /*--- Services called by generated code: CUDA target ------------------------*/
 /* A CUDA artifact's metadata has the line `device cuda`: its session owns a

@@ -34,6 +34,30 @@ def Onyx_ContextType : Onyx_Type<"Context", "context"> {
   }];
 }
 
+def Onyx_SequenceType : Onyx_Type<"Sequence", "sequence"> {
+  let summary = "a run-time ONNX sequence of tensors (docs/sequences.md)";
+  let description = [{
+    An opaque handle to an immutable, call-owned sequence of tensors of one
+    element type (`elementType`, a scalar type such as `f32`). Length, ranks
+    and shapes of the elements are run-time properties. Sequence ops never
+    modify a sequence: they return new handles that share the (immutable)
+    element buffers. Not a tensor, so bufferization and scf carry it as is.
+  }];
+  let parameters = (ins "::mlir::Type":$elementType);
+  let assemblyFormat = "`<` $elementType `>`";
+}
+
+def Onyx_OptionalType : Onyx_Type<"Optional", "optional"> {
+  let summary = "a run-time ONNX optional (docs/sequences.md)";
+  let description = [{
+    An opaque handle that is either empty or holds a value. `payloadType` is
+    a scalar element type (an optional tensor, whose value is stored as a
+    one-element sequence) or an `!onyx.sequence` (an optional sequence).
+  }];
+  let parameters = (ins "::mlir::Type":$payloadType);
+  let assemblyFormat = "`<` $payloadType `>`";
+}
+
 class Onyx_Op<string mnemonic, list<Trait> traits = []>
     : Op<Onyx_Dialect, mnemonic, traits>;
 
@@ -218,6 +242,137 @@ def Onyx_GetWeightOp : Onyx_Op<"get_weight", [Pure]> {
   let arguments = (ins Onyx_ContextType:$context, I64Attr:$index);
   let results = (outs AnyStaticShapeMemRef:$result);
   let assemblyFormat = "$context `[` $index `]` attr-dict `:` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// Sequences and optionals (docs/sequences.md). Target independent; the CPU
+// backend lowers them to onyxrt_seq_* calls (runtime/src/Sequence.cpp).
+// Fallible ops (positions, absent optionals) report through the runtime
+// with the node's name and make the call return its error.
+//===----------------------------------------------------------------------===//
+
+def Onyx_SeqEmptyOp : Onyx_Op<"seq_empty", [Pure]> {
+  let summary = "an empty sequence";
+  let results = (outs Onyx_SequenceType:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def Onyx_SeqLengthOp : Onyx_Op<"seq_length", [Pure]> {
+  let summary = "the number of elements of a sequence";
+  let arguments = (ins Onyx_SequenceType:$sequence);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$sequence attr-dict `:` type($sequence)";
+}
+
+def Onyx_SeqInsertOp : Onyx_Op<"seq_insert", [
+    AllTypesMatch<["sequence", "result"]>,
+    DeclareOpInterfaceMethods<BufferizableOpInterface,
+        ["bufferize", "bufferizesToMemoryRead", "bufferizesToMemoryWrite",
+         "getAliasingValues"]>]> {
+  let summary = "a new sequence with a copy of `element` inserted";
+  let description = [{
+    ONNX SequenceInsert: the result is `sequence` with a copy of `element`
+    inserted before `position` (ONNX range [-n, n], negative from the back;
+    absent: at the back). `sequence` stays valid and unchanged. The element
+    is a tensor before bufferization and an identity-layout buffer after.
+  }];
+  let arguments = (ins Onyx_SequenceType:$sequence,
+                       AnyTypeOf<[AnyRankedTensor, AnyMemRef]>:$element,
+                       Optional<I64>:$position);
+  let results = (outs Onyx_SequenceType:$result);
+  let assemblyFormat = [{
+    $sequence `,` $element (`[` $position^ `]`)? attr-dict `:`
+    type($sequence) `,` type($element)
+  }];
+  let hasVerifier = 1;
+}
+
+def Onyx_SeqAtOp : Onyx_Op<"seq_at", [
+    DeclareOpInterfaceMethods<BufferizableOpInterface,
+        ["bufferize", "bufferizesToMemoryRead", "bufferizesToMemoryWrite",
+         "getAliasingValues", "isWritable"]>]> {
+  let summary = "the element at `position` (ONNX range [-n, n - 1])";
+  let description = [{
+    ONNX SequenceAt. The element must have the result's rank (checked at
+    run time, as is the position). Bufferizes to a read-only view of the
+    element's storage: writers get a copy.
+  }];
+  let arguments = (ins Onyx_SequenceType:$sequence, I64:$position);
+  let results = (outs AnyTypeOf<[AnyRankedTensor, AnyMemRef]>:$result);
+  let assemblyFormat = [{
+    $sequence `[` $position `]` attr-dict `:` type($sequence) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Onyx_SeqEraseOp : Onyx_Op<"seq_erase",
+    [AllTypesMatch<["sequence", "result"]>]> {
+  let summary = "a new sequence without the element at `position`";
+  let description = [{
+    ONNX SequenceErase: `position` in [-n, n - 1]; absent: the last element.
+  }];
+  let arguments = (ins Onyx_SequenceType:$sequence, Optional<I64>:$position);
+  let results = (outs Onyx_SequenceType:$result);
+  let assemblyFormat = [{
+    $sequence (`[` $position^ `]`)? attr-dict `:` type($sequence)
+  }];
+}
+
+def Onyx_OptionalNoneOp : Onyx_Op<"optional_none", [Pure]> {
+  let summary = "an empty optional";
+  let results = (outs Onyx_OptionalType:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def Onyx_OptionalWrapOp : Onyx_Op<"optional_wrap", [Pure]> {
+  let summary = "an optional holding `value`";
+  let description = [{
+    For an optional sequence, `value` is the sequence; for an optional
+    tensor, a one-element sequence holding the tensor.
+  }];
+  let arguments = (ins Onyx_SequenceType:$value);
+  let results = (outs Onyx_OptionalType:$result);
+  let assemblyFormat = "$value attr-dict `:` type($value) `->` type($result)";
+}
+
+def Onyx_OptionalUnwrapOp : Onyx_Op<"optional_unwrap"> {
+  let summary = "the value of a non-empty optional (run-time error if empty)";
+  let arguments = (ins Onyx_OptionalType:$optional);
+  let results = (outs Onyx_SequenceType:$result);
+  let assemblyFormat = [{
+    $optional attr-dict `:` type($optional) `->` type($result)
+  }];
+}
+
+def Onyx_OptionalHasOp : Onyx_Op<"optional_has", [Pure]> {
+  let summary = "whether an optional holds a value";
+  let arguments = (ins Onyx_OptionalType:$optional);
+  let results = (outs I1:$result);
+  let assemblyFormat = "$optional attr-dict `:` type($optional)";
+}
+
+def Onyx_GetInputValueOp : Onyx_Op<"get_input_value", [Pure]> {
+  let summary = "graph input `index` of sequence or optional type";
+  let description = [{
+    The runtime's sequence view of the caller's input (elements borrow the
+    caller's tensors; an absent optional is the empty handle).
+  }];
+  let arguments = (ins Onyx_ContextType:$context, I64Attr:$index);
+  let results = (outs AnyTypeOf<[Onyx_SequenceType, Onyx_OptionalType]>:$result);
+  let assemblyFormat = "$context `[` $index `]` attr-dict `:` type($result)";
+}
+
+def Onyx_SetOutputValueOp : Onyx_Op<"set_output_value"> {
+  let summary = "makes a sequence or optional graph output `index`";
+  let description = [{
+    Copies the elements into the caller's output value (a sequence, a
+    tensor or an empty optional, as the metadata declares).
+  }];
+  let arguments = (ins Onyx_ContextType:$context, I64Attr:$index,
+                       AnyTypeOf<[Onyx_SequenceType, Onyx_OptionalType]>:$value);
+  let assemblyFormat = [{
+    $context `[` $index `]` `,` $value attr-dict `:` type($value)
+  }];
 }
 
 #endif // ONYX_DIALECT_ONYX_ONYXOPS_TD
