@@ -284,3 +284,54 @@ func.func @shared_fill(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %v: tensor<8x1
   } -> tensor<4x16xf32>
   return %m1, %m2 : tensor<4x16xf32>, tensor<4x16xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+
+// ResNet's block tail: a residual Add that reads the convolution's result
+// with run-time broadcast selects (tensor.extract), then a Relu. cuDNN runs
+// conv + residual + Relu as one call, so the Relu does not absorb the Add.
+// CHECK-LABEL: func.func @residual_tail(
+// CHECK:         %[[MM:.*]] = linalg.generic {{.*}}"reduction"
+// CHECK:         %[[ADD:.*]] = linalg.generic
+// CHECK:           tensor.extract %[[MM]]
+// CHECK:           arith.addf
+// CHECK:         linalg.generic {{.*}} ins(%[[ADD]] :
+// CHECK:           arith.maximumf
+func.func @residual_tail(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %r: tensor<4x16xf32>, %n: index) -> tensor<4x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %e = tensor.empty() : tensor<4x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %mm = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<4x8xf32>, tensor<8x16xf32>) outs(%f : tensor<4x16xf32>) {
+  ^bb0(%l: f32, %rr: f32, %out: f32):
+    %p = arith.mulf %l, %rr : f32
+    %q = arith.addf %out, %p : f32
+    linalg.yield %q : f32
+  } -> tensor<4x16xf32>
+  %one = arith.cmpi eq, %n, %c1 : index
+  %add = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]}
+      outs(%e : tensor<4x16xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %jj = arith.select %one, %c0, %j : index
+    %u = tensor.extract %mm[%i, %jj] : tensor<4x16xf32>
+    %v = tensor.extract %r[%i, %jj] : tensor<4x16xf32>
+    %s = arith.addf %u, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<4x16xf32>
+  %relu = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%add : tensor<4x16xf32>) outs(%e : tensor<4x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %q = arith.maximumf %in, %zero : f32
+    linalg.yield %q : f32
+  } -> tensor<4x16xf32>
+  return %relu : tensor<4x16xf32>
+}
