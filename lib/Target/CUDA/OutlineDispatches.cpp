@@ -538,6 +538,13 @@ struct CUDAOutlineDispatchesPass
     for (Operation &op : block)
       ops.push_back(&op);
     for (Operation *op : ops)
+      if (auto load = dyn_cast<memref::LoadOp>(op))
+        if (failed(snapshotDeviceScalar(load, block)))
+          return failure();
+    ops.clear();
+    for (Operation &op : block)
+      ops.push_back(&op);
+    for (Operation *op : ops)
       if (isSerialCandidate(op) && failed(outlineSerial(op)))
         return failure();
     if (failed(insertReadbacks(block)))
@@ -605,6 +612,71 @@ struct CUDAOutlineDispatchesPass
                << "') is not supported on cuda yet (the data is on the "
                   "device)";
     }
+    return success();
+  }
+
+  /// Whether every use of `value`, followed through pure scalar ops, is
+  /// device code: a kernel body or a serial-kernel candidate of `block`.
+  bool usedOnlyOnDevice(Value value, Block &block) {
+    for (Operation *user : value.getUsers()) {
+      if (isInDispatch(user))
+        continue;
+      Operation *inBlock = block.findAncestorOpInBlock(*user);
+      if (inBlock && (inBlock != user || isa<memref::StoreOp>(user)) &&
+          isSerialCandidate(inBlock))
+        continue;
+      if (isPure(user) && user->getNumRegions() == 0 &&
+          user->getNumResults() == 1 &&
+          isSupportedScalarType(user->getResult(0).getType()) &&
+          usedOnlyOnDevice(user->getResult(0), block))
+        continue;
+      return false;
+    }
+    return true;
+  }
+
+  /// A payload scalar that only device code uses is read by each kernel
+  /// that uses it (rematerialized), later than the host load stood: by then
+  /// a kernel may have overwritten its buffer (a reduction result buffer
+  /// reused for the next reduction, a pool slot the planner gave to a later
+  /// temporary because the load was the buffer's last use). It is first
+  /// copied, on the device and in stream order, into a temporary of its
+  /// own. Graph inputs are never written, so their loads stay.
+  LogicalResult snapshotDeviceScalar(memref::LoadOp load, Block &block) {
+    Value root = rootBuffer(load.getMemRef());
+    if (isHostMemory(load.getMemRef()) ||
+        isa_and_nonnull<GetInputOp>(root.getDefiningOp()) ||
+        !usedOnlyOnDevice(load.getResult(), block))
+      return success();
+    auto func = load->getParentOfType<func::FuncOp>();
+    Value context = func.getArgument(0);
+    if (!isa<ContextType>(context.getType()))
+      return load.emitError("device scalars need the bound entry function "
+                            "(onyx-bind-entry-context)");
+    OpBuilder b(load);
+    Location loc = load.getLoc();
+    MemRefType type = load.getMemRefType();
+    Value element = load.getMemRef();
+    SmallVector<Value> at;
+    if (type.getRank() > 0) {
+      SmallVector<OpFoldResult> offsets(load.getIndices().begin(),
+                                        load.getIndices().end());
+      SmallVector<OpFoldResult> ones(type.getRank(), b.getIndexAttr(1));
+      auto elementType = memref::SubViewOp::inferRankReducedResultType(
+          {1}, type, offsets, ones, ones);
+      element = memref::SubViewOp::create(b, loc, cast<MemRefType>(elementType),
+                                          element, offsets, ones, ones);
+      at.push_back(arith::ConstantIndexOp::create(b, loc, 0));
+    }
+    auto copyType = type.getRank() > 0
+                        ? MemRefType::get({1}, type.getElementType())
+                        : MemRefType::get({}, type.getElementType());
+    auto copy = AllocTempOp::create(b, loc, copyType, context, ValueRange{});
+    memref::CopyOp::create(b, loc, element, copy);
+    auto snapshot = memref::LoadOp::create(b, loc, copy, at);
+    load.getResult().replaceAllUsesWith(snapshot.getResult());
+    load.erase();
+    deviceData.clear();
     return success();
   }
 
@@ -1315,7 +1387,13 @@ struct CUDAOutlineDispatchesPass
     SmallVector<Value> ivs(loopSizes.size());
     delinearize(ob, loc, outer.getInductionVar(), parallelDims, loopSizes, ivs);
 
-    Value identity = combinerIdentity(ob, loc, combiner);
+    // f32 sums accumulate in f64: a lane may fold millions of elements (a
+    // LayerNorm over a 2M-element row), whose f32 running sum drifts.
+    Type elementType = combiner->getResult(0).getType();
+    bool widen = isa<arith::AddFOp>(combiner) && elementType.isF32();
+    Value identity = widen ? Value(arith::ConstantFloatOp::create(
+                                 ob, loc, ob.getF64Type(), APFloat(0.0)))
+                           : combinerIdentity(ob, loc, combiner);
     auto inner =
         scf::ForOp::create(ob, loc, lane, reduced, warp, ValueRange{identity});
     {
@@ -1344,16 +1422,18 @@ struct CUDAOutlineDispatchesPass
           ib.clone(bodyOp, bodyMap);
       Value term = combiner->getOperand(0) == out ? combiner->getOperand(1)
                                                   : combiner->getOperand(0);
-      Value acc = combine(ib, loc, combiner, inner.getRegionIterArgs()[0],
-                          bodyMap.lookupOrDefault(term));
+      Value value = bodyMap.lookupOrDefault(term);
+      if (widen)
+        value = arith::ExtFOp::create(ib, loc, ib.getF64Type(), value);
+      Value acc =
+          combine(ib, loc, combiner, inner.getRegionIterArgs()[0], value);
       scf::YieldOp::create(ib, loc, acc);
     }
     Value acc = inner.getResult(0);
-    for (int32_t offset = kWarpSize / 2; offset > 0; offset /= 2) {
-      auto shuffle = gpu::ShuffleOp::create(
-          ob, loc, acc, offset, int32_t(kWarpSize), gpu::ShuffleMode::XOR);
-      acc = combine(ob, loc, combiner, acc, shuffle.getShuffleResult());
-    }
+    for (int32_t offset = kWarpSize / 2; offset > 0; offset /= 2)
+      acc = combine(ob, loc, combiner, acc, shuffleXor(ob, loc, acc, offset));
+    if (widen)
+      acc = arith::TruncFOp::create(ob, loc, elementType, acc);
     Value zero = arith::ConstantIndexOp::create(ob, loc, 0);
     Value isFirst =
         arith::CmpIOp::create(ob, loc, arith::CmpIPredicate::eq, lane, zero);
@@ -1374,6 +1454,34 @@ struct CUDAOutlineDispatchesPass
       index.replaceAllUsesWith(ivs[index.getDim()]);
       index.erase();
     }
+  }
+
+  /// `value` of the lane `offset` away (XOR) in the warp; 64-bit values as
+  /// two 32-bit shuffles.
+  Value shuffleXor(OpBuilder &b, Location loc, Value value, int32_t offset) {
+    if (value.getType().getIntOrFloatBitWidth() != 64)
+      return gpu::ShuffleOp::create(b, loc, value, offset, int32_t(kWarpSize),
+                                    gpu::ShuffleMode::XOR)
+          .getShuffleResult();
+    auto i32 = b.getI32Type();
+    auto i64 = b.getI64Type();
+    Value bits = arith::BitcastOp::create(b, loc, i64, value);
+    Value lo = arith::TruncIOp::create(b, loc, i32, bits);
+    Value hi = arith::TruncIOp::create(
+        b, loc, i32,
+        arith::ShRUIOp::create(b, loc, bits,
+                               arith::ConstantIntOp::create(b, loc, 32, 64)));
+    auto shuffle = [&](Value half) {
+      return gpu::ShuffleOp::create(b, loc, half, offset, int32_t(kWarpSize),
+                                    gpu::ShuffleMode::XOR)
+          .getShuffleResult();
+    };
+    Value loBits = arith::ExtUIOp::create(b, loc, i64, shuffle(lo));
+    Value hiBits = arith::ShLIOp::create(
+        b, loc, arith::ExtUIOp::create(b, loc, i64, shuffle(hi)),
+        arith::ConstantIntOp::create(b, loc, 32, 64));
+    return arith::BitcastOp::create(
+        b, loc, value.getType(), arith::OrIOp::create(b, loc, loBits, hiBits));
   }
 
   void finishKernel(OpBuilder &kb, Location loc, gpu::GPUFuncOp kernel) {

@@ -227,6 +227,41 @@ module {
 
 // -----
 
+// An f32 sum reduced by a warp accumulates in f64 (a lane may fold millions
+// of elements); the lanes exchange f64 as two 32-bit shuffles, and the sum
+// is rounded to f32 once, before it is added to the output.
+
+// CHECK-LABEL: module attributes {gpu.container_module
+// CHECK:       gpu.func @onyx_main_dispatch_0
+// CHECK:           %[[ACC:.*]] = scf.for {{.*}} iter_args(%[[A:.*]] = %{{.*}}) -> (f64) {
+// CHECK:             %[[V:.*]] = memref.load %{{.*}} : memref<?x?xf32>
+// CHECK-NEXT:        %[[W:.*]] = arith.extf %[[V]] : f32 to f64
+// CHECK-NEXT:        %[[S:.*]] = arith.addf %[[A]], %[[W]] : f64
+// CHECK:           gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : i32
+// CHECK-COUNT-9:   gpu.shuffle  xor {{.*}} : i32
+// CHECK:           %[[R:.*]] = arith.truncf %{{.*}} : f64 to f32
+// CHECK:           scf.if
+// CHECK:             arith.addf %{{.*}}, %[[R]] : f32
+
+module {
+  func.func @onyx_main(%ctx: !onyx.context) -> i32 {
+    %c0 = arith.constant 0 : index
+    %x = onyx.get_input %ctx[0] : memref<?x?xf32>
+    %n = memref.dim %x, %c0 : memref<?x?xf32>
+    %y = onyx.alloc_output %ctx[0] (%n) : memref<?xf32>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+        ins(%x : memref<?x?xf32>) outs(%y : memref<?xf32>) {
+    ^bb0(%in: f32, %acc: f32):
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+    %ok = arith.constant 0 : i32
+    return %ok : i32
+  }
+}
+
+// -----
+
 // Named contractions that onyx-cuda-lower-library-calls left to the
 // outlining (here: i32, which cuBLASLt is not asked for) are generalized and
 // run as reduction kernels.
@@ -458,6 +493,37 @@ module {
     %vb = memref.load %b[%c0] : memref<1xi64>
     %nb = arith.index_cast %vb : i64 to index
     %z = onyx.alloc_output %ctx[1] (%nb) : memref<?xf32>
+    %ok = arith.constant 0 : i32
+    return %ok : i32
+  }
+}
+
+// -----
+
+// A payload scalar that only kernels use is read inside them, later than
+// the host load stood; its buffer is overwritten before that (the min of
+// DynamicQuantizeLinear, then the max in the same buffer). It is first
+// copied on the device into a temporary of its own, which the kernel reads.
+
+// CHECK-LABEL: module attributes {gpu.container_module
+// CHECK:         onyx.alloc_temp %{{.*}} : memref<f32>
+// CHECK:         onyx.alloc_temp %{{.*}} : memref<f32>
+// CHECK:         gpu.launch_func @onyx_main_dispatch_0::@onyx_main_dispatch_0 {{.*}} args(%{{.*}} : memref<f32>, %[[SNAP:.*]] : memref<f32>)
+// CHECK:         gpu.launch_func @onyx_main_dispatch_1::@onyx_main_dispatch_1
+// CHECK:         gpu.launch_func @onyx_main_dispatch_2::@onyx_main_dispatch_2 {{.*}} args(%{{.*}} : memref<f32>, %[[SNAP]] : memref<f32>)
+
+module {
+  func.func @onyx_main(%ctx: !onyx.context) -> i32 {
+    %two = arith.constant 2.0 : f32
+    %r = onyx.alloc_temp %ctx : memref<f32>
+    %v = memref.load %r[] : memref<f32>
+    linalg.fill ins(%two : f32) outs(%r : memref<f32>)
+    %y = onyx.alloc_output %ctx[0] : memref<4xf32>
+    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>],
+                    iterator_types = ["parallel"]} outs(%y : memref<4xf32>) {
+    ^bb0(%out: f32):
+      linalg.yield %v : f32
+    }
     %ok = arith.constant 0 : i32
     return %ok : i32
   }
