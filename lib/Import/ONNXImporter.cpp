@@ -167,6 +167,13 @@ private:
   void collectValueInfo(const onnx::GraphProto &graph);
   void importGraphBody(const onnx::GraphProto &graph);
   void importNode(const onnx::NodeProto &node);
+  /// Scan before opset 9 (batch axis, sequence_lens): see its definition.
+  void importScanV8(const onnx::NodeProto &node, const std::string &nodeDesc,
+                    Location loc);
+  /// Imports `sub` as the single block of `region`, ending in onnx.Yield.
+  void importSubgraphInto(Region *region, const onnx::GraphProto &sub,
+                          const std::string &what, const onnx::NodeProto &node,
+                          Location loc);
   Type typeFromProto(const onnx::TypeProto &type, const std::string &what);
   Type tensorTypeFromTensor(const onnx::TensorProto &tensor);
   ElementsAttr tensorAttr(const onnx::TensorProto &tensor,
@@ -812,6 +819,9 @@ void Importer::importNode(const onnx::NodeProto &node) {
       node.name().empty() ? node.op_type() + "_" + node.output(0) : node.name();
   Location loc = NameLoc::get(builder.getStringAttr(nodeName));
 
+  if (node.op_type() == "Scan" && schema->SinceVersion() < 9)
+    return importScanV8(node, nodeDesc, loc);
+
   // Bring the node into the newest schema's form.
   NormalizedNode norm;
   norm.inputs.assign(node.input().begin(), node.input().end());
@@ -979,31 +989,155 @@ void Importer::importNode(const onnx::NodeProto &node) {
       continue;
     if (graphAttr->type() != onnx::AttributeProto::GRAPH)
       fail(nodeDesc + ": attribute '" + graphName + "' must be a graph");
-    const onnx::GraphProto &sub = graphAttr->g();
-    Block *block = new Block();
-    region->push_back(block);
-    OpBuilder::InsertionGuard guard(builder);
-    builder.setInsertionPointToStart(block);
-    ScopeTy scope(values);
-    for (const auto &input : sub.input()) {
-      Type t =
-          typeFromProto(input.type(), nodeDesc + ": subgraph '" + graphName +
-                                          "' input '" + input.name() + "'");
-      define(input.name(), block->addArgument(t, loc));
-    }
-    importGraphBody(sub);
-    SmallVector<Value> yielded;
-    for (const auto &output : sub.output())
-      yielded.push_back(lookup(output.name(), node));
-    OperationState yield(loc, "onnx.Yield");
-    yield.addOperands(yielded);
-    builder.create(yield);
+    importSubgraphInto(region, graphAttr->g(),
+                       nodeDesc + ": subgraph '" + graphName + "'", node, loc);
   }
 
   Operation *op = builder.create(state);
   for (size_t i = 0; i < size_t(node.output_size()); ++i)
     if (!node.output(int(i)).empty())
       define(node.output(int(i)), op->getResult(unsigned(i)));
+}
+
+void Importer::importSubgraphInto(Region *region, const onnx::GraphProto &sub,
+                                  const std::string &what,
+                                  const onnx::NodeProto &node, Location loc) {
+  Block *block = new Block();
+  region->push_back(block);
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToStart(block);
+  ScopeTy scope(values);
+  for (const auto &input : sub.input()) {
+    Type t =
+        typeFromProto(input.type(), what + " input '" + input.name() + "'");
+    define(input.name(), block->addArgument(t, loc));
+  }
+  importGraphBody(sub);
+  SmallVector<Value> yielded;
+  for (const auto &output : sub.output())
+    yielded.push_back(lookup(output.name(), node));
+  OperationState yield(loc, "onnx.Yield");
+  yield.addOperands(yielded);
+  builder.create(yield);
+}
+
+/// Scan before opset 9 has a batch axis 0 on every state and scan input,
+/// each batch element an independent scan, and an optional sequence_lens
+/// input. Without sequence_lens it is an outer Scan over the batch axis
+/// (no states: every input is scanned, every result stacked) whose body is
+/// the newest Scan on one batch element:
+///
+///   y, z = Scan-8(, init[B, ..], x[B, T, ..]) {directions}
+///   ==>
+///   y, z = onnx.Scan(init, x) {num_scan_inputs = N + M} (init_b, x_b) {
+///     Yield(onnx.Scan(init_b, x_b) {num_scan_inputs = M,
+///                                   scan_input_directions = directions})
+///   }
+void Importer::importScanV8(const onnx::NodeProto &node,
+                            const std::string &nodeDesc, Location loc) {
+  const onnx::GraphProto *body = nullptr;
+  int64_t numScanInputs = -1;
+  const onnx::AttributeProto *directions = nullptr;
+  for (const auto &attr : node.attribute()) {
+    if (attr.name() == "body" && attr.type() == onnx::AttributeProto::GRAPH)
+      body = &attr.g();
+    else if (attr.name() == "num_scan_inputs" &&
+             attr.type() == onnx::AttributeProto::INT)
+      numScanInputs = attr.i();
+    else if (attr.name() == "directions" &&
+             attr.type() == onnx::AttributeProto::INTS)
+      directions = &attr;
+    else
+      fail(nodeDesc + ": attribute '" + attr.name() +
+           "' is not supported for Scan before opset 9");
+  }
+  if (!body || numScanInputs < 1)
+    fail(nodeDesc + ": needs a body graph and num_scan_inputs >= 1");
+  if (node.input_size() > 0 && !node.input(0).empty())
+    fail(nodeDesc + ": sequence_lens (Scan before opset 9, input 0) is not "
+                    "supported yet; only full-length sequences are");
+  SmallVector<Value> operands;
+  for (int i = 1; i < node.input_size(); ++i)
+    operands.push_back(lookup(node.input(i), node));
+  int64_t numInputs = int64_t(operands.size());
+  int64_t numStates = numInputs - numScanInputs;
+  if (numStates < 0 || body->input_size() != numInputs ||
+      body->output_size() < numStates)
+    fail(nodeDesc + ": the body's inputs and outputs do not match the " +
+         std::to_string(numStates) + " states and " +
+         std::to_string(numScanInputs) + " scan inputs");
+
+  // Per batch element: the operand types without the batch axis.
+  auto dropBatch = [&](Value v, int64_t minRank) -> RankedTensorType {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    if (!type || type.getRank() < minRank)
+      fail(nodeDesc + ": Scan before opset 9 needs ranked inputs with a "
+                      "batch axis (and a sequence axis on scan inputs)");
+    return RankedTensorType::get(type.getShape().drop_front(),
+                                 type.getElementType());
+  };
+  SmallVector<Type> sliceTypes, innerTypes, outerTypes;
+  for (int64_t i = 0; i < numInputs; ++i)
+    sliceTypes.push_back(dropBatch(operands[i], i < numStates ? 1 : 2));
+  int64_t batch =
+      cast<RankedTensorType>(operands.front().getType()).getDimSize(0);
+  int64_t steps = cast<RankedTensorType>(sliceTypes[numStates]).getDimSize(0);
+  for (int64_t i = 0; i < body->output_size(); ++i) {
+    if (i < numStates) {
+      innerTypes.push_back(sliceTypes[i]);
+      continue;
+    }
+    auto out = dyn_cast<RankedTensorType>(
+        typeFromProto(body->output(int(i)).type(),
+                      nodeDesc + ": body output " + std::to_string(i)));
+    if (!out)
+      fail(nodeDesc + ": body output " + std::to_string(i) +
+           " needs a known rank");
+    SmallVector<int64_t> shape = {steps};
+    shape.append(out.getShape().begin(), out.getShape().end());
+    innerTypes.push_back(RankedTensorType::get(shape, out.getElementType()));
+  }
+  for (Type t : innerTypes) {
+    auto ranked = cast<RankedTensorType>(t);
+    SmallVector<int64_t> shape = {batch};
+    shape.append(ranked.getShape().begin(), ranked.getShape().end());
+    outerTypes.push_back(RankedTensorType::get(shape, ranked.getElementType()));
+  }
+
+  OperationState outer(loc, "onnx.Scan");
+  outer.addOperands(operands);
+  outer.addTypes(outerTypes);
+  outer.addAttribute("num_scan_inputs", builder.getI64IntegerAttr(numInputs));
+  Region *outerRegion = outer.addRegion();
+  {
+    Block *block = new Block();
+    outerRegion->push_back(block);
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(block);
+    SmallVector<Value> slices;
+    for (Type t : sliceTypes)
+      slices.push_back(block->addArgument(t, loc));
+    OperationState inner(loc, "onnx.Scan");
+    inner.addOperands(slices);
+    inner.addTypes(innerTypes);
+    inner.addAttribute("num_scan_inputs",
+                       builder.getI64IntegerAttr(numScanInputs));
+    if (directions)
+      inner.addAttribute(
+          "scan_input_directions",
+          builder.getI64ArrayAttr(SmallVector<int64_t>(
+              directions->ints().begin(), directions->ints().end())));
+    importSubgraphInto(inner.addRegion(), *body, nodeDesc + ": body", node,
+                       loc);
+    Operation *innerOp = builder.create(inner);
+    OperationState yield(loc, "onnx.Yield");
+    yield.addOperands(innerOp->getResults());
+    builder.create(yield);
+  }
+  Operation *op = builder.create(outer);
+  for (int i = 0; i < node.output_size(); ++i)
+    if (!node.output(i).empty())
+      define(node.output(i), op->getResult(unsigned(i)));
 }
 
 void Importer::importGraphBody(const onnx::GraphProto &graph) {

@@ -324,6 +324,42 @@ class DataDependentTest(unittest.TestCase):
             want = x * 2 if x.sum() > 0 else -x[:2]
             self.check(y, want, "x=%s" % x)
 
+    # -- Scan before opset 9 ------------------------------------------------
+
+    def test_scan_opset8_batch_axis(self):
+        # Scan-8: every state and scan input has a batch axis; each batch
+        # element is its own scan (here reversed); scan outputs in
+        # iteration order.
+        f2 = [vi(n, TensorProto.FLOAT, [2])
+              for n in ("sum_in", "next", "sum_out", "scan_out")]
+        body = helper.make_graph(
+            [helper.make_node("Add", ["sum_in", "next"], ["sum_out"]),
+             helper.make_node("Identity", ["sum_out"], ["scan_out"])],
+            "body", f2[:2], f2[2:])
+        graph = helper.make_graph(
+            [helper.make_node("Scan", ["", "init", "x"], ["y", "z"], body=body,
+                              num_scan_inputs=1, directions=[1])],
+            "scan8", [vi("init", TensorProto.FLOAT, ["b", 2]),
+                      vi("x", TensorProto.FLOAT, ["b", "t", 2])],
+            [vi("y", TensorProto.FLOAT, ["b", 2]),
+             vi("z", TensorProto.FLOAT, ["b", "t", 2])])
+        m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 8)])
+        m.ir_version = 7
+        onnx.checker.check_model(m)
+        so = self.compile(m, "scan8")
+        rng = np.random.default_rng(8)
+        for b, t in [(1, 3), (2, 4), (5, 1)]:
+            init = rng.standard_normal((b, 2)).astype(np.float32)
+            x = rng.standard_normal((b, t, 2)).astype(np.float32)
+            y, z = self.execute(so, {"init": init, "x": x})
+            want_y, want_z = init.copy(), np.zeros_like(x)
+            for i in range(b):
+                for k, step in enumerate(reversed(range(t))):
+                    want_y[i] = want_y[i] + x[i, step]
+                    want_z[i, k] = want_y[i]
+            self.check(y, want_y, "b=%d t=%d" % (b, t))
+            self.check(z, want_z, "b=%d t=%d" % (b, t))
+
     # -- Loop ------------------------------------------------------------------
 
     def test_loop_with_runtime_trip_count(self):

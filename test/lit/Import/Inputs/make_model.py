@@ -8,6 +8,9 @@ Usage: make_model.py KIND OUT.onnx
   computed-shape x[batch,4] -> Slice with run-time ends (from Shape) ->
                 Reshape to [batch, 2, -1] computed with Shape/Gather/Concat
                 -> Relu -> y (no declared shape: the ranks are inferred)
+  scan8         opset 8 Scan: init[batch,2], x[batch,3,2] (reverse), body
+                sum_out = sum_in + next, scan_out = sum_out
+  scan8-lens    the same with a sequence_lens input (not supported)
 """
 import sys
 
@@ -61,6 +64,37 @@ def main():
             helper.make_node("Reshape", ["sl", "t"], ["r"], name="reshape"),
             helper.make_node("Relu", ["r"], ["y"], name="act"),
         ]
+    elif kind in ("scan8", "scan8-lens"):
+        opsets = [helper.make_opsetid("", 8)]
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                          ["batch", 3, 2])
+        init = helper.make_tensor_value_info("init", TensorProto.FLOAT,
+                                             ["batch", 2])
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                          ["batch", 2])
+        z = helper.make_tensor_value_info("z", TensorProto.FLOAT,
+                                          ["batch", 3, 2])
+        f2 = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2])
+              for n in ("sum_in", "next", "sum_out", "scan_out")]
+        body = helper.make_graph(
+            [helper.make_node("Add", ["sum_in", "next"], ["sum_out"]),
+             helper.make_node("Identity", ["sum_out"], ["scan_out"])],
+            "body", f2[:2], f2[2:])
+        inputs = [init, x]
+        first = ""
+        if kind == "scan8-lens":
+            inputs.append(helper.make_tensor_value_info(
+                "lens", TensorProto.INT32, ["batch"]))
+            first = "lens"
+        nodes = [helper.make_node("Scan", [first, "init", "x"], ["y", "z"],
+                                  name="scan", body=body, num_scan_inputs=1,
+                                  directions=[1])]
+        graph = helper.make_graph(nodes, "g", inputs, [y, z])
+        model = helper.make_model(graph, opset_imports=opsets,
+                                  producer_name="onyx-lit")
+        with open(out, "wb") as f:
+            f.write(model.SerializeToString())
+        return
     else:
         raise SystemExit("unknown kind " + kind)
     graph = helper.make_graph(nodes, "g", [x], [y], initializer=inits)
