@@ -673,7 +673,11 @@ struct CUDALowerLibraryCallsPass
     if (zeroed && match.batch.empty() && match.n.size() == 1 && cDims &&
         cDims->back() == match.n.front() &&
         (biasAdd = findBiasAdd(op, match.c)) &&
-        onlyUsedBy(match.c, {op.getOperation(), biasAdd.getOperation()})) {
+        (onlyUsedBy(match.c, {op.getOperation(), biasAdd.getOperation()}) ||
+         // The Add writes C in place (onyx-elementwise-in-place): later
+         // readers of C read the Add's result, which the call writes.
+         (biasAdd.getDpsInits()[0] == match.c &&
+          !usedBetween(match.c, op, biasAdd)))) {
       anchor = biasAdd;
       target = biasAdd.getDpsInits()[0];
       biasBuffer = biasAdd.getDpsInputs()[0] == match.c
@@ -799,6 +803,25 @@ struct CUDALowerLibraryCallsPass
 
   /// Whether `buffer` is read only by `allowed` (and views/dims that only
   /// `allowed` use): then what the fused call does not write is never read.
+  /// Whether `buffer` (or an expand_shape view of it) is used by an op
+  /// strictly between `first` and `last` of one block.
+  static bool usedBetween(Value buffer, Operation *first, Operation *last) {
+    Block *block = first->getBlock();
+    for (Operation *user : buffer.getUsers()) {
+      if (isa<memref::DimOp>(user))
+        continue;
+      if (auto view = dyn_cast<memref::ExpandShapeOp>(user))
+        if (usedBetween(view.getResult(), first, last))
+          return true;
+      Operation *inBlock = block->findAncestorOpInBlock(*user);
+      if (!inBlock || inBlock == first || inBlock == last)
+        continue;
+      if (first->isBeforeInBlock(inBlock) && inBlock->isBeforeInBlock(last))
+        return true;
+    }
+    return false;
+  }
+
   static bool onlyUsedBy(Value buffer, ArrayRef<Operation *> allowed) {
     for (Operation *user : buffer.getUsers()) {
       if (isa<memref::DimOp>(user) || llvm::any_of(allowed, [&](Operation *op) {

@@ -226,3 +226,52 @@ module {
     return %ok : i32
   }
 }
+
+// -----
+
+// The bias Add after a GEMM writes C in place (onyx-elementwise-in-place)
+// and a later op reads C: the bias is still fused into the call (the bias
+// pointer is passed, the Add is gone), which writes what the later reader
+// reads, at the Add's position.
+
+// CHECK-LABEL: func.func @onyx_main
+// CHECK:         %[[T:.*]] = onyx.alloc_temp %{{.*}} : memref<64x32xf32>
+// CHECK:         %[[BT:.*]] = onyx.alloc_temp %{{.*}} : memref<32xf32>
+// CHECK-NEXT:    gpu.memcpy %[[BT]], %{{.*}} {onyx.session_constant}
+// CHECK:         call @onyxrt_cuda_gemm(
+// CHECK-NOT:     linalg.generic
+// CHECK:         linalg.generic {{.*}} ins(%[[C:.*]] : memref<?x32xf32>) outs(%{{.*}} : memref<?x32xf32>)
+// CHECK:           arith.maximumf
+// CHECK-NOT:     linalg.generic
+module {
+  memref.global "private" constant @w : memref<64x32xf32> = dense<1.0>
+  memref.global "private" constant @bias : memref<32xf32> = dense<0.5>
+  func.func @onyx_main(%ctx: !onyx.context) -> i32 {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f32
+    %x = onyx.get_input %ctx[0] : memref<?x64xf32>
+    %w = memref.get_global @w : memref<64x32xf32>
+    %bias = memref.get_global @bias : memref<32xf32>
+    %n = memref.dim %x, %c0 : memref<?x64xf32>
+    %c = onyx.alloc_temp %ctx (%n) : memref<?x32xf32>
+    linalg.fill ins(%zero : f32) outs(%c : memref<?x32xf32>)
+    linalg.matmul ins(%x, %w : memref<?x64xf32>, memref<64x32xf32>) outs(%c : memref<?x32xf32>)
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                    iterator_types = ["parallel", "parallel"]}
+        ins(%c, %bias : memref<?x32xf32>, memref<32xf32>) outs(%c : memref<?x32xf32>) {
+    ^bb0(%in: f32, %b: f32, %out: f32):
+      %s = arith.addf %in, %b : f32
+      linalg.yield %s : f32
+    }
+    %y = onyx.alloc_output %ctx[0] (%n) : memref<?x32xf32>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                    iterator_types = ["parallel", "parallel"]}
+        ins(%c : memref<?x32xf32>) outs(%y : memref<?x32xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %r = arith.maximumf %in, %zero : f32
+      linalg.yield %r : f32
+    }
+    %ok = arith.constant 0 : i32
+    return %ok : i32
+  }
+}
