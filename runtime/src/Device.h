@@ -41,6 +41,11 @@ public:
                       std::string &error) = 0;
   virtual bool download(void *hostDst, const void *deviceSrc, size_t bytes,
                         std::string &error) = 0;
+  /// Device -> device copy, ordered with the launches of the session like
+  /// the copies above (sequence elements, docs/sequences.md). `src` may be
+  /// a view into a buffer (an element of another sequence).
+  virtual bool copy(void *deviceDst, const void *deviceSrc, size_t bytes,
+                    std::string &error) = 0;
   /// Waits for all work of the session; reports errors of earlier
   /// asynchronous work.
   virtual bool synchronize(std::string &error) = 0;

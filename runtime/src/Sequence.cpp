@@ -42,20 +42,43 @@ Sequence *SequenceStore::newSequence(int32_t elemType) {
   }
 }
 
+const SeqElement *SequenceStore::newDeviceElement(const int64_t *shape,
+                                                  int64_t rank, size_t bytes,
+                                                  std::string &error) {
+  auto element = std::make_unique<SeqElement>();
+  element->shape.assign(shape, shape + rank);
+  element->bytes = bytes;
+  // Never NULL, also for 0 bytes (Device::allocate).
+  element->data = device->allocate(bytes, error);
+  if (!element->data)
+    return nullptr;
+  element->owned = true;
+  // Owned from here on: released by the destructor even if the copy fails.
+  elements.push_back(std::move(element));
+  return elements.back().get();
+}
+
 const SeqElement *SequenceStore::copyElement(const void *data, size_t bytes,
                                              const int64_t *shape, int64_t rank,
                                              std::string &error) {
   try {
+    if (device) {
+      // `data` is device memory (a kernel result, a device input, a view of
+      // another element): copied on the device, ordered after the work that
+      // wrote it and before any that reuses its buffer.
+      std::string why;
+      const SeqElement *element = newDeviceElement(shape, rank, bytes, why);
+      if (!element || !device->copy(element->data, data, bytes, why)) {
+        error = "copying a sequence element of " + std::to_string(bytes) +
+                " bytes on the " + std::string(device->name()) +
+                " device: " + why;
+        return nullptr;
+      }
+      return element;
+    }
     auto element = std::make_unique<SeqElement>();
     element->shape.assign(shape, shape + rank);
     element->bytes = bytes;
-    if (device) {
-      // Device sessions do not lower sequence ops yet (the compiler
-      // rejects them); the storage would come from here.
-      error = "sequences are not supported on the " +
-              std::string(device->name()) + " device yet";
-      return nullptr;
-    }
     element->data = allocAligned(bytes);
     if (!element->data) {
       error = "out of memory copying a sequence element of " +
@@ -84,6 +107,99 @@ const SeqElement *SequenceStore::borrowElement(const OnyxTensor *tensor) {
   } catch (...) {
     return nullptr;
   }
+}
+
+bool SequenceStore::uploadInput(size_t index, const OnyxTensor *value,
+                                std::string &error) {
+  try {
+    if (uploadedInputs.size() <= index)
+      uploadedInputs.resize(index + 1);
+    std::vector<const SeqElement *> &uploaded = uploadedInputs[index];
+    uploaded.clear();
+    if (value->kind == ONYX_VALUE_NONE)
+      return true;
+    // A present optional tensor is passed as the tensor itself.
+    std::vector<const OnyxTensor *> tensors;
+    if (value->kind == ONYX_VALUE_TENSOR)
+      tensors.push_back(value);
+    else
+      tensors.assign(value->elements.begin(), value->elements.end());
+    for (size_t k = 0; k < tensors.size(); ++k) {
+      const OnyxTensor *tensor = tensors[k];
+      std::string why;
+      const SeqElement *element =
+          newDeviceElement(tensor->shape, tensor->rank, tensor->byteSize, why);
+      if (!element ||
+          !device->upload(element->data, tensor->data, tensor->byteSize, why)) {
+        error = "element " + std::to_string(k) + ": " + why;
+        return false;
+      }
+      uploaded.push_back(element);
+    }
+    return true;
+  } catch (...) {
+    error = "out of memory";
+    return false;
+  }
+}
+
+bool SequenceStore::inputElements(size_t index, const OnyxTensor *value,
+                                  std::vector<const SeqElement *> &result) {
+  try {
+    if (device) {
+      // Uploaded when the call started (Session.cpp's uploadInputs).
+      if (index < uploadedInputs.size())
+        result = uploadedInputs[index];
+      return true;
+    }
+    if (value->kind == ONYX_VALUE_NONE)
+      return true;
+    if (value->kind == ONYX_VALUE_TENSOR) {
+      const SeqElement *e = borrowElement(value);
+      if (!e)
+        return false;
+      result.push_back(e);
+      return true;
+    }
+    for (const OnyxTensor *tensor : value->elements) {
+      const SeqElement *e = borrowElement(tensor);
+      if (!e)
+        return false;
+      result.push_back(e);
+    }
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+bool SequenceStore::readElement(void *hostDst, const SeqElement *element,
+                                std::string &error) {
+  if (element->bytes == 0)
+    return true;
+  if (!device) {
+    std::memcpy(hostDst, element->data, element->bytes);
+    return true;
+  }
+  // Element buffers are immutable and live until the call ends, so the
+  // download can wait until the call succeeded (Session.cpp's
+  // downloadOutputs): a failed call never writes into the caller tensors it
+  // discards, and the host does not wait for the device mid-call.
+  try {
+    downloads.push_back({hostDst, element->data, element->bytes});
+    return true;
+  } catch (...) {
+    error = "out of memory";
+    return false;
+  }
+}
+
+bool SequenceStore::finishDownloads(std::string &error) {
+  for (const Download &d : downloads)
+    if (!device->download(d.hostDst, d.deviceSrc, d.bytes, error))
+      return false;
+  downloads.clear();
+  return true;
 }
 
 bool validateValue(const ValueSpec &spec, const OnyxTensor *value,
@@ -176,18 +292,22 @@ std::string rangeText(size_t length, bool inclusiveEnd) {
          std::to_string(inclusiveEnd ? n : n - 1) + "]";
 }
 
-/// An OnyxTensor copy of one element (outputs).
-OnyxTensor *tensorOf(int32_t elemType, const SeqElement *element,
-                     std::string &error) {
+/// An OnyxTensor copy of one element (outputs; on a device session its
+/// data arrives with the store's finishDownloads).
+OnyxTensor *tensorOf(SequenceStore &store, int32_t elemType,
+                     const SeqElement *element, std::string &error) {
   OnyxTensor *tensor =
       createTensor(elemType, int64_t(element->shape.size()),
                    element->shape.data(), /*zero=*/false, error);
-  if (tensor && tensor->byteSize)
-    std::memcpy(tensor->data, element->data, tensor->byteSize);
+  if (tensor && !store.readElement(tensor->data, element, error)) {
+    destroyTensor(tensor);
+    return nullptr;
+  }
   return tensor;
 }
 
-OnyxTensor *sequenceValueOf(const Sequence *seq, std::string &error) {
+OnyxTensor *sequenceValueOf(SequenceStore &store, const Sequence *seq,
+                            std::string &error) {
   OnyxTensor *value = newValue(seq->elemType, ONYX_VALUE_SEQUENCE);
   if (!value) {
     error = "out of memory";
@@ -195,7 +315,7 @@ OnyxTensor *sequenceValueOf(const Sequence *seq, std::string &error) {
   }
   try {
     for (const SeqElement *element : seq->elements) {
-      OnyxTensor *tensor = tensorOf(seq->elemType, element, error);
+      OnyxTensor *tensor = tensorOf(store, seq->elemType, element, error);
       if (!tensor) {
         destroyTensor(value);
         return nullptr;
@@ -403,23 +523,8 @@ ONYX_API void *onyxrt_input_value(void *ctx, int64_t index) {
     return nullptr;
   // Validated before the call: a sequence, or the tensor of an optional.
   Sequence *seq = store->newSequence(value->elemType);
-  if (!seq)
-    return nullptr;
-  try {
-    if (value->kind == ONYX_VALUE_TENSOR) {
-      const SeqElement *e = store->borrowElement(value);
-      if (!e)
-        return nullptr;
-      seq->elements.push_back(e);
-      return seq;
-    }
-    for (const OnyxTensor *tensor : value->elements) {
-      const SeqElement *e = store->borrowElement(tensor);
-      if (!e)
-        return nullptr;
-      seq->elements.push_back(e);
-    }
-  } catch (...) {
+  if (!seq || !store->inputElements(size_t(index), value, seq->elements)) {
+    failCall(ctx, "out of memory reading input " + std::to_string(index));
     return nullptr;
   }
   return seq;
@@ -428,7 +533,8 @@ ONYX_API void *onyxrt_input_value(void *ctx, int64_t index) {
 ONYX_API int32_t onyxrt_set_output_value(void *ctx, int64_t index, void *value,
                                          const char *label) {
   const ValueSpec *spec = callOutputSpec(ctx, index);
-  if (!spec) {
+  SequenceStore *store = callSequenceStore(ctx);
+  if (!spec || !store) {
     failCall(ctx, "onyxrt_set_output_value: output index " +
                       std::to_string(index) + " out of range");
     return 1;
@@ -451,9 +557,9 @@ ONYX_API int32_t onyxrt_set_output_value(void *ctx, int64_t index, void *value,
                           std::to_string(seq->elements.size()) + " values");
         return 1;
       }
-      out = tensorOf(seq->elemType, seq->elements[0], error);
+      out = tensorOf(*store, seq->elemType, seq->elements[0], error);
     } else {
-      out = sequenceValueOf(seq, error);
+      out = sequenceValueOf(*store, seq, error);
     }
   } catch (...) {
     out = nullptr;

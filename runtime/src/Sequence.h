@@ -10,9 +10,15 @@
 // than once). Everything is owned by the call's SequenceStore and freed
 // when the call ends; graph outputs are copied out into OnyxTensor values.
 //
-// Element buffers come from the call's Device when the session has one
-// (the CUDA target does not lower sequences yet, so that path only
-// allocates and releases), else from the host allocator.
+// On a device session (CUDA) every element buffer is device memory from the
+// call's Device: an inserted element is copied device -> device (it is a
+// kernel result, a device input or a view of another element), the
+// elements of sequence/optional graph inputs are uploaded when the call
+// starts (like tensor inputs), and the elements of graph outputs are
+// downloaded into the caller's host tensors after the call's work, before
+// the final synchronization (like tensor outputs). The host never touches
+// element data there. A host session keeps elements in host memory and
+// borrows the caller's input tensors.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ONYX_RUNTIME_SEQUENCE_H
@@ -55,10 +61,41 @@ public:
   /// An element that borrows a caller's tensor (inputs outlive the call).
   const SeqElement *borrowElement(const OnyxTensor *tensor);
 
+  /// Device sessions, when the call starts: uploads the elements of input
+  /// `index` (a sequence value, the tensor of a present optional; nothing
+  /// for an empty optional). False with `error` set.
+  bool uploadInput(size_t index, const OnyxTensor *value, std::string &error);
+  /// The elements of input `index` as this call sees them: the uploaded
+  /// copies on a device session, else borrowed caller tensors. False on out
+  /// of memory.
+  bool inputElements(size_t index, const OnyxTensor *value,
+                     std::vector<const SeqElement *> &result);
+
+  /// Copies `element` into `hostDst` (its `bytes` bytes): at once on the
+  /// host; on a device session a download queued by finishDownloads (the
+  /// destination is a caller tensor of the call's outputs, written only if
+  /// the call succeeds). False with `error` set.
+  bool readElement(void *hostDst, const SeqElement *element,
+                   std::string &error);
+  /// Device sessions, after a successful run: issues the queued downloads
+  /// (valid after the device's synchronize()). False with `error` set.
+  bool finishDownloads(std::string &error);
+
 private:
+  const SeqElement *newDeviceElement(const int64_t *shape, int64_t rank,
+                                     size_t bytes, std::string &error);
+
   Device *device;
   std::vector<std::unique_ptr<Sequence>> sequences;
   std::vector<std::unique_ptr<SeqElement>> elements;
+  /// Device sessions: the uploaded elements of each input, by input index.
+  std::vector<std::vector<const SeqElement *>> uploadedInputs;
+  struct Download {
+    void *hostDst;
+    const void *deviceSrc;
+    size_t bytes;
+  };
+  std::vector<Download> downloads;
 };
 
 /// Session.cpp's hooks for Sequence.cpp: the call's store, its input values

@@ -9,7 +9,8 @@
 // A session whose metadata names a device (`device cuda`) owns a Device
 // (Device.h): inputs are uploaded when a call starts, outputs, temporaries
 // and pools are device memory, and outputs are copied back into the
-// caller's host tensors when the call succeeds.
+// caller's host tensors when the call succeeds. Sequence and optional
+// values take the same two paths element by element (Sequence.h).
 //
 // Nothing in this file lets an exception escape into C code or aborts.
 //
@@ -316,6 +317,15 @@ bool uploadInputs(CallContext &ctx, std::string &error) {
   for (size_t i = 0; i < ctx.deviceInputs.size(); ++i) {
     const OnyxTensor *tensor = ctx.inputs->tensors[i];
     std::string why;
+    if (md.inputs[i].kind != ONYX_SIGNATURE_TENSOR) {
+      // A sequence or optional (docs/sequences.md): each element is
+      // uploaded into device memory the call's sequence store owns.
+      if (ctx.sequences.uploadInput(i, tensor, why))
+        continue;
+      error = "copying " + inputLabel(md, i) + " to the " + ctx.device->name() +
+              " device: " + why;
+      return false;
+    }
     void *data = ctx.device->allocate(tensor->byteSize, why);
     if (data) {
       ctx.deviceInputs[i] = data;
@@ -329,11 +339,16 @@ bool uploadInputs(CallContext &ctx, std::string &error) {
   return true;
 }
 
-/// Device sessions, after a successful run: copies the outputs into the
-/// host tensors and waits for the device.
+/// Device sessions, after a successful run: copies the outputs (tensors,
+/// and the elements of sequence/optional outputs) into the host tensors
+/// and waits for the device.
 bool downloadOutputs(CallContext &ctx, std::string &error) {
   const ModelMetadata &md = ctx.state->metadata;
   std::string why;
+  if (!ctx.sequences.finishDownloads(why)) {
+    error = "copying a sequence or optional output to the host: " + why;
+    return false;
+  }
   for (size_t k = 0; k < ctx.outputs.size(); ++k) {
     OnyxTensor *tensor = ctx.outputs[k];
     if (!tensor || !ctx.deviceOutputs[k])

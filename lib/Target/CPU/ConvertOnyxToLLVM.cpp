@@ -611,39 +611,9 @@ struct ConvertOnyxToLLVMPass
     converter.addConversion(
         [ctx](OptionalType) { return LLVM::LLVMPointerType::get(ctx); });
 
-    // The CUDA target does not lower sequences yet: one clean error naming
-    // the node (device artifacts have a `device` metadata line).
-    if (auto text = module->getAttrOfType<StringAttr>(kModelMetadataAttrName);
-        text && text.getValue().contains("\ndevice ")) {
-      // The first op of a node (its location names it) if there is one,
-      // else the graph's sequence input or output.
-      Operation *first = nullptr, *io = nullptr;
-      module.walk([&](Operation *op) {
-        if (isa<GetInputValueOp, SetOutputValueOp>(op)) {
-          if (!io)
-            io = op;
-        } else if (!first &&
-                   isa<SeqEmptyOp, SeqLengthOp, SeqInsertOp, SeqAtOp,
-                       SeqEraseOp, OptionalNoneOp, OptionalWrapOp,
-                       OptionalUnwrapOp, OptionalHasOp>(op) &&
-                   isa<NameLoc, FusedLoc>(op->getLoc())) {
-          first = op;
-        }
-      });
-      if (first) {
-        first->emitError("sequence types are not supported on cuda yet");
-        return signalPassFailure();
-      }
-      if (io) {
-        bool input = isa<GetInputValueOp>(io);
-        int64_t index = input ? cast<GetInputValueOp>(io).getIndex()
-                              : cast<SetOutputValueOp>(io).getIndex();
-        io->emitError() << "sequence types are not supported on cuda yet "
-                        << "(graph " << (input ? "input " : "output ") << index
-                        << " is a sequence or optional)";
-        return signalPassFailure();
-      }
-    }
+    // Both targets lower the seq ops to the same onyxrt_seq_* calls: on a
+    // device session the runtime keeps the elements in device memory
+    // (element data pointers are device buffers, docs/sequences.md).
 
     RewritePatternSet patterns(ctx);
     populateFuncToLLVMConversionPatterns(converter, patterns);

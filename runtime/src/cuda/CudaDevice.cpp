@@ -335,6 +335,22 @@ bool CudaDevice::download(void *hostDst, const void *deviceSrc, size_t bytes,
   return true;
 }
 
+bool CudaDevice::copy(void *deviceDst, const void *deviceSrc, size_t bytes,
+                      std::string &error) {
+  if (bytes == 0)
+    return true;
+  // On the session stream: after the kernels that wrote `deviceSrc`, before
+  // the ones that reuse its buffer (a temporary, a pool slot).
+  CUresult result = api.cuMemcpyDtoDAsync(
+      reinterpret_cast<CUdeviceptr>(deviceDst),
+      reinterpret_cast<CUdeviceptr>(deviceSrc), bytes, stream);
+  if (result != CUDA_SUCCESS) {
+    error = describe("cuMemcpyDtoDAsync", result);
+    return false;
+  }
+  return true;
+}
+
 bool CudaDevice::stageReadback(void *hostDst, const void *deviceSrc,
                                size_t bytes, std::string &error) {
   if (bytes == 0)

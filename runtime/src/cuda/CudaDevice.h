@@ -114,6 +114,8 @@ public:
               std::string &error) override;
   bool download(void *hostDst, const void *deviceSrc, size_t bytes,
                 std::string &error) override;
+  bool copy(void *deviceDst, const void *deviceSrc, size_t bytes,
+            std::string &error) override;
   bool synchronize(std::string &error) override;
 
   /// Readbacks through pinned staging: `stageReadback` queues an async copy
