@@ -33,6 +33,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -58,6 +59,9 @@ namespace {
 
 /// Marks a gpu.memcpy that copies device data to the host and waits for it.
 constexpr llvm::StringLiteral kReadbackAttr = "onyx.readback";
+
+/// On a warp reduction: the constant its output was filled with, absorbed.
+constexpr llvm::StringLiteral kReductionInitAttr = "onyx.reduction_init";
 
 /// Grid-stride loops cover any size; the grid is capped well inside the
 /// hardware limit.
@@ -293,6 +297,7 @@ struct CUDAOutlineDispatchesPass
       deviceData.clear();
       if (failed(normalize(func)))
         return signalPassFailure();
+      absorbReductionFills(func);
       // Top-level generics and those inside host control flow (a Loop
       // body, an RNN's time steps): the launch stays where the op was.
       SmallVector<linalg::GenericOp> dispatches;
@@ -1443,7 +1448,13 @@ struct CUDAOutlineDispatchesPass
       OpOperand &init = generic.getDpsInitsMutable()[0];
       SmallVector<Value> indices =
           applyIndexing(tb, loc, generic.getMatchingIndexingMap(&init), ivs);
-      Value old = memref::LoadOp::create(tb, loc, init.get(), indices);
+      // The fill before the reduction, absorbed (absorbReductionFills):
+      // its value instead of the element.
+      Value old;
+      if (auto value = generic->getAttrOfType<TypedAttr>(kReductionInitAttr))
+        old = arith::ConstantOp::create(tb, loc, value);
+      else
+        old = memref::LoadOp::create(tb, loc, init.get(), indices);
       Value result = combine(tb, loc, combiner, old, acc);
       memref::StoreOp::create(tb, loc, result, init.get(), indices);
     }
@@ -1453,6 +1464,42 @@ struct CUDAOutlineDispatchesPass
     for (linalg::IndexOp index : indexOps) {
       index.replaceAllUsesWith(ivs[index.getDim()]);
       index.erase();
+    }
+  }
+
+  /// A constant fill of a warp reduction's output right before it (the
+  /// softmax max's -inf, a sum's 0): the kernel's lane 0 writes
+  /// combine(fill, sum of the lanes) instead of combining into the stored
+  /// element, and the fill kernel goes away.
+  void absorbReductionFills(func::FuncOp func) {
+    SmallVector<linalg::GenericOp> reductions;
+    func.walk([&](linalg::GenericOp op) {
+      if (!op->getParentOfType<linalg::LinalgOp>() && warpReductionCombiner(op))
+        reductions.push_back(op);
+    });
+    for (linalg::GenericOp op : reductions) {
+      Value out = op.getDpsInits()[0];
+      Operation *prev = op->getPrevNode();
+      while (prev && prev->getNumRegions() == 0 &&
+             (isMemoryEffectFree(prev) || isa<ViewLikeOpInterface>(prev)))
+        prev = prev->getPrevNode();
+      auto fill = dyn_cast_or_null<linalg::GenericOp>(prev);
+      if (!fill || fill.getNumDpsInits() != 1 || fill.getDpsInits()[0] != out ||
+          fill.getNumDpsInputs() != 1 ||
+          isa<MemRefType>(fill.getDpsInputs()[0].getType()) ||
+          fill.getNumReductionLoops() != 0 ||
+          !fill.getIndexingMapsArray()[1].isIdentity())
+        continue;
+      Block &body = fill.getRegion().front();
+      auto yield = cast<linalg::YieldOp>(body.getTerminator());
+      if (body.getOperations().size() != 1 ||
+          yield.getOperand(0) != body.getArgument(0))
+        continue;
+      TypedAttr value;
+      if (!matchPattern(fill.getDpsInputs()[0], m_Constant(&value)))
+        continue;
+      op->setAttr(kReductionInitAttr, value);
+      fill.erase();
     }
   }
 

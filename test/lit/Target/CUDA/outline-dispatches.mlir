@@ -262,6 +262,41 @@ module {
 
 // -----
 
+// A constant fill of a warp reduction's output right before it is absorbed:
+// one kernel, whose lane 0 writes max(-inf, lanes) (folded to the lanes'
+// max) instead of reading the element back.
+
+// CHECK-LABEL: module attributes {gpu.container_module
+// CHECK:         gpu.launch_func @onyx_main_dispatch_0::@onyx_main_dispatch_0
+// CHECK-NOT:     gpu.launch_func
+// CHECK:       gpu.func @onyx_main_dispatch_0
+// CHECK:         gpu.shuffle  xor %{{.*}}, %c1_i32, %c32_i32 : f32
+// CHECK-NEXT:    %[[LANES:.*]] = arith.maximumf
+// CHECK-NEXT:    arith.cmpi eq
+// CHECK-NEXT:    scf.if
+// CHECK-NEXT:      memref.store %[[LANES]]
+
+module {
+  func.func @onyx_main(%ctx: !onyx.context) -> i32 {
+    %c0 = arith.constant 0 : index
+    %neginf = arith.constant 0xFF800000 : f32
+    %x = onyx.get_input %ctx[0] : memref<?x?xf32>
+    %n = memref.dim %x, %c0 : memref<?x?xf32>
+    %y = onyx.alloc_output %ctx[0] (%n) : memref<?xf32>
+    linalg.fill ins(%neginf : f32) outs(%y : memref<?xf32>)
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+        ins(%x : memref<?x?xf32>) outs(%y : memref<?xf32>) {
+    ^bb0(%in: f32, %acc: f32):
+      %s = arith.maximumf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+    %ok = arith.constant 0 : i32
+    return %ok : i32
+  }
+}
+
+// -----
+
 // Named contractions that onyx-cuda-lower-library-calls left to the
 // outlining (here: i32, which cuBLASLt is not asked for) are generalized and
 // run as reduction kernels.
