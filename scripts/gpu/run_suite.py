@@ -79,10 +79,76 @@ class Runtime:
             "onyx_tensor_data": (vp, [vp]),
             "onyx_state_last_error": (ctypes.c_char_p, [vp]),
             "onyxrt_state_create_error": (ctypes.c_char_p, []),
+            # Sequence/optional values (docs/sequences.md).
+            "onyx_value_kind": (i32, [vp]),
+            "onyx_sequence_create": (vp, [i32]),
+            "onyx_sequence_append": (ctypes.c_int, [vp, vp]),
+            "onyx_sequence_length": (sz, [vp]),
+            "onyx_sequence_get": (vp, [vp, sz]),
+            "onyx_optional_none_create": (vp, [i32]),
         }
         for name, (res, args) in sig.items():
-            fn = getattr(L, name)
+            fn = getattr(L, name, None)
+            if fn is None:  # an older runtime: tensors only
+                continue
             fn.restype, fn.argtypes = res, args
+
+    def tensor(self, a):
+        a = np.require(a, requirements="C")
+        shape = (ctypes.c_int64 * max(1, a.ndim))(*a.shape)
+        return self.lib.onyx_tensor_create_copy(NP_TO_ONNX[a.dtype], a.ndim, shape,
+                                                a.ctypes.data_as(ctypes.c_void_p))
+
+    def value(self, path, tp):
+        """The .pb at `path` (TensorProto, SequenceProto or OptionalProto,
+        per the graph input type `tp`) as a runtime value."""
+        import onnx
+        from onnx import numpy_helper
+        data = open(path, "rb").read()
+        kind = tp.WhichOneof("value")
+        if kind in ("sequence_type", "optional_type"):
+            inner = tp
+            while inner.WhichOneof("value") in ("sequence_type", "optional_type"):
+                inner = getattr(inner, inner.WhichOneof("value")).elem_type
+            code = inner.tensor_type.elem_type
+            if kind == "sequence_type":
+                proto = onnx.SequenceProto()
+                proto.ParseFromString(data)
+                elements = numpy_helper.to_list(proto)
+            else:
+                proto = onnx.OptionalProto()
+                proto.ParseFromString(data)
+                if proto.HasField("tensor_value"):
+                    return self.tensor(numpy_helper.to_array(proto.tensor_value))
+                if not proto.HasField("sequence_value"):
+                    return self.lib.onyx_optional_none_create(code)
+                elements = numpy_helper.to_list(proto.sequence_value)
+            seq = self.lib.onyx_sequence_create(code)
+            for a in elements:
+                self.lib.onyx_sequence_append(seq, self.tensor(a))
+            return seq
+        t = onnx.TensorProto()
+        t.ParseFromString(data)
+        return self.tensor(numpy_helper.to_array(t))
+
+    def read_value(self, t):
+        """A runtime value as an array, ("seq", [values]) or ("none",)."""
+        kind = self.lib.onyx_value_kind(t)
+        if kind == 0:
+            return self.read_tensor(t)
+        n = self.lib.onyx_sequence_length(t)
+        if kind != 1 and n == 0:
+            return ("none",)
+        return ("seq", [self.read_value(self.lib.onyx_sequence_get(t, i))
+                        for i in range(n)])
+
+    def read_tensor(self, t):
+        code = self.lib.onyx_tensor_element_type(t)
+        rank = self.lib.onyx_tensor_rank(t)
+        shape = tuple(self.lib.onyx_tensor_shape(t)[i] for i in range(rank))
+        buf = ctypes.string_at(self.lib.onyx_tensor_data(t),
+                               self.lib.onyx_tensor_byte_size(t))
+        return np.frombuffer(buf, dtype=ONNX_TO_NP[code]).reshape(shape).copy()
 
     def make_list(self, arrays, codes=None):
         lst = self.lib.onyx_tensor_list_create()
@@ -277,6 +343,88 @@ def check_shapes(rt, art, model_path, inputs, mode_result):
 # Worker: runs tests in order, one JSON line per test
 # ---------------------------------------------------------------------------
 
+def expected_value(path, tp):
+    """The reference output at `path` like Runtime.read_value's result."""
+    import onnx
+    from onnx import numpy_helper
+    data = open(path, "rb").read()
+    kind = tp.WhichOneof("value")
+    if kind == "sequence_type":
+        proto = onnx.SequenceProto()
+        proto.ParseFromString(data)
+        return ("seq", numpy_helper.to_list(proto))
+    if kind == "optional_type":
+        proto = onnx.OptionalProto()
+        proto.ParseFromString(data)
+        if proto.HasField("tensor_value"):
+            return numpy_helper.to_array(proto.tensor_value)
+        if proto.HasField("sequence_value"):
+            return ("seq", numpy_helper.to_list(proto.sequence_value))
+        return ("none",)
+    t = onnx.TensorProto()
+    t.ParseFromString(data)
+    return numpy_helper.to_array(t)
+
+
+def same_value(got, want):
+    """Why `got` differs from `want` (None when equal within RTOL/ATOL)."""
+    if isinstance(want, tuple):
+        if not isinstance(got, tuple) or got[0] != want[0]:
+            return "got %r, expected %s" % (type(got).__name__, want[0])
+        if want[0] == "none":
+            return None
+        if len(got[1]) != len(want[1]):
+            return "%d elements, expected %d" % (len(got[1]), len(want[1]))
+        for i, (g, w) in enumerate(zip(got[1], want[1])):
+            why = same_value(g, w)
+            if why:
+                return "element %d: %s" % (i, why)
+        return None
+    if isinstance(got, tuple):
+        return "got a %s, expected a tensor" % got[0]
+    if got.shape != want.shape:
+        return "shape %s, expected %s" % (got.shape, want.shape)
+    if not np.allclose(got.astype(np.float64), want.astype(np.float64),
+                       rtol=RTOL, atol=ATOL, equal_nan=True):
+        return "values differ"
+    return None
+
+
+def run_value_test(rt, art, model_path, ddir, entry):
+    """A test with sequence/optional inputs or outputs: values through the
+    runtime's value API (docs/sequences.md), compared element by element."""
+    import onnx
+    m = onnx.load(model_path, load_external_data=False)
+    inits = {i.name for i in m.graph.initializer}
+    ins = [i for i in m.graph.input if i.name not in inits]
+    lst = rt.lib.onyx_tensor_list_create()
+    for f, i in zip(entry["inputs"], ins):
+        rt.lib.onyx_tensor_list_append(lst, rt.value(os.path.join(ddir, f), i.type))
+    try:
+        res = art.lib.inference_compute(art.state, lst)
+        if not res:
+            return "error", (rt.lib.onyx_state_last_error(art.state) or b"").decode()
+        try:
+            for k, (f, o) in enumerate(zip(entry["outputs"], m.graph.output)):
+                got = rt.read_value(rt.lib.onyx_tensor_list_get(res, k))
+                why = same_value(got, expected_value(os.path.join(ddir, f), o.type))
+                if why:
+                    return "wrong", "output %d: %s" % (k, why)
+            return "pass", ""
+        finally:
+            rt.lib.onyx_tensor_list_destroy(res)
+    finally:
+        rt.lib.onyx_tensor_list_destroy(lst)
+
+
+def has_values(model_path):
+    """Whether the model has sequence/optional graph inputs or outputs."""
+    import onnx
+    m = onnx.load(model_path, load_external_data=False)
+    return any(v.type.WhichOneof("value") != "tensor_type"
+               for v in list(m.graph.input) + list(m.graph.output))
+
+
 def run_test(rt, root, manifest, name, mode, shapes):
     import node_suite
     entry = manifest["tests"][name]
@@ -293,6 +441,11 @@ def run_test(rt, root, manifest, name, mode, shapes):
         return res
     res["create_ms"] = (time.perf_counter() - t0) * 1e3
     try:
+        model_path = os.path.join(ddir, "model.onnx")
+        if has_values(model_path):
+            status, why = run_value_test(rt, art, model_path, ddir, entry)
+            res.update(status=status, reason=why)
+            return res
         inputs = [load_pb(os.path.join(ddir, f)) for f in entry["inputs"]]
         refs = [load_pb(os.path.join(ddir, f)) for f in entry["outputs"]]
         t1 = time.perf_counter()

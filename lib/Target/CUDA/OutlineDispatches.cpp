@@ -565,6 +565,23 @@ struct CUDAOutlineDispatchesPass
                                     copy.getTarget());
         rewriter.eraseOp(copy);
       }
+      // The runtime copies an inserted element device to device: a host
+      // constant is inserted from its session copy on the device.
+      if (auto insert = dyn_cast<SeqInsertOp>(op)) {
+        Value element = insert.getElement();
+        Space space = spaceOf(element);
+        if (space == Space::Mixed)
+          return op->emitError("a sequence element that is host memory on "
+                               "one path and device memory on another; not "
+                               "supported on cuda yet");
+        if (space == Space::Host) {
+          FailureOr<Value> copy = deviceCopyOf(element, op);
+          if (failed(copy))
+            return failure();
+          insert.getElementMutable().assign(*copy);
+        }
+        continue;
+      }
       if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
         if (failed(checkDispatchable(linalgOp)))
           return failure();

@@ -563,3 +563,26 @@ module {
     return %ok : i32
   }
 }
+
+// -----
+
+// The runtime copies an inserted sequence element device to device: a host
+// constant is inserted from its session copy on the device.
+
+// CHECK-LABEL: module attributes {gpu.container_module
+// CHECK:         %[[G:.*]] = memref.get_global @c : memref<2xf32>
+// CHECK:         %[[T:.*]] = onyx.alloc_temp %{{.*}} : memref<2xf32>
+// CHECK-NEXT:    gpu.memcpy %[[T]], %[[G]] : memref<2xf32>, memref<2xf32> {onyx.session_constant}
+// CHECK:         onyx.seq_insert %{{.*}}, %[[T]] : <f32>, memref<2xf32>
+
+module {
+  memref.global "private" constant @c : memref<2xf32> = dense<[1.0, 2.0]>
+  func.func @onyx_main(%ctx: !onyx.context) -> i32 {
+    %ok = arith.constant 0 : i32
+    %g = memref.get_global @c : memref<2xf32>
+    %e = onyx.seq_empty : <f32>
+    %s = onyx.seq_insert %e, %g : <f32>, memref<2xf32>
+    onyx.set_output_value %ctx[0], %s : !onyx.sequence<f32>
+    return %ok : i32
+  }
+}
