@@ -24,6 +24,10 @@ struct OnyxTensor {
   size_t byteSize = 0;
   /// Never NULL for a live tensor, even when byteSize is 0.
   void *data = nullptr;
+  /// IO binding: `data` is device memory (onyx_tensor_wrap_device, or a
+  /// device output); the tensor frees it only when it owns it.
+  bool onDevice = false;
+  bool ownsData = true;
   /// ONYX_VALUE_TENSOR, or a sequence (owning `elements`) or an empty
   /// optional (docs/sequences.md); those two have rank 0 and no data bytes.
   int32_t kind = ONYX_VALUE_TENSOR;

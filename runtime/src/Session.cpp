@@ -73,6 +73,17 @@ struct OnyxState {
 
   /// Where tensors live while the generated code runs; NULL: the host.
   std::unique_ptr<Device> device;
+  /// IO binding (onyx_state_set_device_outputs): outputs stay on the
+  /// device; the last call's output buffers, released by the next call.
+  bool deviceOutputs = false;
+  std::vector<void *> heldOutputs;
+
+  void releaseHeldOutputs() {
+    for (void *ptr : heldOutputs)
+      if (device)
+        device->release(ptr);
+    heldOutputs.clear();
+  }
 
   void trimPools() {
     for (auto &entry : pools) {
@@ -85,6 +96,7 @@ struct OnyxState {
     retainedBytes = 0;
   }
   ~OnyxState() {
+    releaseHeldOutputs();
     trimPools();
     if (weightsMap)
       munmap(weightsMap, weightsMapSize);
@@ -326,6 +338,8 @@ bool uploadInputs(CallContext &ctx, std::string &error) {
               " device: " + why;
       return false;
     }
+    if (tensor->onDevice)
+      continue; // IO binding: read in place (onyxrt_input_data)
     void *data = ctx.device->allocate(tensor->byteSize, why);
     if (data) {
       ctx.deviceInputs[i] = data;
@@ -353,6 +367,17 @@ bool downloadOutputs(CallContext &ctx, std::string &error) {
     OnyxTensor *tensor = ctx.outputs[k];
     if (!tensor || !ctx.deviceOutputs[k])
       continue;
+    if (ctx.state->deviceOutputs) {
+      // IO binding: the tensor takes the device buffer, which the session
+      // keeps until the next call.
+      freeAligned(tensor->data);
+      tensor->data = ctx.deviceOutputs[k];
+      tensor->onDevice = true;
+      tensor->ownsData = false;
+      ctx.state->heldOutputs.push_back(ctx.deviceOutputs[k]);
+      ctx.deviceOutputs[k] = nullptr;
+      continue;
+    }
     if (!ctx.device->download(tensor->data, ctx.deviceOutputs[k],
                               tensor->byteSize, why)) {
       error = "copying output " + std::to_string(k) + " " +
@@ -613,6 +638,32 @@ ONYX_API OnyxTensorList *onyxrt_run(OnyxState *state,
       return nullptr;
     }
 
+    for (size_t i = 0; i < inputs->tensors.size(); ++i) {
+      if (inputs->tensors[i]->onDevice && !state->device) {
+        state->lastError = inputLabel(state->metadata, i) +
+                           " is device memory, but this model runs on the "
+                           "host";
+        return nullptr;
+      }
+      for (const OnyxTensor *element : inputs->tensors[i]->elements)
+        if (element->onDevice) {
+          state->lastError =
+              inputLabel(state->metadata, i) +
+              ": device tensors inside sequences are not supported";
+          return nullptr;
+        }
+    }
+    // The previous call's device outputs (IO binding) are released when
+    // this call returns: the caller may pass them in as inputs.
+    struct ReleaseAtReturn {
+      OnyxState *state;
+      std::vector<void *> held;
+      ~ReleaseAtReturn() {
+        for (void *ptr : held)
+          state->device->release(ptr);
+      }
+    } previous{state, {}};
+    previous.held.swap(state->heldOutputs);
     CallContext ctx(state, inputs);
     state->calls++;
     state->lastCallSyncs = 0;
@@ -662,6 +713,13 @@ ONYX_API OnyxTensorList *onyxrt_run(OnyxState *state,
 
 ONYX_API const char *onyx_state_last_error(const OnyxState *state) {
   return state ? state->lastError.c_str() : "the state is NULL";
+}
+
+ONYX_API int onyx_state_set_device_outputs(OnyxState *state, int enable) {
+  if (!state || !state->device)
+    return -1;
+  state->deviceOutputs = enable != 0;
+  return 0;
 }
 
 ONYX_API int onyx_state_sync_stats(const OnyxState *state,
@@ -732,7 +790,7 @@ ONYX_API void *onyxrt_input_data(void *ctx, int64_t index) {
     failOutOfRange(c, "onyxrt_input_data: input index", index);
     return nullptr;
   }
-  if (c->device)
+  if (c->device && !c->inputs->tensors[index]->onDevice)
     return c->deviceInputs[index];
   return c->inputs->tensors[index]->data;
 }

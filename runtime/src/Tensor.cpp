@@ -172,7 +172,8 @@ void destroyTensor(OnyxTensor *tensor) {
     return;
   for (OnyxTensor *element : tensor->elements)
     destroyTensor(element);
-  freeAligned(tensor->data);
+  if (tensor->ownsData)
+    freeAligned(tensor->data);
   delete[] tensor->shape;
   delete tensor;
 }
@@ -209,6 +210,34 @@ ONYX_API OnyxTensor *onyx_tensor_create_copy(int32_t elemType, int32_t rank,
 }
 
 ONYX_API void onyx_tensor_destroy(OnyxTensor *tensor) { destroyTensor(tensor); }
+
+ONYX_API OnyxTensor *onyx_tensor_wrap_device(int32_t elemType, int32_t rank,
+                                             const int64_t *shape,
+                                             void *deviceData) {
+  try {
+    std::string error;
+    // Shape checks and the byte size as for a host tensor, without data.
+    OnyxTensor *tensor =
+        createTensor(elemType, rank, shape, /*zero=*/false, error);
+    if (!tensor)
+      return nullptr;
+    if (!deviceData && tensor->byteSize != 0) {
+      destroyTensor(tensor);
+      return nullptr;
+    }
+    freeAligned(tensor->data);
+    tensor->data = deviceData;
+    tensor->onDevice = true;
+    tensor->ownsData = false;
+    return tensor;
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+ONYX_API int onyx_tensor_is_device(const OnyxTensor *tensor) {
+  return tensor && tensor->onDevice ? 1 : 0;
+}
 
 ONYX_API int32_t onyx_tensor_element_type(const OnyxTensor *tensor) {
   return tensor ? tensor->elemType : ONYX_UNDEFINED;

@@ -481,3 +481,105 @@ TEST(DeviceSequence, FailedCallsDownloadNothingAndReleaseEverything) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// IO binding: device inputs read in place, outputs left on the device
+//===----------------------------------------------------------------------===//
+
+/// y = 2 * x, on the "device".
+int32_t doubleOnDevice(void *ctx) {
+  void *x = onyxrt_input_data(ctx, 0);
+  CHECK_OR_FAIL(fake->isDevice(x));
+  int64_t n = onyxrt_input_dim(ctx, 0, 0);
+  void *y = onyxrt_alloc_output(ctx, 0, 1, &n);
+  CHECK_OR_FAIL(y && fake->isDevice(y));
+  std::vector<float> values = fake->read(x, size_t(n));
+  for (float &v : values)
+    v *= 2;
+  fake->write(y, values);
+  return 0;
+}
+
+TEST(DeviceIOBinding, DeviceInputsAreReadInPlaceAndOutputsStayOnTheDevice) {
+  StatePtr state = makeState(doubleOnDevice, "onyx-model v1\ninput x 1 1 ?n\n"
+                                             "output y 1 1 ?n\ndevice cuda\n");
+  ASSERT_TRUE(state && fake);
+  std::string error;
+  void *x = fake->allocate(12, error);
+  ASSERT_TRUE(x);
+  fake->write(x, {1, 2, 3});
+  int64_t n = 3;
+
+  // A device input: no upload; the output is downloaded as usual.
+  {
+    ListPtr in(onyx_tensor_list_create());
+    onyx_tensor_list_append(in.get(),
+                            onyx_tensor_wrap_device(ONYX_F32, 1, &n, x));
+    ASSERT_TRUE(onyx_tensor_is_device(onyx_tensor_list_get(in.get(), 0)));
+    Counts before = counts();
+    ListPtr out(onyxrt_run(state.get(), in.get()));
+    ASSERT_TRUE(out) << onyx_state_last_error(state.get());
+    Counts c = since(before);
+    EXPECT_EQ(c.uploads, 0u);
+    EXPECT_EQ(c.downloads, 1u);
+    OnyxTensor *y = onyx_tensor_list_get(out.get(), 0);
+    EXPECT_FALSE(onyx_tensor_is_device(y));
+    EXPECT_EQ(valuesOf(y), std::vector<float>({2, 4, 6}));
+  }
+
+  // Device outputs: no download; the buffer stays live until the next call
+  // returns, so it can be that call's input (chaining), then is released.
+  ASSERT_EQ(onyx_state_set_device_outputs(state.get(), 1), 0);
+  void *first = nullptr;
+  {
+    ListPtr in(onyx_tensor_list_create());
+    onyx_tensor_list_append(in.get(),
+                            onyx_tensor_wrap_device(ONYX_F32, 1, &n, x));
+    Counts before = counts();
+    ListPtr out(onyxrt_run(state.get(), in.get()));
+    ASSERT_TRUE(out) << onyx_state_last_error(state.get());
+    EXPECT_EQ(since(before).downloads, 0u);
+    OnyxTensor *y = onyx_tensor_list_get(out.get(), 0);
+    ASSERT_TRUE(onyx_tensor_is_device(y));
+    first = onyx_tensor_data(y);
+    EXPECT_EQ(fake->read(first, 3), std::vector<float>({2, 4, 6}));
+  } // destroying the list does not free the device buffer
+  size_t live = fake->liveBuffers();
+  {
+    ListPtr in(onyx_tensor_list_create());
+    onyx_tensor_list_append(in.get(),
+                            onyx_tensor_wrap_device(ONYX_F32, 1, &n, first));
+    ListPtr out(onyxrt_run(state.get(), in.get()));
+    ASSERT_TRUE(out) << onyx_state_last_error(state.get());
+    EXPECT_EQ(
+        fake->read(onyx_tensor_data(onyx_tensor_list_get(out.get(), 0)), 3),
+        std::vector<float>({4, 8, 12}));
+  }
+  // The first output was released when the second call returned; the
+  // second is held.
+  EXPECT_EQ(fake->liveBuffers(), live);
+  fake->release(x);
+  state.reset();
+  EXPECT_EQ(fake,
+            nullptr); // every device buffer released (checked by ~FakeDevice)
+}
+
+TEST(DeviceIOBinding, HostSessionsRejectDeviceTensors) {
+  OnyxModelDesc desc{ONYX_ABI_VERSION,
+                     "onyx-model v1\ninput x 1 1 ?n\noutput y 1 1 ?n\n",
+                     doubleOnDevice};
+  const char *error = nullptr;
+  StatePtr state(onyxrt_state_create(&desc, &error));
+  ASSERT_TRUE(state) << (error ? error : "");
+  EXPECT_EQ(onyx_state_set_device_outputs(state.get(), 1), -1);
+  int64_t n = 3;
+  float bogus[3] = {0, 0, 0};
+  ListPtr in(onyx_tensor_list_create());
+  onyx_tensor_list_append(in.get(),
+                          onyx_tensor_wrap_device(ONYX_F32, 1, &n, bogus));
+  EXPECT_EQ(onyxrt_run(state.get(), in.get()), nullptr);
+  EXPECT_NE(std::string(onyx_state_last_error(state.get()))
+                .find("is device memory, but this model runs on the host"),
+            std::string::npos)
+      << onyx_state_last_error(state.get());
+}

@@ -69,6 +69,16 @@ ONYX_API const int64_t *onyx_tensor_shape(const OnyxTensor *tensor);
 ONYX_API int64_t onyx_tensor_num_elements(const OnyxTensor *tensor);
 ONYX_API size_t onyx_tensor_byte_size(const OnyxTensor *tensor);
 ONYX_API void *onyx_tensor_data(OnyxTensor *tensor);
+/* IO binding (sessions whose model runs on a device, `device cuda`): a
+ * tensor over `deviceData`, memory of that device which the caller owns
+ * (never copied or freed by Onyx). As an input it is read in place, without
+ * an upload; a host session rejects it. onyx_tensor_data returns the device
+ * pointer. NULL on invalid arguments or out of memory. */
+ONYX_API OnyxTensor *onyx_tensor_wrap_device(int32_t elemType, int32_t rank,
+                                             const int64_t *shape,
+                                             void *deviceData);
+/* Non-zero when the tensor's data is device memory. */
+ONYX_API int onyx_tensor_is_device(const OnyxTensor *tensor);
 
 /*--- Tensor lists ---------------------------------------------------------*/
 /* An ordered list that owns its tensors. */
@@ -186,6 +196,15 @@ typedef struct OnyxMemoryStats {
 ONYX_API int onyx_state_pool_info(const OnyxState *state, size_t index,
                                   int64_t *domainId, uint64_t *requestedBytes,
                                   uint64_t *capacityBytes);
+/* IO binding for device sessions: with `enable` non-zero, inference_compute
+ * returns tensor outputs in device memory (onyx_tensor_is_device) instead
+ * of downloading them. Their data stays valid until the next
+ * inference_compute on the state returns (so it may be that call's input)
+ * or the state is destroyed (the session owns it);
+ * the tensors are still destroyed with onyx_tensor_list_destroy. Sequence
+ * and optional outputs are still host values. Returns 0; -1 for a NULL
+ * state or a session without a device. */
+ONYX_API int onyx_state_set_device_outputs(OnyxState *state, int enable);
 /* Host synchronizations for readbacks (a payload scalar that host code
  * needs: a data-dependent size, a loop bound or condition): in the last
  * call, over the session's calls, and the number of calls. Any pointer may
