@@ -455,8 +455,14 @@ class Onyx:
                 ("onyx_state_last_error", ctypes.c_char_p, [vp]),
                 ("onyx_state_memory_stats", ctypes.c_int,
                  [vp, ctypes.POINTER(OnyxMemoryStats)]),
-                ("onyxrt_state_create_error", ctypes.c_char_p, [])]:
-            f = getattr(L, fn)
+                ("onyxrt_state_create_error", ctypes.c_char_p, []),
+                # IO binding (docs/runtime-abi.md); absent in older runtimes.
+                ("onyx_tensor_wrap_device", vp, [i32, i32, ctypes.POINTER(i64), vp]),
+                ("onyx_tensor_is_device", ctypes.c_int, [vp]),
+                ("onyx_state_set_device_outputs", ctypes.c_int, [vp, ctypes.c_int])]:
+            f = getattr(L, fn, None)
+            if f is None:
+                continue
             f.restype, f.argtypes = res, args
         self.art = A = ctypes.CDLL(artifact)
         A.onyx_state_create.restype, A.onyx_state_create.argtypes = vp, []
@@ -622,6 +628,45 @@ def time_onyx(clock, onyx, inputs, ref, r):
     r["onyx_ms"], r["onyx_ms_min"], r["onyx_runs"] = statistics.median(times), min(times), n
     r["onyx_activation_bytes"] = onyx.activation_bytes()
     onyx.rt.onyx_tensor_list_destroy(lst)
+    time_onyx_device(clock, onyx, inputs, ref, r)
+
+
+def time_onyx_device(clock, onyx, inputs, ref, r):
+    """Onyx with IO binding: inputs already on the GPU (torch tensors read
+    in place), outputs left there - what eager's device-resident time
+    measures. The outputs of the device-input call are checked against the
+    reference first (downloaded as usual); then outputs stay on the device
+    for the timing (each call still waits for its work)."""
+    if not clock.cuda or not hasattr(onyx.rt, "onyx_tensor_wrap_device"):
+        return
+    torch = clock.torch
+    xs = [torch.from_numpy(np.require(a, requirements="C")).to(clock.dev) for a in inputs]
+    lst = onyx.rt.onyx_tensor_list_create()
+    for x, a in zip(xs, inputs):
+        shape = (ctypes.c_int64 * max(1, a.ndim))(*a.shape)
+        t = onyx.rt.onyx_tensor_wrap_device(NP_TO_ONNX[np.dtype(a.dtype)], a.ndim, shape,
+                                            ctypes.c_void_p(x.data_ptr()))
+        onyx.rt.onyx_tensor_list_append(lst, t)
+    clock.sync()
+    try:
+        out = onyx.call(lst)  # device inputs, host outputs: checked
+        r["onyx_dev_rel_err"] = rel_err(out[0], ref)
+        if onyx.rt.onyx_state_set_device_outputs(onyx.state, 1) != 0:
+            return
+        est = clock.warm(lambda: onyx.call(lst, read=False))
+        n = clock.count(est)
+        times = []
+        for _ in range(n):
+            t0 = time.perf_counter()
+            onyx.call(lst, read=False)  # returns when the GPU work is done
+            times.append((time.perf_counter() - t0) * 1e3)
+        r["onyx_dev_ms"] = statistics.median(times)
+    except RuntimeError as e:
+        r["onyx_dev_error"] = str(e).splitlines()[0][:200] if str(e) else "error"
+    finally:
+        onyx.rt.onyx_state_set_device_outputs(onyx.state, 0)
+        onyx.rt.onyx_tensor_list_destroy(lst)
+        del xs
 
 
 def compile_case(clock, model, inputs, ref, r):
@@ -649,8 +694,8 @@ def fmt(v, f):
 
 def table(results):
     cols = ["model", "case", "eager ms", "eager h2h ms", "compile ms", "compile h2h ms",
-            "onyx ms", "vs eager", "vs compile", "rel err", "eager peak MiB", "onyx MiB",
-            "compile s"]
+            "onyx ms", "vs eager", "vs compile", "onyx dev ms", "dev vs eager",
+            "dev vs compile", "rel err", "eager peak MiB", "onyx MiB", "compile s"]
     lines = ["| " + " | ".join(cols) + " |", "|" + " --- |" * len(cols)]
     for r in results:
         g = r.get
@@ -662,6 +707,11 @@ def table(results):
                fmt(ch, "%.3f"), fmt(on, "%.3f") if on else "ERR",
                fmt(eh / on if eh and on else None, "%.2fx"),
                fmt(ch / on if ch and on else None, "%.2fx"),
+               fmt(g("onyx_dev_ms"), "%.3f"),
+               fmt(g("eager_ms") / g("onyx_dev_ms")
+                   if g("eager_ms") and g("onyx_dev_ms") else None, "%.2fx"),
+               fmt(g("compile_ms") / g("onyx_dev_ms")
+                   if g("compile_ms") and g("onyx_dev_ms") else None, "%.2fx"),
                fmt(g("rel_err"), "%.1e"),
                fmt(g("eager_peak_bytes") / 2**20 if g("eager_peak_bytes") is not None else None,
                    "%.1f"),
