@@ -613,7 +613,7 @@ struct CUDAOutlineDispatchesPass
       if (op->getNumRegions() && !isa<gpu::LaunchFuncOp>(op)) {
         bool device = false;
         op->walk([&](Operation *inner) {
-          if (isa<linalg::LinalgOp, memref::CopyOp>(inner) ||
+          if (isa<linalg::LinalgOp, memref::CopyOp, SeqInsertOp>(inner) ||
               touchesDeviceData(inner))
             device = true;
         });

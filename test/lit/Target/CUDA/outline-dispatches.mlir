@@ -586,3 +586,31 @@ module {
     return %ok : i32
   }
 }
+
+// -----
+
+// The same inside host control flow (an If branch building a sequence).
+
+// CHECK-LABEL: module attributes {gpu.container_module
+// CHECK:         scf.if
+// CHECK:           %[[G:.*]] = memref.get_global @c : memref<2xf32>
+// CHECK:           %[[T:.*]] = onyx.alloc_temp %{{.*}} : memref<2xf32>
+// CHECK-NEXT:      gpu.memcpy %[[T]], %[[G]] : memref<2xf32>, memref<2xf32> {onyx.session_constant}
+// CHECK:           onyx.seq_insert %{{.*}}, %[[T]] : <f32>, memref<2xf32>
+
+module {
+  memref.global "private" constant @c : memref<2xf32> = dense<[1.0, 2.0]>
+  func.func @onyx_main(%ctx: !onyx.context, %flag: i1) -> i32 {
+    %ok = arith.constant 0 : i32
+    %e = onyx.seq_empty : <f32>
+    %s = scf.if %flag -> (!onyx.sequence<f32>) {
+      %g = memref.get_global @c : memref<2xf32>
+      %t = onyx.seq_insert %e, %g : <f32>, memref<2xf32>
+      scf.yield %t : !onyx.sequence<f32>
+    } else {
+      scf.yield %e : !onyx.sequence<f32>
+    }
+    onyx.set_output_value %ctx[0], %s : !onyx.sequence<f32>
+    return %ok : i32
+  }
+}
