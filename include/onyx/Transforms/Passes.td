@@ -167,14 +167,14 @@ def HostVisibility : Pass<"onyx-host-visibility", "mlir::ModuleOp"> {
     bound or condition, a branch or a check: proven host-visible buffers
     (constants, stack buffers, external weights) are left alone; on the CPU
     the load becomes `onyx.readback_scalar`, the first of each run of
-    readbacks at the same point carrying the synchronization; on cuda a
-    payload read inside a host loop that also writes model buffers is
-    rejected with an error naming the node (the CUDA outliner downloads the
-    others).
+    readbacks at the same point carrying the synchronization; on cuda the
+    loads are left to onyx-cuda-outline-dispatches, which reads back what
+    host logic needs, runs host loops over device data as one-thread
+    kernels and rejects what it cannot make visible.
   }];
   let options = [
     Option<"target", "target", "std::string", "\"cpu\"",
-           "cpu (readbacks) or cuda (reject host loops over device data)">
+           "cpu (readbacks) or cuda (left to the CUDA outliner)">
   ];
   let dependentDialects = ["onyx::OnyxDialect", "mlir::memref::MemRefDialect"];
 }
@@ -271,11 +271,13 @@ def CUDALowerLibraryCalls
 
 def CUDAOutlineDispatches
     : Pass<"onyx-cuda-outline-dispatches", "mlir::ModuleOp"> {
-  let summary = "Outline each top-level linalg op of the entry into a GPU kernel";
+  let summary = "Outline the entry's linalg ops and host loops over device data into GPU kernels";
   let description = [{
-    The IREE seed's dispatch outlining, one dispatch per top-level linalg op
-    of the bound entry function (elementwise and broadcast generics: every
-    iterator parallel). Each dispatch becomes a `gpu.module` holding one
+    The IREE seed's dispatch outlining, one dispatch per linalg op of the
+    bound entry function outside kernels (top level or inside host control
+    flow such as a Loop body; parallel and reduction iterators, reductions
+    by one warp per output element with f32 sums accumulated in f64, a
+    constant fill before one absorbed). Each dispatch becomes a `gpu.module` holding one
     `gpu.func` kernel whose arguments are the buffer bindings (a bare base
     pointer per distinct buffer) followed by i64 scalars: the dynamic
     offset, sizes and strides of each binding (deduplicated, so a dim shared
@@ -284,10 +286,15 @@ def CUDAOutlineDispatches
     (the shape ties folded into the loads and stores) and the iteration
     space is walked by a grid-stride loop over the linearized domain. The
     host launches it with `gpu.launch_func`, the grid computed from the
-    dynamic dims. `memref.copy` becomes a copy kernel, `memref.get_global`
-    constants are uploaded into call temporaries, and identical kernels are
-    deduplicated. Reductions, library ops (matmul, convolution) and host
-    reads of tensor data are reported as not supported on cuda yet. The model
+    dynamic dims. `memref.copy` becomes a copy kernel, constants and external
+    weights are read through their session copy on the device, and identical
+    kernels are deduplicated. Host loop nests over device data (the CPU form
+    of data-dependent kernels) become one-thread kernels whose scalar results
+    are read back (metadata line `serial <node>`); payload scalars only
+    kernels use are snapshotted on the device; what host logic needs is read
+    back right after the last device write (`gpu.memcpy {onyx.readback}`,
+    grouped per point); a read of a buffer that is host memory on one path
+    and device memory on another is an error naming the op. The model
     metadata gains the line `device cuda`.
   }];
   let options = [
@@ -329,8 +336,11 @@ def CUDALowerLaunches : Pass<"onyx-cuda-lower-launches", "mlir::ModuleOp"> {
   let description = [{
     In the entry function, each `gpu.launch_func` becomes a call to
     `onyxrt_cuda_launch(ctx, kernel, label, grid, block, n, args)` with the
-    kernel arguments packed as 8-byte slots, and each `gpu.memcpy` (constant
-    upload) a call to `onyxrt_cuda_upload`; a non-zero status returns 1
+    kernel arguments packed as 8-byte slots, each `gpu.memcpy` a constant
+    upload (`onyxrt_cuda_upload`, or the session's copy for
+    `onyx.session_constant`) or a readback (`onyxrt_cuda_readback` into
+    pinned staging, the last of a run at one point followed by the run's one
+    synchronization, `onyxrt_cuda_readback_wait`); a non-zero status returns 1
     from the entry (the runtime has recorded the message naming the CUDA
     call and the node). Each `gpu.binary` becomes private constant globals
     (the cubin, the NUL-terminated PTX) and one `OnyxCudaKernel` descriptor
