@@ -7,7 +7,7 @@ output_K.pb SequenceProto) and tensor outputs must match numpy references.
 The node suite covers If/Loop/SequenceMap/Optional; this file adds the ops
 the suite lacks or only touches lightly:
 
-  * SplitToSequence (scalar split, 1-D split, no split with keepdims=0) and
+  * SplitToSequence (scalar split, 1-D split, no split with keepdims 0 and 1) and
     ConcatFromSequence (axis and new_axis) round trips, SequenceErase,
     SequenceLength;
   * bad positions and an empty optional are one clean `error:` line naming
@@ -137,14 +137,18 @@ class SequenceTest(unittest.TestCase):
                              new_axis=1),
             helper.make_node("SequenceErase", ["parts", "minus_one"], ["erased"]),
             helper.make_node("SequenceLength", ["erased"], ["n"]),
+            # No split, keepdims=1 (the default): pieces of extent 1 kept.
+            helper.make_node("SplitToSequence", ["x"], ["cols"], axis=1),
         ], [vi("x", TensorProto.FLOAT, ["r", "c"]), vi("sizes", TensorProto.INT64, ["k"]),
             vi("minus_one", TensorProto.INT64, [])],
             [seq_vi("chunks", TensorProto.FLOAT), seq_vi("rows", TensorProto.FLOAT),
              vi("joined", TensorProto.FLOAT, ["jr", "jc"]), vi("stacked", TensorProto.FLOAT, ["sr", "sc"]),
-             seq_vi("erased", TensorProto.FLOAT), vi("n", TensorProto.INT64, [])],
+             seq_vi("erased", TensorProto.FLOAT), vi("n", TensorProto.INT64, []),
+             seq_vi("cols", TensorProto.FLOAT)],
             "split_concat")
         so = self.compile(m, "split_concat")
-        kinds = ["sequence", "sequence", "tensor", "tensor", "sequence", "tensor"]
+        kinds = ["sequence", "sequence", "tensor", "tensor", "sequence", "tensor",
+                 "sequence"]
         for r, c, sizes in [(3, 5, [1, 2]), (4, 4, [4, 0]), (1, 1, [1])]:
             x = np.arange(r * c, dtype=np.float32).reshape(r, c)
             got = self.execute(so, {"x": x, "sizes": np.array(sizes, np.int64),
@@ -158,6 +162,7 @@ class SequenceTest(unittest.TestCase):
             self.check(got[3], x.T, "stacked")
             self.check(got[4], parts[:-1], "erased")
             self.check(got[5], np.int64(len(sizes) - 1), "length")
+            self.check(got[6], [x[:, i:i + 1] for i in range(c)], "cols")
         # The split must cover the axis: a clean error naming the node.
         self.execute(so, {"x": np.zeros((3, 2), np.float32), "sizes": np.array([1, 1], np.int64),
                           "minus_one": np.int64(-1)}, kinds,

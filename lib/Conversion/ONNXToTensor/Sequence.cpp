@@ -482,6 +482,8 @@ FailureOr<SmallVector<Value>> lowerSplitToSequence(Operation *op,
             shapeOut[d] = inputType->getDimSize(d);
         if (dropAxis)
           shapeOut.erase(shapeOut.begin() + *axis);
+        else if (isNone(split))
+          shapeOut[*axis] = 1;
         auto sliceType =
             RankedTensorType::get(shapeOut, inputType->getElementType());
         Value slice = tensor::ExtractSliceOp::create(nb, nl, sliceType, input,
