@@ -130,6 +130,19 @@ Value fromI64(OpBuilder &b, Location loc, Value slot, Type type) {
   return arith::TruncIOp::create(b, loc, type, slot);
 }
 
+/// The element `load` reads, as a one-element view (rank > 0).
+Value elementView(OpBuilder &b, memref::LoadOp load) {
+  MemRefType type = load.getMemRefType();
+  SmallVector<OpFoldResult> offsets(load.getIndices().begin(),
+                                    load.getIndices().end());
+  SmallVector<OpFoldResult> ones(type.getRank(), b.getIndexAttr(1));
+  auto elementType = memref::SubViewOp::inferRankReducedResultType(
+      {1}, type, offsets, ones, ones);
+  return memref::SubViewOp::create(b, load.getLoc(),
+                                   cast<MemRefType>(elementType),
+                                   load.getMemRef(), offsets, ones, ones);
+}
+
 /// The buffer a chain of views starts from.
 Value rootBuffer(Value buffer) {
   while (auto view = buffer.getDefiningOp<ViewLikeOpInterface>())
@@ -479,14 +492,7 @@ struct CUDAOutlineDispatchesPass
         SmallVector<Value> needed(load.getIndices());
         needed.push_back(load.getMemRef());
         readbackPoint(b, needed);
-        SmallVector<OpFoldResult> offsets(load.getIndices().begin(),
-                                          load.getIndices().end());
-        SmallVector<OpFoldResult> ones(type.getRank(), b.getIndexAttr(1));
-        auto elementType = memref::SubViewOp::inferRankReducedResultType(
-            {1}, type, offsets, ones, ones);
-        auto element =
-            memref::SubViewOp::create(b, loc, cast<MemRefType>(elementType),
-                                      load.getMemRef(), offsets, ones, ones);
+        Value element = elementView(b, load);
         auto copy = memref::AllocaOp::create(
             b, loc, MemRefType::get({1}, type.getElementType()));
         auto memcpy =
@@ -681,13 +687,7 @@ struct CUDAOutlineDispatchesPass
     Value element = load.getMemRef();
     SmallVector<Value> at;
     if (type.getRank() > 0) {
-      SmallVector<OpFoldResult> offsets(load.getIndices().begin(),
-                                        load.getIndices().end());
-      SmallVector<OpFoldResult> ones(type.getRank(), b.getIndexAttr(1));
-      auto elementType = memref::SubViewOp::inferRankReducedResultType(
-          {1}, type, offsets, ones, ones);
-      element = memref::SubViewOp::create(b, loc, cast<MemRefType>(elementType),
-                                          element, offsets, ones, ones);
+      element = elementView(b, load);
       at.push_back(arith::ConstantIndexOp::create(b, loc, 0));
     }
     auto copyType = type.getRank() > 0

@@ -627,6 +627,34 @@ std::unique_ptr<Device> createCudaDevice(std::string &error) {
 
 using namespace onyx::rt;
 
+namespace {
+
+/// What the copy services share: the call's device, a size check, the
+/// copy, and any failure recorded under `label` (or `what`).
+template <typename Copy>
+int32_t copyService(void *ctx, const char *service, const char *label,
+                    const char *what, int64_t bytes, Copy copy) {
+  CudaDevice *device = cudaDeviceOf(ctx);
+  try {
+    if (!device) {
+      failCall(ctx, std::string(service) + ": the session has no CUDA device");
+      return 1;
+    }
+    std::string error;
+    if (bytes < 0 || !copy(*device, size_t(bytes), error)) {
+      failCall(ctx, std::string(label ? label : what) + ": " +
+                        (bytes < 0 ? "negative size" : error));
+      return 1;
+    }
+    return 0;
+  } catch (...) {
+    failCall(ctx, std::string("out of memory in ") + service);
+    return 1;
+  }
+}
+
+} // namespace
+
 extern "C" {
 
 ONYX_API int32_t onyxrt_cuda_launch(void *ctx, const OnyxCudaKernel *kernel,
@@ -658,24 +686,10 @@ ONYX_API int32_t onyxrt_cuda_launch(void *ctx, const OnyxCudaKernel *kernel,
 ONYX_API int32_t onyxrt_cuda_upload(void *ctx, void *deviceDst,
                                     const void *hostSrc, int64_t bytes,
                                     const char *label) {
-  CudaDevice *device = cudaDeviceOf(ctx);
-  try {
-    if (!device) {
-      failCall(ctx, "onyxrt_cuda_upload: the session has no CUDA device");
-      return 1;
-    }
-    std::string error;
-    if (bytes < 0 ||
-        !device->upload(deviceDst, hostSrc, size_t(bytes), error)) {
-      failCall(ctx, std::string(label ? label : "upload") + ": " +
-                        (bytes < 0 ? "negative size" : error));
-      return 1;
-    }
-    return 0;
-  } catch (...) {
-    failCall(ctx, "out of memory uploading a constant");
-    return 1;
-  }
+  return copyService(ctx, "onyxrt_cuda_upload", label, "upload", bytes,
+                     [&](CudaDevice &device, size_t size, std::string &error) {
+                       return device.upload(deviceDst, hostSrc, size, error);
+                     });
 }
 
 ONYX_API void *onyxrt_cuda_constant(void *ctx, const void *hostSrc,
@@ -705,53 +719,20 @@ ONYX_API void *onyxrt_cuda_constant(void *ctx, const void *hostSrc,
 ONYX_API int32_t onyxrt_cuda_download(void *ctx, void *hostDst,
                                       const void *deviceSrc, int64_t bytes,
                                       const char *label) {
-  CudaDevice *device = cudaDeviceOf(ctx);
-  try {
-    if (!device) {
-      failCall(ctx, "onyxrt_cuda_download: the session has no CUDA device");
-      return 1;
-    }
-    // A readback is a host synchronization: counted (onyx-run --stats),
-    // subject to fault injection, and it waits for the kernels before the
-    // copy is issued.
-    if (onyxrt_host_sync(ctx, label) != 0)
-      return 1;
-    std::string error;
-    if (bytes < 0 ||
-        !device->download(hostDst, deviceSrc, size_t(bytes), error) ||
-        !device->synchronize(error)) {
-      failCall(ctx, std::string(label ? label : "readback") + ": " +
-                        (bytes < 0 ? "negative size" : error));
-      return 1;
-    }
-    return 0;
-  } catch (...) {
-    failCall(ctx, "out of memory reading back a tensor");
+  // A readback on its own: staged, then its synchronization.
+  if (onyxrt_cuda_readback(ctx, hostDst, deviceSrc, bytes, label) != 0)
     return 1;
-  }
+  return onyxrt_cuda_readback_wait(ctx, label);
 }
 
 ONYX_API int32_t onyxrt_cuda_readback(void *ctx, void *hostDst,
                                       const void *deviceSrc, int64_t bytes,
                                       const char *label) {
-  CudaDevice *device = cudaDeviceOf(ctx);
-  try {
-    if (!device) {
-      failCall(ctx, "onyxrt_cuda_readback: the session has no CUDA device");
-      return 1;
-    }
-    std::string error;
-    if (bytes < 0 ||
-        !device->stageReadback(hostDst, deviceSrc, size_t(bytes), error)) {
-      failCall(ctx, std::string(label ? label : "readback") + ": " +
-                        (bytes < 0 ? "negative size" : error));
-      return 1;
-    }
-    return 0;
-  } catch (...) {
-    failCall(ctx, "out of memory reading back a tensor");
-    return 1;
-  }
+  return copyService(ctx, "onyxrt_cuda_readback", label, "readback", bytes,
+                     [&](CudaDevice &device, size_t size, std::string &error) {
+                       return device.stageReadback(hostDst, deviceSrc, size,
+                                                   error);
+                     });
 }
 
 ONYX_API int32_t onyxrt_cuda_readback_wait(void *ctx, const char *label) {
