@@ -810,11 +810,35 @@ struct CUDAOutlineDispatchesPass
     DispatchInterface iface;
     if (failed(collectInterface(hb, op, iface, results)))
       return failure();
+    // An outer loop whose iterations touch disjoint slices of what they
+    // write runs its iterations on separate threads (grid-stride).
+    auto rows = dyn_cast<scf::ForOp>(op);
+    if (rows && !independentIterations(rows))
+      rows = {};
+    int64_t threads = rows ? blockSize : 1;
     gpu::GPUFuncOp kernel = createKernel(
-        module, func, loc, iface, /*threads=*/1,
+        module, func, loc, iface, threads,
         [&](OpBuilder &kb, gpu::GPUFuncOp fn) {
           IRMapping map = bindInterface(kb, fn, loc, iface);
           Operation *clone = kb.clone(*op, map);
+          if (rows) {
+            // lb' = lb + thread * step, step' = step * threads in the grid.
+            auto loop = cast<scf::ForOp>(clone);
+            OpBuilder lb(loop);
+            Value tid = gpu::ThreadIdOp::create(lb, loc, gpu::Dimension::x);
+            Value bid = gpu::BlockIdOp::create(lb, loc, gpu::Dimension::x);
+            Value bdim = gpu::BlockDimOp::create(lb, loc, gpu::Dimension::x);
+            Value gdim = gpu::GridDimOp::create(lb, loc, gpu::Dimension::x);
+            Value thread = arith::AddIOp::create(
+                lb, loc, arith::MulIOp::create(lb, loc, bid, bdim), tid);
+            Value all = arith::MulIOp::create(lb, loc, gdim, bdim);
+            Value step = loop.getStep();
+            loop.getLowerBoundMutable().assign(arith::AddIOp::create(
+                lb, loc, loop.getLowerBound(),
+                arith::MulIOp::create(lb, loc, thread, step)));
+            loop.getStepMutable().assign(
+                arith::MulIOp::create(lb, loc, step, all));
+          }
           for (auto [i, result] : llvm::enumerate(clone->getResults())) {
             Value index = arith::ConstantIndexOp::create(kb, loc, i);
             memref::StoreOp::create(kb, loc, toI64(kb, loc, result),
@@ -827,9 +851,36 @@ struct CUDAOutlineDispatchesPass
     for (Value scalar : iface.scalars)
       hostArgs.push_back(toI64(hb, loc, scalar));
     Value one = arith::ConstantIndexOp::create(hb, loc, 1);
+    Value blocks = one, block = one;
+    if (rows) {
+      // ceil((ub - lb) / step) iterations (0 when ub <= lb), 256 a block.
+      Value span = arith::SubIOp::create(
+          hb, loc,
+          arith::MaxSIOp::create(hb, loc, rows.getUpperBound(),
+                                 rows.getLowerBound()),
+          rows.getLowerBound());
+      Value trips = arith::DivUIOp::create(
+          hb, loc,
+          arith::AddIOp::create(
+              hb, loc, span,
+              arith::SubIOp::create(hb, loc, rows.getStep(), one)),
+          rows.getStep());
+      block = arith::ConstantIndexOp::create(hb, loc, blockSize);
+      blocks = arith::MaxUIOp::create(
+          hb, loc, one,
+          arith::MinUIOp::create(
+              hb, loc,
+              arith::DivUIOp::create(
+                  hb, loc,
+                  arith::AddIOp::create(
+                      hb, loc, trips,
+                      arith::ConstantIndexOp::create(hb, loc, blockSize - 1)),
+                  block),
+              arith::ConstantIndexOp::create(hb, loc, kMaxGridBlocks)));
+    }
     auto launch = gpu::LaunchFuncOp::create(
-        hb, loc, kernel, gpu::KernelDim3{one, one, one},
-        gpu::KernelDim3{one, one, one}, Value(), hostArgs);
+        hb, loc, kernel, gpu::KernelDim3{blocks, one, one},
+        gpu::KernelDim3{block, one, one}, Value(), hostArgs);
     std::string node = nodeNameOf(loc);
     if (!node.empty())
       launch->setAttr("onyx.node", hb.getStringAttr(node));
@@ -848,6 +899,88 @@ struct CUDAOutlineDispatchesPass
     op->erase();
     deviceData.clear();
     return success();
+  }
+
+  /// Whether the iterations of `loop` (host code, run as a kernel) may run
+  /// concurrently: no loop-carried values, the bounds known on the host, no
+  /// structured ops or views made inside, and every buffer the body writes
+  /// indexed by the loop's induction variable in one fixed position by
+  /// every access to it (so iterations write, and read back, disjoint
+  /// slices); buffers only read are free. A buffer written in the body must
+  /// not be reachable under another name (a view of it) in the body.
+  bool independentIterations(scf::ForOp loop) {
+    if (loop.getNumResults() != 0)
+      return false;
+    for (Value bound :
+         {loop.getLowerBound(), loop.getUpperBound(), loop.getStep()})
+      if (dependsOnDeviceData(bound))
+        return false;
+    Value iv = loop.getInductionVar();
+    // The buffer a memref designates through views, but not through
+    // memref.view (distinct live pool views never overlap).
+    auto base = [](Value memref) {
+      while (Operation *def = memref.getDefiningOp()) {
+        if (isa<memref::ViewOp>(def))
+          break;
+        if (auto view = dyn_cast<ViewLikeOpInterface>(def))
+          memref = view.getViewSource();
+        else if (auto reshape = dyn_cast<memref::ReshapeOp>(def))
+          memref = reshape.getSource();
+        else
+          break;
+      }
+      return memref;
+    };
+    DenseMap<Value, int64_t> written; // buffer -> position of the iv
+    SmallVector<std::pair<Value, ValueRange>> loads;
+    bool ok = true;
+    loop.getBody()->walk([&](Operation *inner) {
+      if (isa<linalg::LinalgOp, memref::CopyOp, ViewLikeOpInterface,
+              memref::ReshapeOp>(inner) &&
+          !isa<memref::AllocaOp>(inner)) {
+        ok = false;
+        return WalkResult::interrupt();
+      }
+      if (auto store = dyn_cast<memref::StoreOp>(inner)) {
+        if (isa_and_nonnull<memref::AllocaOp>(
+                store.getMemRef().getDefiningOp()) &&
+            loop->isProperAncestor(store.getMemRef().getDefiningOp()))
+          return WalkResult::advance(); // private to the iteration
+        auto indices = store.getIndices();
+        auto it = llvm::find(indices, iv);
+        if (it == indices.end()) {
+          ok = false;
+          return WalkResult::interrupt();
+        }
+        int64_t position = it - indices.begin();
+        auto [entry, inserted] =
+            written.try_emplace(store.getMemRef(), position);
+        if (!inserted && entry->second != position)
+          ok = false;
+      } else if (auto load = dyn_cast<memref::LoadOp>(inner)) {
+        loads.push_back({load.getMemRef(), load.getIndices()});
+      }
+      return ok ? WalkResult::advance() : WalkResult::interrupt();
+    });
+    if (!ok || written.empty())
+      return false;
+    DenseSet<Value> writtenBases;
+    for (auto &entry : written)
+      writtenBases.insert(base(entry.first));
+    if (writtenBases.size() != written.size())
+      return false; // two names for one written buffer
+    for (auto &[buffer, indices] : loads) {
+      auto entry = written.find(buffer);
+      if (entry == written.end()) {
+        if (writtenBases.contains(base(buffer)))
+          return false; // another name for a written buffer
+        continue;
+      }
+      if (int64_t(indices.size()) <= entry->second ||
+          indices[entry->second] != iv)
+        return false;
+    }
+    return true;
   }
 
   /// The model metadata gains `serial <node>` once per node with a serial

@@ -614,3 +614,67 @@ module {
     return %ok : i32
   }
 }
+
+// -----
+
+// A host loop nest over device data whose outer iterations write disjoint
+// rows (CumSum along the last axis: row i reads and writes row i only) runs
+// its outer iterations on separate threads (grid-stride: lb + thread * step,
+// step * threads), 256 a block; the inner scan stays sequential per thread.
+
+// CHECK-LABEL: module attributes {gpu.container_module
+// CHECK:         %[[ROWS:.*]] = memref.dim %{{.*}}, %c0 : memref<?x?xf32>
+// CHECK:         gpu.launch_func @onyx_main_dispatch_0::@onyx_main_dispatch_0 blocks in (%{{.*}}, %c1, %c1) threads in (%c256, %c1, %c1)
+// CHECK:       gpu.func @onyx_main_dispatch_0({{.*}}) kernel attributes {known_block_size = array<i32: 256, 1, 1>}
+// CHECK:         %[[TID:.*]] = gpu.thread_id x
+// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:           scf.for {{.*}} iter_args
+
+module {
+  func.func @onyx_main(%ctx: !onyx.context) -> i32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %zero = arith.constant 0.0 : f32
+    %x = onyx.get_input %ctx[0] : memref<?x?xf32>
+    %n = memref.dim %x, %c0 : memref<?x?xf32>
+    %m = memref.dim %x, %c1 : memref<?x?xf32>
+    %y = onyx.alloc_output %ctx[0] (%n, %m) : memref<?x?xf32>
+    scf.for %i = %c0 to %n step %c1 {
+      %s = scf.for %j = %c0 to %m step %c1 iter_args(%acc = %zero) -> (f32) {
+        %v = memref.load %x[%i, %j] : memref<?x?xf32>
+        %a = arith.addf %acc, %v : f32
+        memref.store %a, %y[%i, %j] : memref<?x?xf32>
+        scf.yield %a : f32
+      }
+    }
+    %ok = arith.constant 0 : i32
+    return %ok : i32
+  }
+}
+
+// -----
+
+// Not when iterations share what they write (a counter every iteration
+// updates, like NonZero's fill): one thread.
+
+// CHECK-LABEL: module attributes {gpu.container_module
+// CHECK:         gpu.launch_func @onyx_main_dispatch_0::@onyx_main_dispatch_0 blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1)
+// CHECK:       gpu.func @onyx_main_dispatch_0({{.*}}) kernel attributes {known_block_size = array<i32: 1, 1, 1>}
+
+module {
+  func.func @onyx_main(%ctx: !onyx.context) -> i32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %x = onyx.get_input %ctx[0] : memref<?xf32>
+    %n = memref.dim %x, %c0 : memref<?xf32>
+    %count = onyx.alloc_output %ctx[0] : memref<i64>
+    scf.for %i = %c0 to %n step %c1 {
+      %old = memref.load %count[] : memref<i64>
+      %one = arith.constant 1 : i64
+      %new = arith.addi %old, %one : i64
+      memref.store %new, %count[] : memref<i64>
+    }
+    %ok = arith.constant 0 : i32
+    return %ok : i32
+  }
+}
