@@ -37,60 +37,9 @@ bool isContentType(Type type) {
   return elt.isIndex() || isa<IntegerType>(elt);
 }
 
-/// Integer elements of an `onnx.Constant` or `arith.constant` (inline dense
-/// or a dense resource blob).
+/// Integer elements of a small constant (at most kMaxContent).
 std::optional<SmallVector<int64_t>> readConstantInts(Value v) {
-  Operation *def = v.getDefiningOp();
-  if (!def)
-    return std::nullopt;
-  ElementsAttr attr;
-  if (auto c = dyn_cast<onnx::ONNXConstantOp>(def)) {
-    if (auto value = c.getValueAttr())
-      attr = value;
-    else if (auto ints = c.getValueIntsAttr())
-      return SmallVector<int64_t>(llvm::map_range(
-          ints, [](Attribute a) { return cast<IntegerAttr>(a).getInt(); }));
-    else if (auto i = c.getValueIntAttr())
-      return SmallVector<int64_t>{i.getInt()};
-  } else if (auto c = dyn_cast<arith::ConstantOp>(def)) {
-    attr = dyn_cast<ElementsAttr>(c.getValue());
-  }
-  if (!attr || attr.getNumElements() > kMaxContent)
-    return std::nullopt;
-  auto eltType = dyn_cast<IntegerType>(attr.getElementType());
-  if (!eltType)
-    return std::nullopt;
-  if (auto dense = dyn_cast<DenseIntElementsAttr>(attr))
-    return SmallVector<int64_t>(
-        llvm::map_range(dense.getValues<APInt>(), [](const APInt &x) {
-          // Booleans are 0/1, other integers signed.
-          return x.getBitWidth() == 1 ? int64_t(x.getZExtValue())
-                                      : x.getSExtValue();
-        }));
-  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
-    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    unsigned width = eltType.getWidth();
-    if (!blob || (width != 32 && width != 64))
-      return std::nullopt;
-    ArrayRef<char> data = blob->getData();
-    size_t count = data.size() / (width / 8);
-    if (int64_t(count) != attr.getNumElements())
-      return std::nullopt;
-    SmallVector<int64_t> result;
-    for (size_t i = 0; i < count; ++i) {
-      if (width == 64) {
-        int64_t x;
-        std::memcpy(&x, data.data() + i * 8, 8);
-        result.push_back(x);
-      } else {
-        int32_t x;
-        std::memcpy(&x, data.data() + i * 4, 4);
-        result.push_back(x);
-      }
-    }
-    return result;
-  }
-  return std::nullopt;
+  return onnx::getConstantInts(v, kMaxContent);
 }
 } // namespace
 

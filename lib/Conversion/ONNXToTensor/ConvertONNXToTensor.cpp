@@ -158,56 +158,6 @@ LogicalResult requireSupportedElement(Operation *op, Type elementType) {
                          << " is not supported by the CPU lowering yet";
 }
 
-std::optional<SmallVector<int64_t>> getConstantInts(Value value) {
-  Operation *def = value.getDefiningOp();
-  if (!def)
-    return std::nullopt;
-  ElementsAttr attr;
-  if (auto c = dyn_cast<onnx::ONNXConstantOp>(def)) {
-    if (auto v = c.getValueAttr())
-      attr = v;
-    else if (auto ints = c.getValueIntsAttr())
-      return SmallVector<int64_t>(llvm::map_range(
-          ints, [](Attribute a) { return cast<IntegerAttr>(a).getInt(); }));
-    else if (auto i = c.getValueIntAttr())
-      return SmallVector<int64_t>{i.getInt()};
-  } else if (auto c = dyn_cast<arith::ConstantOp>(def)) {
-    attr = dyn_cast<ElementsAttr>(c.getValue());
-  }
-  if (!attr)
-    return std::nullopt;
-  auto elementType = dyn_cast<IntegerType>(attr.getElementType());
-  if (!elementType)
-    return std::nullopt;
-  if (auto dense = dyn_cast<DenseIntElementsAttr>(attr))
-    return SmallVector<int64_t>(llvm::map_range(
-        dense.getValues<APInt>(), [](APInt v) { return v.getSExtValue(); }));
-  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
-    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
-    if (!blob)
-      return std::nullopt;
-    ArrayRef<char> data = blob->getData();
-    unsigned width = elementType.getWidth();
-    if (width != 32 && width != 64)
-      return std::nullopt;
-    size_t count = data.size() / (width / 8);
-    SmallVector<int64_t> result;
-    for (size_t i = 0; i < count; ++i) {
-      if (width == 64) {
-        int64_t v;
-        memcpy(&v, data.data() + i * 8, 8);
-        result.push_back(v);
-      } else {
-        int32_t v;
-        memcpy(&v, data.data() + i * 4, 4);
-        result.push_back(v);
-      }
-    }
-    return result;
-  }
-  return std::nullopt;
-}
-
 /// The float contents of a constant tensor (onnx.Constant or
 /// arith.constant, dense or dense_resource), if `value` is one.
 std::optional<SmallVector<double>> getConstantFloats(Value value) {

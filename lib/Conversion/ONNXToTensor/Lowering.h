@@ -103,9 +103,8 @@ requireRanked(mlir::Operation *op, mlir::Value value, llvm::StringRef what);
 mlir::LogicalResult requireSupportedElement(mlir::Operation *op,
                                             mlir::Type elementType);
 
-/// Reads the integer contents of a constant tensor (onnx.Constant with a
-/// dense or dense_resource value), if `value` is one.
-std::optional<llvm::SmallVector<int64_t>> getConstantInts(mlir::Value value);
+/// The integer contents of a constant tensor (the ONNX dialect's reader).
+using onyx::onnx::getConstantInts;
 /// Reads the float contents of a constant tensor (onnx.Constant or
 /// arith.constant; dense, or an f32/f64 dense_resource), if `value` is one.
 std::optional<llvm::SmallVector<double>> getConstantFloats(mlir::Value value);

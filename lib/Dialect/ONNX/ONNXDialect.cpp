@@ -7,6 +7,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "onyx/Dialect/ONNX/ONNXDialect.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+#include <cstring>
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -149,4 +153,66 @@ LogicalResult ONNXDialect::verifyRegionResultAttribute(Operation *op,
       type = results[resultIndex];
   }
   return verifyDimParams(op, attr, type, "result", resultIndex);
+}
+
+std::optional<llvm::SmallVector<int64_t>>
+onyx::onnx::getConstantInts(mlir::Value value, int64_t maxElements) {
+  using namespace mlir;
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return std::nullopt;
+  auto limited =
+      [&](SmallVector<int64_t> values) -> std::optional<SmallVector<int64_t>> {
+    if (maxElements >= 0 && int64_t(values.size()) > maxElements)
+      return std::nullopt;
+    return values;
+  };
+  ElementsAttr attr;
+  if (auto c = dyn_cast<ONNXConstantOp>(def)) {
+    if (auto v = c.getValueAttr())
+      attr = v;
+    else if (auto ints = c.getValueIntsAttr())
+      return limited(SmallVector<int64_t>(llvm::map_range(
+          ints, [](Attribute a) { return cast<IntegerAttr>(a).getInt(); })));
+    else if (auto i = c.getValueIntAttr())
+      return SmallVector<int64_t>{i.getInt()};
+  } else if (auto c = dyn_cast<arith::ConstantOp>(def)) {
+    attr = dyn_cast<ElementsAttr>(c.getValue());
+  }
+  if (!attr || (maxElements >= 0 && attr.getNumElements() > maxElements))
+    return std::nullopt;
+  auto elementType = dyn_cast<IntegerType>(attr.getElementType());
+  if (!elementType)
+    return std::nullopt;
+  if (auto dense = dyn_cast<DenseIntElementsAttr>(attr))
+    return SmallVector<int64_t>(
+        llvm::map_range(dense.getValues<APInt>(), [](const APInt &x) {
+          // Booleans are 0/1, other integers signed.
+          return x.getBitWidth() == 1 ? int64_t(x.getZExtValue())
+                                      : x.getSExtValue();
+        }));
+  if (auto resource = dyn_cast<DenseResourceElementsAttr>(attr)) {
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    unsigned width = elementType.getWidth();
+    if (!blob || (width != 32 && width != 64))
+      return std::nullopt;
+    ArrayRef<char> data = blob->getData();
+    size_t count = data.size() / (width / 8);
+    if (int64_t(count) != attr.getNumElements())
+      return std::nullopt;
+    SmallVector<int64_t> result;
+    for (size_t i = 0; i < count; ++i) {
+      if (width == 64) {
+        int64_t x;
+        std::memcpy(&x, data.data() + i * 8, 8);
+        result.push_back(x);
+      } else {
+        int32_t x;
+        std::memcpy(&x, data.data() + i * 4, 4);
+        result.push_back(x);
+      }
+    }
+    return result;
+  }
+  return std::nullopt;
 }

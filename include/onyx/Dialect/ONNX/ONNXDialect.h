@@ -45,6 +45,13 @@ llvm::LogicalResult parseDimParams(llvm::StringRef text,
 /// Prints `params` in the `onnx.dim_params` format, sorted by axis.
 std::string printDimParams(llvm::ArrayRef<DimParam> params);
 
+/// The integer elements of a constant: `onnx.Constant` (value, value_ints or
+/// value_int) or `arith.constant`, inline dense or a dense resource blob of
+/// 32/64-bit integers; booleans read as 0/1. std::nullopt for anything else
+/// or for more than `maxElements` elements (negative: no limit).
+std::optional<llvm::SmallVector<int64_t>>
+getConstantInts(mlir::Value value, int64_t maxElements = -1);
+
 } // namespace onyx::onnx
 
 #endif // ONYX_DIALECT_ONNX_ONNXDIALECT_H
