@@ -825,13 +825,7 @@ struct CUDAOutlineDispatchesPass
             // lb' = lb + thread * step, step' = step * threads in the grid.
             auto loop = cast<scf::ForOp>(clone);
             OpBuilder lb(loop);
-            Value tid = gpu::ThreadIdOp::create(lb, loc, gpu::Dimension::x);
-            Value bid = gpu::BlockIdOp::create(lb, loc, gpu::Dimension::x);
-            Value bdim = gpu::BlockDimOp::create(lb, loc, gpu::Dimension::x);
-            Value gdim = gpu::GridDimOp::create(lb, loc, gpu::Dimension::x);
-            Value thread = arith::AddIOp::create(
-                lb, loc, arith::MulIOp::create(lb, loc, bid, bdim), tid);
-            Value all = arith::MulIOp::create(lb, loc, gdim, bdim);
+            auto [thread, all] = gridStride(lb, loc);
             Value step = loop.getStep();
             loop.getLowerBoundMutable().assign(arith::AddIOp::create(
                 lb, loc, loop.getLowerBound(),
@@ -1396,28 +1390,12 @@ struct CUDAOutlineDispatchesPass
     Value total = arith::ConstantIndexOp::create(kb, loc, 1);
     for (int64_t d : parallelDims)
       total = arith::MulIOp::create(kb, loc, total, loopSizes[d]);
-    Value tid = gpu::ThreadIdOp::create(kb, loc, gpu::Dimension::x);
-    Value bid = gpu::BlockIdOp::create(kb, loc, gpu::Dimension::x);
-    Value bdim = gpu::BlockDimOp::create(kb, loc, gpu::Dimension::x);
-    Value gdim = gpu::GridDimOp::create(kb, loc, gpu::Dimension::x);
-    Value start = arith::AddIOp::create(
-        kb, loc, arith::MulIOp::create(kb, loc, bid, bdim), tid);
-    Value step = arith::MulIOp::create(kb, loc, gdim, bdim);
+    auto [start, step] = gridStride(kb, loc);
     auto loop = scf::ForOp::create(kb, loc, start, total, step);
 
     OpBuilder lb(loop.getBody()->getTerminator());
-    // Delinearize over the parallel dims, innermost fastest.
     SmallVector<Value> ivs(loopSizes.size());
-    Value rest = loop.getInductionVar();
-    for (int64_t k = int64_t(parallelDims.size()) - 1; k >= 0; --k) {
-      int64_t d = parallelDims[k];
-      if (k == 0) {
-        ivs[d] = rest;
-        break;
-      }
-      ivs[d] = arith::RemUIOp::create(lb, loc, rest, loopSizes[d]);
-      rest = arith::DivUIOp::create(lb, loc, rest, loopSizes[d]);
-    }
+    delinearize(lb, loc, loop.getInductionVar(), parallelDims, loopSizes, ivs);
     // Reduction dims: serial loops, in iteration order.
     for (int64_t d : reductionDims) {
       Value zero = arith::ConstantIndexOp::create(lb, loc, 0);
@@ -1427,19 +1405,7 @@ struct CUDAOutlineDispatchesPass
       lb.setInsertionPoint(inner.getBody()->getTerminator());
     }
     auto applyMap = [&](AffineMap indexing) {
-      SmallVector<Value> indices;
-      for (unsigned r = 0; r < indexing.getNumResults(); ++r) {
-        AffineExpr expr = indexing.getResult(r);
-        if (auto dim = dyn_cast<AffineDimExpr>(expr))
-          indices.push_back(ivs[dim.getPosition()]);
-        else if (auto cst = dyn_cast<AffineConstantExpr>(expr))
-          indices.push_back(
-              arith::ConstantIndexOp::create(lb, loc, cst.getValue()));
-        else
-          indices.push_back(affine::AffineApplyOp::create(
-              lb, loc, indexing.getSubMap({r}), ivs));
-      }
-      return indices;
+      return applyIndexing(lb, loc, indexing, ivs);
     };
 
     Block &body = generic.getRegion().front();
@@ -1475,6 +1441,18 @@ struct CUDAOutlineDispatchesPass
     }
     generic.erase();
     finishKernel(kb, loc, kernel);
+  }
+
+  /// This thread's index in the grid and the number of threads in it: the
+  /// start and step of a grid-stride loop.
+  static std::pair<Value, Value> gridStride(OpBuilder &b, Location loc) {
+    Value tid = gpu::ThreadIdOp::create(b, loc, gpu::Dimension::x);
+    Value bid = gpu::BlockIdOp::create(b, loc, gpu::Dimension::x);
+    Value bdim = gpu::BlockDimOp::create(b, loc, gpu::Dimension::x);
+    Value gdim = gpu::GridDimOp::create(b, loc, gpu::Dimension::x);
+    return {arith::AddIOp::create(
+                b, loc, arith::MulIOp::create(b, loc, bid, bdim), tid),
+            arith::MulIOp::create(b, loc, gdim, bdim)};
   }
 
   /// Delinearizes `linear` over `dims` (innermost fastest) into `ivs`.
