@@ -26,36 +26,6 @@ using namespace onyx;
 
 namespace {
 
-/// ONNX TensorProto.DataType code of an element type (0 if none).
-int onnxTypeCode(Type type) {
-  if (type.isF32())
-    return 1;
-  if (type.isF64())
-    return 11;
-  if (type.isF16())
-    return 10;
-  if (type.isBF16())
-    return 16;
-  if (auto intType = dyn_cast<IntegerType>(type)) {
-    bool isUnsigned = intType.isUnsigned();
-    switch (intType.getWidth()) {
-    case 1:
-      return 9;
-    case 8:
-      return isUnsigned ? 2 : 3;
-    case 16:
-      return isUnsigned ? 4 : 5;
-    case 32:
-      return isUnsigned ? 12 : 6;
-    case 64:
-      return isUnsigned ? 13 : 7;
-    default:
-      return 0;
-    }
-  }
-  return 0;
-}
-
 /// Escapes bytes outside [A-Za-z0-9_.:/-] as %XX.
 std::string escapeName(StringRef name) {
   std::string out;
@@ -107,7 +77,7 @@ LogicalResult appendSignatureLine(std::string &out, StringRef kind,
       suffix = inner ? "-optional-sequence" : "-optional";
       scalar = inner ? inner.getElementType() : payload;
     }
-    int code = onnxTypeCode(scalar);
+    int code = onnxElementCode(scalar);
     if (code == 0)
       return emitError(loc) << kind << " '" << name
                             << "' has an unsupported element type " << scalar;
@@ -120,7 +90,7 @@ LogicalResult appendSignatureLine(std::string &out, StringRef kind,
   if (!memrefType)
     return emitError(loc) << kind << " '" << name
                           << "' is not a ranked buffer: " << type;
-  int code = onnxTypeCode(memrefType.getElementType());
+  int code = onnxElementCode(memrefType.getElementType());
   if (code == 0)
     return emitError(loc) << kind << " '" << name
                           << "' has an unsupported element type "

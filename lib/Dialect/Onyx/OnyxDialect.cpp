@@ -45,8 +45,7 @@ LogicalResult AssertOp::canonicalize(AssertOp op, PatternRewriter &rewriter) {
 static LogicalResult verifyDynamicSizes(Operation *op, Type type,
                                         ValueRange dynamicSizes) {
   auto memrefType = cast<MemRefType>(type);
-  if (static_cast<int64_t>(dynamicSizes.size()) !=
-      memrefType.getNumDynamicDims())
+  if (dynamicSizes.size() != memrefType.getNumDynamicDims())
     return op->emitOpError("expects ")
            << memrefType.getNumDynamicDims() << " dynamic sizes, got "
            << dynamicSizes.size();
@@ -229,3 +228,32 @@ LogicalResult SeqAtOp::bufferize(RewriterBase &rewriter,
 
 #define GET_OP_CLASSES
 #include "onyx/Dialect/Onyx/OnyxOps.cpp.inc"
+
+int32_t onyx::onnxElementCode(Type type) {
+  if (type.isF32())
+    return 1;
+  if (type.isF64())
+    return 11;
+  if (type.isF16())
+    return 10;
+  if (type.isBF16())
+    return 16;
+  if (auto intType = dyn_cast<IntegerType>(type)) {
+    bool isUnsigned = intType.isUnsigned();
+    switch (intType.getWidth()) {
+    case 1:
+      return 9;
+    case 8:
+      return isUnsigned ? 2 : 3;
+    case 16:
+      return isUnsigned ? 4 : 5;
+    case 32:
+      return isUnsigned ? 12 : 6;
+    case 64:
+      return isUnsigned ? 13 : 7;
+    default:
+      return 0;
+    }
+  }
+  return 0;
+}

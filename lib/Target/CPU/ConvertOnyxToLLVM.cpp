@@ -331,34 +331,6 @@ void failIfNull(ConversionPatternRewriter &rewriter, Location loc, Value ptr) {
   failureExit(rewriter, loc, ok);
 }
 
-/// ONNX TensorProto.DataType code of a scalar type (0 if none).
-int32_t elementCode(Type type) {
-  if (type.isF32())
-    return 1;
-  if (type.isF64())
-    return 11;
-  if (type.isF16())
-    return 10;
-  if (type.isBF16())
-    return 16;
-  if (auto intType = dyn_cast<IntegerType>(type)) {
-    bool isUnsigned = intType.isUnsigned();
-    switch (intType.getWidth()) {
-    case 1:
-      return 9;
-    case 8:
-      return isUnsigned ? 2 : 3;
-    case 16:
-      return isUnsigned ? 4 : 5;
-    case 32:
-      return isUnsigned ? 12 : 6;
-    case 64:
-      return isUnsigned ? 13 : 7;
-    }
-  }
-  return 0;
-}
-
 /// An i64 stack array holding `values` (at least one slot).
 Value stackArray(ConversionPatternRewriter &rewriter, Location loc,
                  ValueRange values, int64_t count) {
@@ -383,7 +355,7 @@ struct SeqEmptyLowering : public ConvertOpToLLVMPattern<SeqEmptyOp> {
     Location loc = op.getLoc();
     auto ptr = LLVM::LLVMPointerType::get(op->getContext());
     int32_t code =
-        elementCode(cast<SequenceType>(op.getType()).getElementType());
+        onnxElementCode(cast<SequenceType>(op.getType()).getElementType());
     if (code == 0)
       return op.emitError("unsupported sequence element type");
     Value codeValue =

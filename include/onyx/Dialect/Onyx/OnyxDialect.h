@@ -17,4 +17,10 @@
 #define GET_OP_CLASSES
 #include "onyx/Dialect/Onyx/OnyxOps.h.inc"
 
+namespace onyx {
+/// The ONNX TensorProto.DataType code of a scalar type, as the runtime ABI
+/// uses it (1 = f32, 7 = i64, 9 = bool, ...); 0 when there is none.
+int32_t onnxElementCode(mlir::Type type);
+} // namespace onyx
+
 #endif // ONYX_DIALECT_ONYX_ONYXDIALECT_H
