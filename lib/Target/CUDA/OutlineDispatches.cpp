@@ -860,25 +860,10 @@ struct CUDAOutlineDispatchesPass
               arith::SubIOp::create(hb, loc, rows.getStep(), one)),
           rows.getStep());
       block = arith::ConstantIndexOp::create(hb, loc, blockSize);
-      blocks = arith::MaxUIOp::create(
-          hb, loc, one,
-          arith::MinUIOp::create(
-              hb, loc,
-              arith::DivUIOp::create(
-                  hb, loc,
-                  arith::AddIOp::create(
-                      hb, loc, trips,
-                      arith::ConstantIndexOp::create(hb, loc, blockSize - 1)),
-                  block),
-              arith::ConstantIndexOp::create(hb, loc, kMaxGridBlocks)));
+      blocks = gridBlocks(hb, loc, trips);
     }
-    auto launch = gpu::LaunchFuncOp::create(
-        hb, loc, kernel, gpu::KernelDim3{blocks, one, one},
-        gpu::KernelDim3{block, one, one}, Value(), hostArgs);
-    std::string node = nodeNameOf(loc);
-    if (!node.empty())
-      launch->setAttr("onyx.node", hb.getStringAttr(node));
-    noteSerialKernel(module, node);
+    launchKernel(hb, loc, kernel, blocks, block, hostArgs);
+    noteSerialKernel(module, nodeNameOf(loc));
     if (results) {
       auto copy = memref::AllocaOp::create(hb, loc, resultsType);
       auto memcpy =
@@ -1443,6 +1428,32 @@ struct CUDAOutlineDispatchesPass
     finishKernel(kb, loc, kernel);
   }
 
+  /// Blocks of `blockSize` threads for `threads` threads (ceil), capped at
+  /// kMaxGridBlocks (grid-stride loops cover the rest); 0 threads launch
+  /// nothing (the runtime skips an empty grid).
+  Value gridBlocks(OpBuilder &b, Location loc, Value threads) {
+    Value roundedUp = arith::AddIOp::create(
+        b, loc, threads, arith::ConstantIndexOp::create(b, loc, blockSize - 1));
+    return arith::MinUIOp::create(
+        b, loc,
+        arith::DivUIOp::create(
+            b, loc, roundedUp,
+            arith::ConstantIndexOp::create(b, loc, blockSize)),
+        arith::ConstantIndexOp::create(b, loc, kMaxGridBlocks));
+  }
+
+  /// The host launch of `kernel` on a 1-D grid, labelled with the node.
+  void launchKernel(OpBuilder &b, Location loc, gpu::GPUFuncOp kernel,
+                    Value blocks, Value block, ValueRange args) {
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    auto launch = gpu::LaunchFuncOp::create(
+        b, loc, kernel, gpu::KernelDim3{blocks, one, one},
+        gpu::KernelDim3{block, one, one}, Value(), args);
+    std::string node = nodeNameOf(loc);
+    if (!node.empty())
+      launch->setAttr("onyx.node", b.getStringAttr(node));
+  }
+
   /// This thread's index in the grid and the number of threads in it: the
   /// start and step of a grid-stride loop.
   static std::pair<Value, Value> gridStride(OpBuilder &b, Location loc) {
@@ -1750,19 +1761,8 @@ struct CUDAOutlineDispatchesPass
     if (warpReductionCombiner(op))
       total = arith::MulIOp::create(
           hb, loc, total, arith::ConstantIndexOp::create(hb, loc, kWarpSize));
-    Value one = arith::ConstantIndexOp::create(hb, loc, 1);
-    Value block = arith::ConstantIndexOp::create(hb, loc, blockSize);
-    Value roundedUp = arith::AddIOp::create(
-        hb, loc, total, arith::ConstantIndexOp::create(hb, loc, blockSize - 1));
-    Value blocks = arith::MinUIOp::create(
-        hb, loc, arith::DivUIOp::create(hb, loc, roundedUp, block),
-        arith::ConstantIndexOp::create(hb, loc, kMaxGridBlocks));
-    auto launch = gpu::LaunchFuncOp::create(
-        hb, loc, kernel, gpu::KernelDim3{blocks, one, one},
-        gpu::KernelDim3{block, one, one}, Value(), hostArgs);
-    std::string node = nodeNameOf(loc);
-    if (!node.empty())
-      launch->setAttr("onyx.node", hb.getStringAttr(node));
+    launchKernel(hb, loc, kernel, gridBlocks(hb, loc, total),
+                 arith::ConstantIndexOp::create(hb, loc, blockSize), hostArgs);
     op.erase();
     return success();
   }
