@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Device.h"
+#include "RuntimeHandles.h"
 #include "onyx/onyx_runtime.h"
 
 #include <gtest/gtest.h>
@@ -196,14 +197,8 @@ std::unique_ptr<Device> createCudaDevice(std::string &) {
 
 namespace {
 
-struct StateDeleter {
-  void operator()(OnyxState *s) const { onyxrt_state_destroy(s); }
-};
-struct ListDeleter {
-  void operator()(OnyxTensorList *l) const { onyx_tensor_list_destroy(l); }
-};
-using StatePtr = std::unique_ptr<OnyxState, StateDeleter>;
-using ListPtr = std::unique_ptr<OnyxTensorList, ListDeleter>;
+using onyx::test::ListPtr;
+using onyx::test::StatePtr;
 
 StatePtr makeState(int32_t (*entry)(void *), const char *metadata) {
   OnyxModelDesc desc{ONYX_ABI_VERSION, metadata, entry};

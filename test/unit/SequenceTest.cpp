@@ -8,6 +8,7 @@
 // sequence values (docs/sequences.md).
 //
 //===----------------------------------------------------------------------===//
+#include "RuntimeHandles.h"
 #include "onyx/onyx_runtime.h"
 
 #include <gtest/gtest.h>
@@ -18,14 +19,8 @@
 
 namespace {
 
-struct StateDeleter {
-  void operator()(OnyxState *s) const { onyxrt_state_destroy(s); }
-};
-struct ListDeleter {
-  void operator()(OnyxTensorList *l) const { onyx_tensor_list_destroy(l); }
-};
-using StatePtr = std::unique_ptr<OnyxState, StateDeleter>;
-using ListPtr = std::unique_ptr<OnyxTensorList, ListDeleter>;
+using onyx::test::ListPtr;
+using onyx::test::StatePtr;
 
 const char *kMetadata = "onyx-model v1\n"
                         "input-sequence xs 1\n"

@@ -4,6 +4,7 @@
 // through onyxrt_run and checks outputs, error messages and memory stats.
 //
 //===----------------------------------------------------------------------===//
+#include "RuntimeHandles.h"
 #include "onyx/onyx_runtime.h"
 
 #include <gtest/gtest.h>
@@ -20,14 +21,8 @@ namespace {
 // Helpers
 //===----------------------------------------------------------------------===//
 
-struct StateDeleter {
-  void operator()(OnyxState *s) const { onyxrt_state_destroy(s); }
-};
-struct ListDeleter {
-  void operator()(OnyxTensorList *l) const { onyx_tensor_list_destroy(l); }
-};
-using StatePtr = std::unique_ptr<OnyxState, StateDeleter>;
-using ListPtr = std::unique_ptr<OnyxTensorList, ListDeleter>;
+using onyx::test::ListPtr;
+using onyx::test::StatePtr;
 
 StatePtr makeState(const char *metadata, int32_t (*entry)(void *)) {
   OnyxModelDesc desc = {ONYX_ABI_VERSION, metadata, entry};
