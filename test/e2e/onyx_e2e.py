@@ -46,3 +46,30 @@ def run(cmd, timeout=120):
     except subprocess.TimeoutExpired as e:
         return Result(cmd, None, (e.stdout or b"").decode("utf-8", "replace"),
                       (e.stderr or b"").decode("utf-8", "replace"), True)
+
+
+# -- building test models (onnx imported lazily: not every test needs it) ----
+
+def value_info(name, elem, shape):
+    """A tensor graph input/output of ONNX element type `elem`."""
+    from onnx import helper
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+def constant_node(name, array):
+    """An ONNX Constant node producing `name` from a numpy value."""
+    import numpy as np
+    from onnx import helper, numpy_helper
+    return helper.make_node("Constant", [], [name],
+                            value=numpy_helper.from_array(np.asarray(array), name + "_v"))
+
+
+def checked_model(nodes, inputs, outputs, name, opset, ir_version):
+    """A one-graph model of the default domain at `opset`, checked by onnx."""
+    import onnx
+    from onnx import helper
+    graph = helper.make_graph(nodes, name, inputs, outputs)
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    m.ir_version = ir_version
+    onnx.checker.check_model(m)
+    return m

@@ -30,30 +30,18 @@ import unittest
 
 import numpy as np
 import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from onyx_e2e import ONYX_COMPILE, ONYX_RUN, require_tools, run  # noqa: E402
+from onyx_e2e import checked_model, constant_node as const, value_info as vi  # noqa: E402
 
 OPSET = 13
 
 
-def vi(name, elem, shape):
-    return helper.make_tensor_value_info(name, elem, shape)
-
-
-def const(name, array):
-    return helper.make_node("Constant", [], [name],
-                            value=numpy_helper.from_array(np.asarray(array), name + "_v"))
-
-
-def model(nodes, inputs, outputs, name):
-    graph = helper.make_graph(nodes, name, inputs, outputs)
-    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
-    m.ir_version = 7
-    onnx.checker.check_model(m)
-    return m
+def model(nodes, inputs, outputs, name, opset=OPSET):
+    return checked_model(nodes, inputs, outputs, name, opset, ir_version=7)
 
 
 class DataDependentTest(unittest.TestCase):
@@ -336,16 +324,13 @@ class DataDependentTest(unittest.TestCase):
             [helper.make_node("Add", ["sum_in", "next"], ["sum_out"]),
              helper.make_node("Identity", ["sum_out"], ["scan_out"])],
             "body", f2[:2], f2[2:])
-        graph = helper.make_graph(
+        m = model(
             [helper.make_node("Scan", ["", "init", "x"], ["y", "z"], body=body,
                               num_scan_inputs=1, directions=[1])],
-            "scan8", [vi("init", TensorProto.FLOAT, ["b", 2]),
-                      vi("x", TensorProto.FLOAT, ["b", "t", 2])],
+            [vi("init", TensorProto.FLOAT, ["b", 2]),
+             vi("x", TensorProto.FLOAT, ["b", "t", 2])],
             [vi("y", TensorProto.FLOAT, ["b", 2]),
-             vi("z", TensorProto.FLOAT, ["b", "t", 2])])
-        m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 8)])
-        m.ir_version = 7
-        onnx.checker.check_model(m)
+             vi("z", TensorProto.FLOAT, ["b", "t", 2])], "scan8", opset=8)
         so = self.compile(m, "scan8")
         rng = np.random.default_rng(8)
         for b, t in [(1, 3), (2, 4), (5, 1)]:

@@ -29,29 +29,17 @@ from onnx import TensorProto, helper, numpy_helper
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from onyx_e2e import ONYX_COMPILE, ONYX_RUN, require_tools, run  # noqa: E402
+from onyx_e2e import checked_model, constant_node as const, value_info as vi  # noqa: E402
 
 OPSET = 15
-
-
-def vi(name, elem, shape):
-    return helper.make_tensor_value_info(name, elem, shape)
 
 
 def seq_vi(name, elem):
     return helper.make_tensor_sequence_value_info(name, elem, None)
 
 
-def const(name, array):
-    return helper.make_node("Constant", [], [name],
-                            value=numpy_helper.from_array(np.asarray(array), name + "_v"))
-
-
 def model(nodes, inputs, outputs, name):
-    graph = helper.make_graph(nodes, name, inputs, outputs)
-    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)])
-    m.ir_version = 8
-    onnx.checker.check_model(m)
-    return m
+    return checked_model(nodes, inputs, outputs, name, OPSET, ir_version=8)
 
 
 class SequenceTest(unittest.TestCase):
