@@ -46,8 +46,27 @@ Value callRuntime(ConversionPatternRewriter &rewriter, Operation *op,
   return resultType ? call.getResult() : Value();
 }
 
-struct GetInputLowering : public ConvertOpToLLVMPattern<GetInputOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+/// A pattern whose result is a buffer the runtime handed out: a descriptor
+/// of identity-layout `type` over `data`.
+template <typename Op>
+struct BufferResultPattern : public ConvertOpToLLVMPattern<Op> {
+  using ConvertOpToLLVMPattern<Op>::ConvertOpToLLVMPattern;
+
+protected:
+  Value descriptorOver(ConversionPatternRewriter &rewriter, Location loc,
+                       MemRefType type, Value data,
+                       ValueRange dynamicSizes) const {
+    SmallVector<Value> sizes, strides;
+    Value bytes;
+    this->getMemRefDescriptorSizes(loc, type, dynamicSizes, rewriter, sizes,
+                                   strides, bytes);
+    return this->createMemRefDescriptor(loc, type, data, data, sizes, strides,
+                                        rewriter);
+  }
+};
+
+struct GetInputLowering : public BufferResultPattern<GetInputOp> {
+  using BufferResultPattern::BufferResultPattern;
 
   LogicalResult
   matchAndRewrite(GetInputOp op, OpAdaptor adaptor,
@@ -68,13 +87,8 @@ struct GetInputLowering : public ConvertOpToLLVMPattern<GetInputOp> {
       dynSizes.push_back(callRuntime(rewriter, op, "onyxrt_input_dim", i64,
                                      {ctx, index, dim}));
     }
-    SmallVector<Value> sizes, strides;
-    Value bytes;
-    getMemRefDescriptorSizes(loc, type, dynSizes, rewriter, sizes, strides,
-                             bytes);
-    auto desc =
-        createMemRefDescriptor(loc, type, data, data, sizes, strides, rewriter);
-    rewriter.replaceOp(op, {desc});
+    rewriter.replaceOp(op,
+                       {descriptorOver(rewriter, loc, type, data, dynSizes)});
     return success();
   }
 };
@@ -122,8 +136,8 @@ struct AllocLowering : public ConvertOpToLLVMPattern<OpTy> {
   }
 };
 
-struct GetPoolLowering : public ConvertOpToLLVMPattern<GetPoolOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+struct GetPoolLowering : public BufferResultPattern<GetPoolOp> {
+  using BufferResultPattern::BufferResultPattern;
 
   LogicalResult
   matchAndRewrite(GetPoolOp op, OpAdaptor adaptor,
@@ -136,18 +150,14 @@ struct GetPoolLowering : public ConvertOpToLLVMPattern<GetPoolOp> {
         LLVM::ConstantOp::create(rewriter, loc, i64, op.getDomainId());
     Value data = callRuntime(rewriter, op, "onyxrt_get_pool", ptr,
                              {adaptor.getContext(), domain, adaptor.getSize()});
-    SmallVector<Value> sizes, strides;
-    Value bytes;
-    getMemRefDescriptorSizes(loc, type, {adaptor.getSize()}, rewriter, sizes,
-                             strides, bytes);
-    rewriter.replaceOp(op, {createMemRefDescriptor(loc, type, data, data, sizes,
-                                                   strides, rewriter)});
+    rewriter.replaceOp(
+        op, {descriptorOver(rewriter, loc, type, data, {adaptor.getSize()})});
     return success();
   }
 };
 
-struct GetWeightLowering : public ConvertOpToLLVMPattern<GetWeightOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+struct GetWeightLowering : public BufferResultPattern<GetWeightOp> {
+  using BufferResultPattern::BufferResultPattern;
 
   LogicalResult
   matchAndRewrite(GetWeightOp op, OpAdaptor adaptor,
@@ -159,11 +169,7 @@ struct GetWeightLowering : public ConvertOpToLLVMPattern<GetWeightOp> {
     Value index = LLVM::ConstantOp::create(rewriter, loc, i64, op.getIndex());
     Value data = callRuntime(rewriter, op, "onyxrt_get_weight", ptr,
                              {adaptor.getContext(), index});
-    SmallVector<Value> sizes, strides;
-    Value bytes;
-    getMemRefDescriptorSizes(loc, type, {}, rewriter, sizes, strides, bytes);
-    rewriter.replaceOp(op, {createMemRefDescriptor(loc, type, data, data, sizes,
-                                                   strides, rewriter)});
+    rewriter.replaceOp(op, {descriptorOver(rewriter, loc, type, data, {})});
     return success();
   }
 };
@@ -191,8 +197,8 @@ struct RecordTempLowering : public ConvertOpToLLVMPattern<RecordTempOp> {
 /// compile-time plan in a constant table (start, end, group, static offset
 /// per temporary); the runtime writes one offset per temporary and then the
 /// pool's size into a second stack array.
-struct PlaceTempsLowering : public ConvertOpToLLVMPattern<PlaceTempsOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+struct PlaceTempsLowering : public BufferResultPattern<PlaceTempsOp> {
+  using BufferResultPattern::BufferResultPattern;
 
   LogicalResult
   matchAndRewrite(PlaceTempsOp op, OpAdaptor adaptor,
@@ -244,12 +250,8 @@ struct PlaceTempsLowering : public ConvertOpToLLVMPattern<PlaceTempsOp> {
       loaded.push_back(LLVM::LoadOp::create(rewriter, loc, i64, slot));
     }
     auto type = cast<MemRefType>(op.getPool().getType());
-    SmallVector<Value> sizes, strides;
-    Value poolBytes;
-    getMemRefDescriptorSizes(loc, type, {loaded.back()}, rewriter, sizes,
-                             strides, poolBytes);
-    SmallVector<Value> results = {createMemRefDescriptor(
-        loc, type, data, data, sizes, strides, rewriter)};
+    SmallVector<Value> results = {
+        descriptorOver(rewriter, loc, type, data, {loaded.back()})};
     results.append(loaded.begin(), loaded.end() - 1);
     rewriter.replaceOp(op, results);
     return success();
@@ -418,8 +420,8 @@ struct SeqInsertLowering : public ConvertOpToLLVMPattern<SeqInsertOp> {
   }
 };
 
-struct SeqAtLowering : public ConvertOpToLLVMPattern<SeqAtOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+struct SeqAtLowering : public BufferResultPattern<SeqAtOp> {
+  using BufferResultPattern::BufferResultPattern;
   LogicalResult
   matchAndRewrite(SeqAtOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -445,12 +447,8 @@ struct SeqAtLowering : public ConvertOpToLLVMPattern<SeqAtOp> {
       if (type.isDynamicDim(d))
         dynSizes.push_back(size);
     }
-    SmallVector<Value> sizes, strides;
-    Value bytes;
-    getMemRefDescriptorSizes(loc, type, dynSizes, rewriter, sizes, strides,
-                             bytes);
-    rewriter.replaceOp(op, {createMemRefDescriptor(loc, type, data, data, sizes,
-                                                   strides, rewriter)});
+    rewriter.replaceOp(op,
+                       {descriptorOver(rewriter, loc, type, data, dynSizes)});
     return success();
   }
 };
