@@ -1,5 +1,6 @@
 """Shared helpers for Onyx's Python end-to-end tests (run with /usr/bin/python3)."""
 import os
+import re
 import signal
 import subprocess
 
@@ -73,3 +74,190 @@ def checked_model(nodes, inputs, outputs, name, opset, ir_version):
     m.ir_version = ir_version
     onnx.checker.check_model(m)
     return m
+
+
+# -- model tests: compile once, run at several shapes, statuses ----------------
+# (test_real_models.py and test_dynamo_models.py)
+
+STATUSES = ("pass", "unsupported", "error", "wrong", "crash")
+
+# Signs that the tools or the runtime library were being rebuilt while a test
+# ran (a developer's machine, never CI): such a run is retried, not classified.
+TRANSIENT = re.compile(r"cannot find -lonyx_runtime|Text file busy|cannot execute|exec: Permission denied|"
+                       r"libonyx_runtime\.so: cannot open shared object file")
+RETRIES = 2
+
+
+def run_retrying(cmd, timeout, log):
+    """run(), retried twice after 10 s when the failure is TRANSIENT; sets
+    .seconds (of the last attempt only)."""
+    import time
+    for attempt in range(RETRIES + 1):
+        t0 = time.time()
+        try:
+            r = run(cmd, timeout=timeout)
+            r.seconds = time.time() - t0
+        except OSError as e:  # the tool is being relinked
+            r = None
+            msg = str(e)
+        else:
+            msg = r.stderr
+            if r.rc == 0 or r.timed_out or not TRANSIENT.search(msg):
+                return r
+        if attempt == RETRIES:
+            if r is None:
+                raise
+            return r
+        m = TRANSIENT.search(msg)
+        log("  note: %s failed transiently (%s); retrying" % (os.path.basename(cmd[0]), m.group(0) if m else msg))
+        time.sleep(10)
+
+
+def classify_failure(r, stage):
+    """(status, reason) for a failed tool run; `stage` is 'onyx-compile' or 'onyx-run'."""
+    if r.timed_out:
+        return "crash", "%s timed out" % stage
+    if r.rc is not None and r.rc < 0:
+        return "crash", "%s killed by signal %d" % (stage, -r.rc)
+    if r.error_lines:
+        msg = r.error_lines[0][len("error:"):].strip()
+        return ("unsupported" if stage == "onyx-compile" else "error"), msg
+    tail = (r.stderr.strip().splitlines() or ["(no output)"])[-1]
+    return "crash", "%s exited %s without an error: line: %s" % (stage, r.rc, tail[:200])
+
+
+def rel_err(y, ref):
+    """||y - ref|| / ||ref|| over all elements, in float64 (||y - ref|| when ref is 0)."""
+    import numpy as np
+    y = np.asarray(y, dtype=np.float64).ravel()
+    ref = np.asarray(ref, dtype=np.float64).ravel()
+    n = np.linalg.norm(ref)
+    d = np.linalg.norm(y - ref)
+    return float(d / n) if n > 0 else float(d)
+
+
+def check_outputs(out_dir, refs, rel_tol):
+    """Compares onyx-run's DIR/output_K.npy with the reference arrays `refs`:
+    exactly as many files, dtype and shape equal, all finite, rel_err <= rel_tol.
+    Returns (status 'pass' or 'wrong', reason, errors: rel_err per output or None)."""
+    import numpy as np
+    produced = sorted(f for f in os.listdir(out_dir) if f.endswith(".npy"))
+    expected = ["output_%d.npy" % k for k in range(len(refs))]
+    if produced != expected:
+        return "wrong", "outputs %s, expected %s" % (produced, expected), []
+    problems, errors = [], []
+    for k, ref in enumerate(refs):
+        y = np.load(os.path.join(out_dir, "output_%d.npy" % k))
+        if y.dtype != ref.dtype or y.shape != ref.shape:
+            problems.append("output %d: %s%s, expected %s%s" % (k, y.dtype, list(y.shape), ref.dtype,
+                                                                list(ref.shape)))
+            errors.append(None)
+            continue
+        if not np.isfinite(y).all():
+            problems.append("output %d: %d non-finite values" % (k, int((~np.isfinite(y)).sum())))
+            errors.append(None)
+            continue
+        e = rel_err(y, ref)
+        errors.append(e)
+        if not e <= rel_tol:
+            problems.append("output %d: ||y-ref||/||ref|| = %.3e > %g" % (k, e, rel_tol))
+    if problems:
+        return "wrong", "; ".join(problems), errors
+    return "pass", "", errors
+
+
+def worst_case(cases):
+    """The failing case that decides a model's status (crash > error > wrong), or None."""
+    order = {"crash": 0, "error": 1, "wrong": 2}
+    bad = [c for c in cases if c["status"] != "pass"]
+    return min(bad, key=lambda c: order[c["status"]]) if bad else None
+
+
+def parse_expected(text):
+    """'pass' or 'status: reason' -> (status, reason)."""
+    m = re.match(r"\s*([a-z]+)\s*(?::\s*(.*))?$", text, re.S)
+    if not m or m.group(1) not in STATUSES:
+        raise ValueError("bad expected status %r (want 'pass' or '<%s>: reason')" % (text, "|".join(STATUSES)))
+    return m.group(1), (m.group(2) or "").strip()
+
+
+def format_expected(res):
+    return "pass" if res["status"] == "pass" else "%s: %s" % (res["status"], res["reason"])
+
+
+def expected_failures(names, results, expected_path, log):
+    """--expected: each model's status must equal its entry in the JSON file
+    (a changed reason under the same status is only printed). Returns the failures."""
+    import json
+    with open(expected_path) as f:
+        expected = json.load(f)
+    rel = os.path.relpath(expected_path, REPO)
+    failures = []
+    for n in names:
+        if n not in expected:
+            failures.append("%s: not in %s" % (n, expected_path))
+            continue
+        est, ereason = parse_expected(expected[n])
+        r = results[n]
+        if r["status"] == est:
+            if est != "pass" and ereason and ereason != r["reason"]:
+                log("note: %s is still '%s' but the reason changed:\n  expected: %s\n  now:      %s"
+                    % (n, est, ereason, r["reason"]))
+            continue
+        if est == "pass":
+            failures.append("%s: REGRESSION, expected pass, got %s: %s" % (n, r["status"], r["reason"]))
+        elif r["status"] == "pass":
+            failures.append("%s: now PASSES but %s says '%s'; update it (--update-expected)" % (n, rel, est))
+        else:
+            failures.append("%s: expected %s, got %s: %s; update %s if this is intended"
+                            % (n, est, r["status"], r["reason"], rel))
+    return failures
+
+
+def strict_failures(names, results, allow_unsupported, allow_env, log):
+    """Without --expected: every model must pass (`unsupported` is only listed
+    when allow_unsupported). Returns the failures."""
+    failures = []
+    for n in names:
+        r = results[n]
+        if r["status"] == "pass":
+            continue
+        if r["status"] == "unsupported" and allow_unsupported:
+            log("note: %s is unsupported (allowed by %s): %s" % (n, allow_env, r["reason"]))
+            continue
+        failures.append("%s: %s: %s" % (n, r["status"], r["reason"]))
+    return failures
+
+
+def update_expected(expected_path, names, results, order, log):
+    """--update-expected: rewrites the entries of `names` in the JSON file (others
+    kept), keys in the order of `order`."""
+    import json
+    old = {}
+    if os.path.isfile(expected_path):
+        with open(expected_path) as f:
+            old = json.load(f)
+    for n in names:
+        old[n] = format_expected(results[n])
+    new = {n: old[n] for n in order if n in old}
+    with open(expected_path, "w") as f:
+        json.dump(new, f, indent=2)
+        f.write("\n")
+    log("wrote %s" % expected_path)
+
+
+def run_parallel(order, fn, jobs, log):
+    """{name: fn(name, log)} for each name of `order`, `jobs` at a time; each
+    model's log lines are printed together when it finishes."""
+    import concurrent.futures
+    results = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
+        futs = {}
+        for n in order:
+            lines = []
+            futs[ex.submit(fn, n, lines.append)] = (n, lines)
+        for fut in concurrent.futures.as_completed(futs):
+            n, lines = futs[fut]
+            results[n] = fut.result()
+            log("\n".join(lines))
+    return results

@@ -37,11 +37,9 @@ build/real_models), ONYX_REAL_MODELS (comma-separated subset).
 Writes a JSON report (--results, default build/real_models_results.json).
 """
 import argparse
-import concurrent.futures
 import datetime
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -52,7 +50,9 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from onyx_e2e import ONYX_COMPILE, ONYX_RUN, REPO, require_tools, run  # noqa: E402
+from onyx_e2e import (ONYX_COMPILE, ONYX_RUN, REPO, check_outputs, classify_failure,  # noqa: E402
+                      expected_failures, require_tools, run_parallel, run_retrying, strict_failures,
+                      update_expected, worst_case)
 
 REAL = os.path.join(HERE, "real_models")
 MAKE_MODELS = os.path.join(REAL, "make_models.py")
@@ -62,60 +62,9 @@ DEFAULT_RESULTS = os.path.join(REPO, "build", "real_models_results.json")
 REL_TOL = 1e-4
 COMPILE_TIMEOUT = 900
 RUN_TIMEOUT = 300
-STATUSES = ("pass", "unsupported", "error", "wrong", "crash")
 
 sys.path.insert(0, REAL)
 import make_models  # noqa: E402  (MODELS only; torch is imported by the subprocess)
-
-
-def classify_failure(r, stage):
-    """(status, reason) for a failed tool run."""
-    if r.timed_out:
-        return "crash", "%s timed out" % stage
-    if r.rc is not None and r.rc < 0:
-        return "crash", "%s killed by signal %d" % (stage, -r.rc)
-    if r.error_lines:
-        msg = r.error_lines[0][len("error:"):].strip()
-        return ("unsupported" if stage == "onyx-compile" else "error"), msg
-    tail = (r.stderr.strip().splitlines() or ["(no output)"])[-1]
-    return "crash", "%s exited %s without an error: line: %s" % (stage, r.rc, tail[:200])
-
-
-def rel_err(y, ref):
-    y = np.asarray(y, dtype=np.float64).ravel()
-    ref = np.asarray(ref, dtype=np.float64).ravel()
-    n = np.linalg.norm(ref)
-    d = np.linalg.norm(y - ref)
-    return float(d / n) if n > 0 else float(d)
-
-
-# Signs that the tools or the runtime library were being rebuilt while the test
-# ran (a developer's machine, never CI): such a run is retried, not classified.
-TRANSIENT = re.compile(r"cannot find -lonyx_runtime|Text file busy|cannot execute|exec: Permission denied|"
-                       r"libonyx_runtime\.so: cannot open shared object file")
-RETRIES = 2
-
-
-def run_retrying(cmd, timeout, log):
-    for attempt in range(RETRIES + 1):
-        t0 = time.time()
-        try:
-            r = run(cmd, timeout=timeout)
-            r.seconds = time.time() - t0  # of the last attempt only
-        except OSError as e:  # the tool is being relinked
-            r = None
-            msg = str(e)
-        else:
-            msg = r.stderr
-            if r.rc == 0 or r.timed_out or not TRANSIENT.search(msg):
-                return r
-        if attempt == RETRIES:
-            if r is None:
-                raise
-            return r
-        log("  note: %s failed transiently (%s); retrying" % (os.path.basename(cmd[0]),
-                                                             TRANSIENT.search(msg).group(0) if TRANSIENT.search(msg) else msg))
-        time.sleep(10)
 
 
 def compile_model(name, entry, data_dir, work, log):
@@ -148,30 +97,8 @@ def _run_case(name, so, case, data_dir, work, log):
     if r.rc != 0 or r.timed_out:
         res["status"], res["reason"] = classify_failure(r, "onyx-run")
         return res
-    produced = sorted(f for f in os.listdir(out_dir) if f.endswith(".npy"))
-    expected = ["output_%d.npy" % k for k in range(len(case["refs"]))]
-    if produced != expected:
-        res["status"], res["reason"] = "wrong", "outputs %s, expected %s" % (produced, expected)
-        return res
-    problems = []
-    for k, rel in enumerate(case["refs"]):
-        ref = np.load(os.path.join(data_dir, rel))
-        y = np.load(os.path.join(out_dir, "output_%d.npy" % k))
-        if y.dtype != ref.dtype or y.shape != ref.shape:
-            problems.append("output %d: %s%s, expected %s%s" % (k, y.dtype, list(y.shape), ref.dtype,
-                                                                list(ref.shape)))
-            res["errors"].append(None)
-            continue
-        if not np.isfinite(y).all():
-            problems.append("output %d: %d non-finite values" % (k, int((~np.isfinite(y)).sum())))
-            res["errors"].append(None)
-            continue
-        e = rel_err(y, ref)
-        res["errors"].append(e)
-        if not e <= REL_TOL:
-            problems.append("output %d: ||y-ref||/||ref|| = %.3e > %g" % (k, e, REL_TOL))
-    if problems:
-        res["status"], res["reason"] = "wrong", "; ".join(problems)
+    refs = [np.load(os.path.join(data_dir, rel)) for rel in case["refs"]]
+    res["status"], res["reason"], res["errors"] = check_outputs(out_dir, refs, REL_TOL)
     shutil.rmtree(out_dir, ignore_errors=True)
     return res
 
@@ -196,11 +123,8 @@ def test_model(name, entry, data_dir, work, log):
         errs = ", ".join("%.1e" % e if e is not None else "-" for e in cr["errors"]) or "-"
         log("  %-12s %-10s rel err %-8s %5.2f s  %s" % (cr["id"], cr["status"], errs, cr["seconds"],
                                                        cr["reason"]))
-    bad = [cr for cr in res["cases"] if cr["status"] != "pass"]
-    if bad:
-        # The worst case decides the model's status: crash > error > wrong.
-        order = {"crash": 0, "error": 1, "wrong": 2}
-        worst = min(bad, key=lambda cr: order[cr["status"]])
+    worst = worst_case(res["cases"])  # crash > error > wrong
+    if worst:
         res["status"] = worst["status"]
         res["reason"] = "%s: %s" % (worst["id"], worst["reason"])
     try:
@@ -208,18 +132,6 @@ def test_model(name, entry, data_dir, work, log):
     except OSError:
         pass
     return res
-
-
-def parse_expected(text):
-    """'pass' or 'status: reason' -> (status, reason)."""
-    m = re.match(r"\s*([a-z]+)\s*(?::\s*(.*))?$", text, re.S)
-    if not m or m.group(1) not in STATUSES:
-        raise ValueError("bad expected status %r (want 'pass' or '<%s>: reason')" % (text, "|".join(STATUSES)))
-    return m.group(1), (m.group(2) or "").strip()
-
-
-def format_expected(res):
-    return "pass" if res["status"] == "pass" else "%s: %s" % (res["status"], res["reason"])
 
 
 def main(argv=None):
@@ -265,17 +177,9 @@ def main(argv=None):
     # 2. compile once, run every shape; the biggest models first so that they overlap the rest
     work = tempfile.mkdtemp(prefix="onyx-real-models-")
     order = sorted(names, key=lambda n: -manifest["models"][n]["onnx_bytes"])
-    results = {}
     try:
-        with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
-            futs = {}
-            for n in order:
-                lines = []
-                futs[ex.submit(test_model, n, manifest["models"][n], args.data, work, lines.append)] = (n, lines)
-            for fut in concurrent.futures.as_completed(futs):
-                n, lines = futs[fut]
-                results[n] = fut.result()
-                log("\n".join(lines))
+        results = run_parallel(order, lambda n, nlog: test_model(n, manifest["models"][n], args.data, work, nlog),
+                               args.jobs, log)
     finally:
         if args.keep_temp:
             log("artifacts kept in %s" % work)
@@ -292,52 +196,12 @@ def main(argv=None):
                                            "%.1e" % max(errs) if errs else "-", detail[:160]))
 
     failures = []
-    expected = None
     if args.expected and not args.update_expected:
-        with open(args.expected) as f:
-            expected = json.load(f)
-        for n in names:
-            if n not in expected:
-                failures.append("%s: not in %s" % (n, args.expected))
-                continue
-            est, ereason = parse_expected(expected[n])
-            r = results[n]
-            if r["status"] == est:
-                if est != "pass" and ereason and ereason != r["reason"]:
-                    log("note: %s is still '%s' but the reason changed:\n  expected: %s\n  now:      %s"
-                        % (n, est, ereason, r["reason"]))
-                continue
-            if est == "pass":
-                failures.append("%s: REGRESSION, expected pass, got %s: %s" % (n, r["status"], r["reason"]))
-            elif r["status"] == "pass":
-                failures.append("%s: now PASSES but %s says '%s'; update it (--update-expected)"
-                                % (n, os.path.relpath(args.expected, REPO), est))
-            else:
-                failures.append("%s: expected %s, got %s: %s; update %s if this is intended"
-                                % (n, est, r["status"], r["reason"], os.path.relpath(args.expected, REPO)))
+        failures = expected_failures(names, results, args.expected, log)
     elif not args.update_expected:
-        for n in names:
-            r = results[n]
-            if r["status"] == "pass":
-                continue
-            if r["status"] == "unsupported" and allow_unsupported:
-                log("note: %s is unsupported (allowed by ONYX_REAL_MODELS_ALLOW_UNSUPPORTED): %s"
-                    % (n, r["reason"]))
-                continue
-            failures.append("%s: %s: %s" % (n, r["status"], r["reason"]))
-
+        failures = strict_failures(names, results, allow_unsupported, "ONYX_REAL_MODELS_ALLOW_UNSUPPORTED", log)
     if args.update_expected:
-        old = {}
-        if os.path.isfile(args.expected):
-            with open(args.expected) as f:
-                old = json.load(f)
-        for n in names:
-            old[n] = format_expected(results[n])
-        new = {n: old[n] for n in make_models.MODELS if n in old}
-        with open(args.expected, "w") as f:
-            json.dump(new, f, indent=2)
-            f.write("\n")
-        log("wrote %s" % args.expected)
+        update_expected(args.expected, names, results, make_models.MODELS, log)
 
     report = dict(date=datetime.datetime.now().isoformat(timespec="seconds"),
                   command=" ".join([os.path.relpath(sys.argv[0], REPO)] + (argv if argv is not None else sys.argv[1:])),
