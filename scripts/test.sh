@@ -131,6 +131,15 @@ if [[ $DO_NODE -eq 1 ]]; then
 else
   skip e2e-real-models "--quick"
 fi
+# The dynamo test set (docs/real-models.md): PyTorch 2.11 dynamo exports (opset
+# 20) committed in test/e2e/dynamo_models/; statuses must match its expected.json.
+if [[ $DO_NODE -eq 1 ]]; then
+  step e2e-dynamo-models "$PY" test/e2e/test_dynamo_models.py \
+    --expected test/e2e/dynamo_models/expected.json \
+    --results "$BUILD_DIR/dynamo_models_results.json"
+else
+  skip e2e-dynamo-models "--quick"
+fi
 
 # ---- ONNX node suite --------------------------------------------------------------
 if [[ $DO_NODE -eq 1 ]]; then
