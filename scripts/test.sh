@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every Onyx test: build, GoogleTest (CTest), lit, the Python end-to-end
-# tests, and the ONNX node-suite runner (import, static and symbolic modes)
-# against its floors. Prints a summary; exits non-zero if anything failed.
+# tests, and the ONNX node-suite runner on both suites (Debian's ONNX 1.12 and
+# the bundled ONNX 1.23; import, static and symbolic modes) against their
+# floors. Prints a summary; exits non-zero if anything failed.
 #
 #   bash scripts/test.sh             build, then everything
 #   bash scripts/test.sh --no-build  use the existing build/
@@ -9,6 +10,7 @@
 #                                    (about 1 minute)
 #   bash scripts/test.sh --update    also rewrite docs/supported-ops.md and
 #                                    raise test/e2e/node_suite_floor.json
+#                                    (both suites)
 #
 # See docs/testing.md.
 set -uo pipefail
@@ -25,7 +27,7 @@ for arg in "$@"; do
     --no-build) DO_BUILD=0 ;;
     --quick) DO_NODE=0 ;;
     --update) UPDATE=1 ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "test.sh: unknown argument $arg" >&2; exit 2 ;;
   esac
 done
@@ -141,9 +143,12 @@ else
   skip e2e-dynamo-models "--quick"
 fi
 
-# ---- ONNX node suite --------------------------------------------------------------
+# ---- ONNX node suites ---------------------------------------------------------------
+# Debian's 1.12 suite and the bundled 1.23 one (unpacked once into
+# $BUILD_DIR/onnx-node-suite-1.23/), each against its own floors.
 if [[ $DO_NODE -eq 1 ]]; then
-  NODE_ARGS=(--mode import --mode static --mode symbolic -j "$JOBS" --timeout 60
+  NODE_ARGS=(--suite all --unpack-dir "$BUILD_DIR/onnx-node-suite-1.23"
+             --mode import --mode static --mode symbolic -j "$JOBS" --timeout 60
              --floor test/e2e/node_suite_floor.json
              --results "$BUILD_DIR/node_suite_results.json")
   if [[ $UPDATE -eq 1 ]]; then

@@ -4,8 +4,12 @@ check node_suite.py's classification without the real compiler.
 
 It computes `Add` of its two inputs, and misbehaves according to the name of
 the test directory that holds the model (test_crash_*, test_wrong_*, ...).
+A test directory with canned outputs (fake_output_K.npy or .pb next to
+model.onnx) gets those copied as output_K.npy / .pb instead.
 """
+import glob
 import os
+import shutil
 import signal
 import sys
 import time
@@ -51,6 +55,12 @@ def main(argv):
         print("note: context", file=sys.stderr)
         print("error: input 0 'x': dim 0 is 3, the model says 4", file=sys.stderr)
         return 1
+
+    canned = sorted(glob.glob(os.path.join(os.path.dirname(os.path.abspath(model)), "fake_output_*")))
+    if canned:
+        for p in canned:
+            shutil.copy(p, os.path.join(out_dir, os.path.basename(p)[len("fake_"):]))
+        return 0
 
     vals = []
     for p in inputs:

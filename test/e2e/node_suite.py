@@ -1,7 +1,16 @@
 #!/usr/bin/python3
-"""End-to-end runner over the ONNX backend node suite.
+"""End-to-end runner over the ONNX backend node suites.
 
-For every test directory of the suite (model.onnx + test_data_set_0/) it runs
+Two suites (--suite, repeatable; default: all):
+
+  debian   Debian's libonnx-testdata, ONNX 1.12: 932 tests, opsets up to 17
+           (/usr/share/libonnx-testdata/data/node)
+  current  the ONNX 1.23 suite bundled as test/data/onnx-node-suite/
+           onnx-node-tests.tar.xz: 1802 tests, opsets up to 28, the newer
+           element types; unpacked once into build/onnx-node-suite-1.23/
+  DIR      any directory of node tests (NAME=DIR names it)
+
+For every test directory of a suite (model.onnx + test_data_set_0/) it runs
 Onyx's tools in a subprocess and classifies the result:
 
   pass   all outputs match the reference (shape and dtype exactly; floats with
@@ -18,11 +27,15 @@ Modes (repeat --mode; default: static and symbolic):
   symbolic  the same with --make-inputs-dynamic (every graph-input dim becomes a
             symbol at import)
 
-Run with /usr/bin/python3 (Debian's, with onnx and numpy). See docs/testing.md.
+References are decoded by onnx_values.py (onnx 1.12's numpy_helper knows no
+element type after bfloat16). Run with /usr/bin/python3 (Debian's, with onnx
+and numpy). See docs/testing.md.
 """
 
 import argparse
 import concurrent.futures
+import fcntl
+import hashlib
 import json
 import os
 import re
@@ -31,16 +44,35 @@ import shutil
 import signal
 import subprocess
 import sys
+import tarfile
 import tempfile
 import threading
 import time
 
 import numpy as np
 import onnx
-from onnx import numpy_helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import onnx_values as ov  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+# Debian's suite (kept as DEFAULT_SUITE: scripts/gpu use it).
 DEFAULT_SUITE = "/usr/share/libonnx-testdata/data/node"
+CURRENT_ARCHIVE = os.path.join(REPO, "test", "data", "onnx-node-suite", "onnx-node-tests.tar.xz")
+CURRENT_UNPACK_DIR = os.path.join(REPO, "build", "onnx-node-suite-1.23")
+# The known suites, in the order they run and appear on the docs page.
+SUITES = {
+    "debian": {
+        "title": "Debian's ONNX 1.12 suite",
+        "source": "Debian's `libonnx-testdata` (ONNX 1.12, opsets up to 17), "
+                  "`/usr/share/libonnx-testdata/data/node`",
+    },
+    "current": {
+        "title": "The ONNX 1.23 suite",
+        "source": "the ONNX repository's node tests at 1.23 (opsets up to 28), bundled as "
+                  "`test/data/onnx-node-suite/onnx-node-tests.tar.xz`",
+    },
+}
 DEFAULT_FLOOR = os.path.join(REPO, "test", "e2e", "node_suite_floor.json")
 DEFAULT_DOCS = os.path.join(REPO, "docs", "supported-ops.md")
 ALL_MODES = ("import", "static", "symbolic")
@@ -97,6 +129,7 @@ def _longest_prefix_op(test_name, candidates):
 class SuiteTest:
     def __init__(self, suite_dir, name):
         self.name = name
+        self.suite_dir = suite_dir
         self.dir = os.path.join(suite_dir, name)
         self.model = os.path.join(self.dir, "model.onnx")
         data = os.path.join(self.dir, "test_data_set_0")
@@ -134,6 +167,55 @@ def load_suite(suite_dir, regex=None):
     return tests
 
 
+def _archive_digest(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def unpack_suite(archive, dest):
+    """Unpacks ARCHIVE (a .tar.xz holding node/<test>/...) into DEST once and
+    returns DEST/node. DEST/.archive-sha256 records what was unpacked; a
+    different archive is unpacked afresh. Concurrent runners take a lock."""
+    node = os.path.join(dest, "node")
+    stamp = os.path.join(dest, ".archive-sha256")
+    digest = _archive_digest(archive)
+    os.makedirs(os.path.dirname(os.path.abspath(dest)), exist_ok=True)
+    with open(os.path.abspath(dest) + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            with open(stamp) as f:
+                if f.read().strip() == digest and os.path.isdir(node):
+                    return node
+        except OSError:
+            pass
+        shutil.rmtree(dest, ignore_errors=True)
+        tmp = tempfile.mkdtemp(prefix=os.path.basename(dest) + ".unpack-",
+                               dir=os.path.dirname(os.path.abspath(dest)))
+        try:
+            with tarfile.open(archive, "r:xz") as tar:
+                members = tar.getmembers()
+                for m in members:
+                    parts = m.name.split("/")
+                    if (m.name.startswith("/") or ".." in parts or parts[0] != "node"
+                            or not (m.isfile() or m.isdir())):
+                        raise RuntimeError("%s: unexpected member %r" % (archive, m.name))
+                if hasattr(tarfile, "data_filter"):
+                    tar.extractall(tmp, members=members, filter="data")
+                else:
+                    tar.extractall(tmp, members=members)
+            with open(os.path.join(tmp, ".archive-sha256"), "w") as f:
+                f.write(digest + "\n")
+            os.chmod(tmp, 0o755)
+            os.rename(tmp, dest)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+    return node
+
+
 def attribute_ops(tests):
     """Decide which operator(s) each test counts for on the supported-ops page.
 
@@ -143,8 +225,15 @@ def attribute_ops(tests):
       the ONNX op whose name is the longest prefix of the test name;
     - other multi-op tests count for the op in the model named by the test
       name prefix, else for every op in the model.
+
+    The op names for the prefix match are onnx 1.12's schemas plus the ops
+    the suite's own graphs use (newer suites have ops 1.12 does not know).
     """
     by_name = {t.name: t for t in tests}
+    known = dict(_schema_names())
+    for t in tests:
+        for o in t.ops:
+            known.setdefault(_norm(o.split(".")[-1]), o)
 
     def direct_ops(t):
         ops = [o for o in t.ops if o != "Constant"]
@@ -158,7 +247,7 @@ def attribute_ops(tests):
             if base is not None and len(direct_ops(base)) == 1:
                 t.attributed = direct_ops(base)
                 continue
-            op = _longest_prefix_op(t.name[: -len("_expanded")], _schema_names())
+            op = _longest_prefix_op(t.name[: -len("_expanded")], known)
             t.attributed = [op] if op else ops
             continue
         if len(ops) == 1:
@@ -240,52 +329,38 @@ def classify_failure(rc, stderr, timed_out, timeout):
 
 
 def load_reference(path, type_proto):
-    """A reference output as numpy (tensor) or a list (sequence)."""
-    with open(path, "rb") as f:
-        data = f.read()
-    if type_proto is not None and type_proto.HasField("sequence_type"):
-        seq = onnx.SequenceProto()
-        seq.ParseFromString(data)
-        return numpy_helper.to_list(seq)
-    if type_proto is not None and type_proto.HasField("optional_type"):
-        opt = onnx.OptionalProto()
-        opt.ParseFromString(data)
-        return ("optional", opt)
-    t = onnx.TensorProto()
-    t.ParseFromString(data)
-    return numpy_helper.to_array(t)
+    """A reference output: an array (tensor), a list (sequence) or
+    ("optional", None | value), decoded by onnx_values."""
+    return ov.decode_file(path, type_proto)
 
 
-def _optional_value(opt):
-    """An OptionalProto's value: None (empty), an array or a list."""
-    if opt.HasField("tensor_value"):
-        return numpy_helper.to_array(opt.tensor_value)
-    if opt.HasField("sequence_value"):
-        return numpy_helper.to_list(opt.sequence_value)
-    return None
+def _optional_value(v):
+    """An optional's value: None (empty), an array or a list. V is decoded
+    already, or an OptionalProto."""
+    if isinstance(v, onnx.OptionalProto):
+        return ov.decode_optional(v)[1]
+    return v
 
 
 def load_output(path, type_proto=None):
     """An output onyx-run wrote: .npy (tensor), or .pb: a SequenceProto or
     OptionalProto for outputs of those types (docs/sequences.md), else a
     TensorProto."""
-    if path.endswith(".pb") and type_proto is not None:
-        if type_proto.HasField("sequence_type"):
-            seq = onnx.SequenceProto()
-            with open(path, "rb") as f:
-                seq.ParseFromString(f.read())
-            return numpy_helper.to_list(seq)
-        if type_proto.HasField("optional_type"):
-            opt = onnx.OptionalProto()
-            with open(path, "rb") as f:
-                opt.ParseFromString(f.read())
-            return ("optional", opt)
     if path.endswith(".pb"):
-        t = onnx.TensorProto()
-        with open(path, "rb") as f:
-            t.ParseFromString(f.read())
-        return numpy_helper.to_array(t)
+        return ov.decode_file(path, type_proto)
     return np.load(path, allow_pickle=False)
+
+
+def output_elem_type(type_proto, ref_path):
+    """The element type to compare an output by: the model's declared one
+    (inside sequences and optionals too), else the reference tensor's."""
+    et = ov.leaf_elem_type(type_proto)
+    if et is None and (type_proto is None or type_proto.WhichOneof("value") in (None, "tensor_type")):
+        t = onnx.TensorProto()
+        with open(ref_path, "rb") as f:
+            t.ParseFromString(f.read())
+        et = t.data_type or None
+    return et
 
 
 def _fmt_index(idx):
@@ -294,18 +369,52 @@ def _fmt_index(idx):
 
 def _bfloat16_as_float32(a):
     """bfloat16 data as float32: raw 16-bit patterns (uint16, or the 2-byte
-    void dtype .npy files use for bfloat16) are widened; floats pass through."""
+    void dtype .npy files used for bfloat16) are widened; floats pass through."""
     if a.dtype.kind == "f":
         return a.astype(np.float32)
     if a.dtype == np.uint16 or (a.dtype.kind == "V" and a.dtype.itemsize == 2):
-        bits = np.ascontiguousarray(a).view(np.uint16).astype(np.uint32) << 16
-        return bits.view(np.float32)
+        return ov.narrow_to_float32(a, ov.BFLOAT16)
     return None
+
+
+def _code(a, idx):
+    return "0x%02x" % int(a[idx])
+
+
+def _compare_codes(label, got, ref, elem_type):
+    """Float8 (incl. e8m0) and float4e2m1: GOT and REF hold the raw codes
+    (uint8; REF may hold decoded floats instead). Their values must be equal
+    (NaN equals NaN, +0 equals -0)."""
+    tname = ov.type_name(elem_type)
+    if got.dtype != np.uint8:
+        return "%s: dtype %s, expected uint8 (%s codes)" % (label, got.dtype, tname)
+    if ref.dtype != np.uint8 and ref.dtype.kind != "f":
+        return "%s: reference dtype %s is not %s data; cannot compare" % (label, ref.dtype, tname)
+    if got.shape != ref.shape:
+        return "%s: shape %s, expected %s" % (label, list(got.shape), list(ref.shape))
+    if ref.size == 0:
+        return None
+    limit = 16 if elem_type == ov.FLOAT4E2M1 else 256
+    if int(got.max()) >= limit:
+        first = tuple(np.argwhere(got >= limit)[0])
+        return "%s: %s code %s at %s is out of range" % (label, tname, _code(got, first), _fmt_index(first))
+    g = ov.narrow_to_float32(got, elem_type)
+    r = ov.narrow_to_float32(ref, elem_type) if ref.dtype == np.uint8 else ref.astype(np.float32)
+    ok = (g == r) | (np.isnan(g) & np.isnan(r))
+    if ok.all():
+        return None
+    bad = np.argwhere(~ok)
+    first = tuple(bad[0])
+    expected = ("%s = %r" % (_code(ref, first), r[first].item())) if ref.dtype == np.uint8 else repr(r[first].item())
+    return "%s: %d of %d %s elements differ; first at %s (got %s = %r, expected %s)" % (
+        label, len(bad), ref.size, tname, _fmt_index(first), _code(got, first),
+        g[first].item(), expected)
 
 
 def compare(k, name, got, ref, rtol, atol, elem_type=None):
     """None if GOT matches REF, else a one-line reason. ELEM_TYPE is the
-    model's TensorProto element type for the output, if known."""
+    model's TensorProto element type for the output, if known: it decides
+    how both sides are read (docs/testing.md, "Element types")."""
     label = "output %d '%s'" % (k, name)
     # Optionals: both empty, or the values compared; sequences: the lengths,
     # then element by element.
@@ -331,16 +440,47 @@ def compare(k, name, got, ref, rtol, atol, elem_type=None):
         return None
     if not isinstance(ref, np.ndarray):
         return "%s: reference is not a tensor (%s); cannot compare" % (label, type(ref).__name__)
-    if elem_type == onnx.TensorProto.BFLOAT16:
-        # numpy has no bfloat16: onnx stores the suite's bfloat16 references
-        # as uint16 bit patterns; compare values, allowing one bfloat16 ulp
-        # (the suite's references truncate, a backend may round).
-        g, r = _bfloat16_as_float32(got), _bfloat16_as_float32(ref)
+    if not isinstance(got, np.ndarray):
+        return "%s: expected a tensor, got %s" % (label, type(got).__name__)
+    if elem_type is not None and elem_type not in ov.TYPE_NAMES:
+        return "%s: the runner cannot compare element type %s" % (label, elem_type)
+    if elem_type in ov.NARROW_FLOATS and elem_type != ov.BFLOAT16:
+        return _compare_codes(label, got, ref, elem_type)
+    if elem_type == ov.BFLOAT16:
+        # onyx-run writes bfloat16 as uint16 bit patterns (older builds: the
+        # 2-byte void type); compare values, allowing one bfloat16 ulp
+        # (Debian's 1.12 references truncate, a backend may round).
+        g = _bfloat16_as_float32(got) if got.dtype.kind != "f" else None
+        r = _bfloat16_as_float32(ref)  # (references decoded to float32 elsewhere read too)
         if g is None:
             return "%s: dtype %s, expected bfloat16" % (label, got.dtype)
         if r is None:
             return "%s: reference dtype %s is not bfloat16 data" % (label, ref.dtype)
         got, ref, rtol = g, r, max(rtol, 2.0 ** -7)
+    if elem_type in (ov.INT4, ov.UINT4, ov.INT2, ov.UINT2):
+        # Values, one per element: int8 for the signed, uint8 for the unsigned.
+        want = ov.STORAGE_DTYPE[elem_type]
+        if got.dtype != want:
+            return "%s: dtype %s, expected %s (%s values)" % (label, got.dtype, want, ov.type_name(elem_type))
+        if ref.dtype != want:
+            return "%s: reference dtype %s is not %s data; cannot compare" % (
+                label, ref.dtype, ov.type_name(elem_type))
+    if elem_type == ov.STRING or (elem_type is None and ref.dtype.kind == "U"):
+        # Strings: a unicode array (object arrays of str also read), exactly.
+        if got.dtype.kind not in "UO":
+            return "%s: dtype %s, expected strings" % (label, got.dtype)
+        if ref.dtype.kind not in "UO":
+            return "%s: reference dtype %s is not string data; cannot compare" % (label, ref.dtype)
+        if got.shape != ref.shape:
+            return "%s: shape %s, expected %s" % (label, list(got.shape), list(ref.shape))
+        eq = np.array([isinstance(a, str) and a == b for a, b in zip(got.ravel().tolist(), ref.ravel().tolist())],
+                      dtype=bool).reshape(ref.shape)
+        if eq.all():
+            return None
+        bad = np.argwhere(~eq)
+        first = tuple(bad[0])
+        return "%s: %d of %d elements differ; first at %s (got %r, expected %r)" % (
+            label, len(bad), ref.size, _fmt_index(first), got[first].item(), ref[first].item())
     if got.dtype != ref.dtype:
         return "%s: dtype %s, expected %s" % (label, got.dtype, ref.dtype)
     if got.shape != ref.shape:
@@ -372,17 +512,23 @@ def compare(k, name, got, ref, rtol, atol, elem_type=None):
         label, len(bad), ref.size, _fmt_index(first), got[first].item(), ref[first].item())
 
 
+_TOOL_TMP = re.compile(re.escape(tempfile.gettempdir()) + r"/onyx-[A-Za-z0-9_.-]+")
+
+
 class Runner:
     def __init__(self, args):
         self.args = args
         self.onyx_run = args.onyx_run or os.path.join(args.bin_dir, "onyx-run")
         self.onyx_compile = args.onyx_compile or os.path.join(args.bin_dir, "onyx-compile")
 
-    def sanitize(self, text, tmp=None):
+    def sanitize(self, text, tmp=None, suite_dir=None):
         if tmp:
             text = text.replace(tmp, "<tmp>")
-        text = text.replace(self.args.suite, "<suite>").replace(REPO + "/", "")
-        return text
+        if suite_dir:
+            text = text.replace(suite_dir, "<suite>")
+        # onyx-run's own temporary directories (its compiled model.so).
+        text = _TOOL_TMP.sub("<tmp>", text)
+        return text.replace(REPO + "/", "")
 
     def run(self, test, mode):
         start = time.monotonic()
@@ -402,7 +548,7 @@ class Runner:
         if rc == 0 and not timed_out:
             return {"status": "pass", "reason": ""}
         status, reason = classify_failure(rc, err, timed_out, self.args.timeout)
-        return {"status": status, "reason": self.sanitize(reason)}
+        return {"status": status, "reason": self.sanitize(reason, suite_dir=test.suite_dir)}
 
     def _run_model(self, test, mode):
         tmp = tempfile.mkdtemp(prefix="onyx-node-%s-%s-" % (mode, test.name))
@@ -418,7 +564,7 @@ class Runner:
             rc, _, err, timed_out, _ = run_tool(cmd, self.args.timeout)
             if rc != 0 or timed_out:
                 status, reason = classify_failure(rc, err, timed_out, self.args.timeout)
-                return {"status": status, "reason": self.sanitize(reason, tmp)}
+                return {"status": status, "reason": self.sanitize(reason, tmp, test.suite_dir)}
             # Tensors come as output_K.npy; sequences and optionals as
             # output_K.pb (SequenceProto / OptionalProto).
             produced = sorted(_numbered(tmp, "output_", ".npy") + _numbered(tmp, "output_", ".pb"),
@@ -430,14 +576,18 @@ class Runner:
                             "reason": "output %d '%s' missing: %d output file(s) written, %d expected"
                                       % (k, name, len(produced), len(test.outputs))}
                 type_proto = test.output_types[k] if k < len(test.output_types) else None
-                ref = load_reference(ref_path, type_proto)
+                try:
+                    ref = load_reference(ref_path, type_proto)
+                    elem = output_elem_type(type_proto, ref_path)
+                except Exception as e:  # never a pass: the runner cannot tell
+                    return {"status": "wrong", "reason": "output %d '%s': the runner cannot decode "
+                            "the reference %s: %s: %s" % (k, name, os.path.basename(ref_path),
+                                                         type(e).__name__, e)}
                 try:
                     got = load_output(produced[k], type_proto)
                 except Exception as e:
                     return {"status": "wrong", "reason": "output %d '%s': unreadable %s: %s"
                             % (k, name, os.path.basename(produced[k]), e)}
-                elem = (type_proto.tensor_type.elem_type
-                        if type_proto is not None and type_proto.HasField("tensor_type") else None)
                 why = compare(k, name, got, ref, self.args.rtol, self.args.atol, elem)
                 if why:
                     return {"status": "wrong", "reason": why}
@@ -475,45 +625,51 @@ def _status_reason(status, reason):
     return "%s: %s" % (status, _short(reason))
 
 
-def write_docs(path, tests, results, modes, args):
+_GROUP_RULES = [
+    # The node that failed: "node 'n' (Op, domain d, opset 18): ..." -> "Op: ...".
+    (re.compile(r"^node '[^']*' \(([^,()]+), domain (?:ai\.onnx|''), opset \d+\): "), r"\1: "),
+    (re.compile(r"^node '[^']*' \(([^,()]+), domain ([^,()]+), opset \d+\): "), r"\2.\1: "),
+    (re.compile(r"^node '[^']*': "), ""),
+    (re.compile(r"(?<!\w)'[^']*'"), "'…'"),  # quoted names, not apostrophes
+    (re.compile(r"\(got .*?, expected .*?\)"), "(…)"),
+    (re.compile(r"\[[-0-9, ]*\]"), "[…]"),
+    (re.compile(r"0x[0-9a-fA-F]+"), "N"),
+    (re.compile(r"(?<!type code )(?<!opset )-?\b\d+(\.\d+)?(e[-+]?\d+)?\b"), "N"),
+]
+
+
+def reason_group(status, reason):
+    """A failure reason with names and numbers taken out, so that tests
+    failing for the same cause fall into one group."""
+    r = _first_line(reason)
+    if status == "error" and r.startswith("error: "):
+        r = r[len("error: "):]
+    elif status != "error":
+        r = "%s: %s" % (status, r)
+    for rx, sub in _GROUP_RULES:
+        r = rx.sub(sub, r)
+    return _short(r, 120)
+
+
+def reason_groups(results, modes):
+    """[(group, {mode: count})] over the non-passing tests, most frequent
+    first (by the sum over modes), then alphabetically."""
+    groups = {}
+    for m in modes:
+        for r in results[m].values():
+            if r["status"] != "pass":
+                g = groups.setdefault(reason_group(r["status"], r["reason"]), {x: 0 for x in modes})
+                g[m] += 1
+    return sorted(groups.items(), key=lambda kv: (-sum(kv[1].values()), kv[0]))
+
+
+def _suite_docs(w, suite, results, modes):
+    tests = suite.tests
     by_op = {}
     for t in tests:
         for op in t.attributed:
             by_op.setdefault(op, []).append(t)
-    lines = []
-    w = lines.append
-    w("# Supported ONNX operators")
-    w("")
-    w("<!-- Generated by `/usr/bin/python3 test/e2e/node_suite.py --write-docs`; do not edit. -->")
-    w("")
-    w("Results of Onyx on the ONNX backend node suite (onnx %s, `%s`, %d tests) on the CPU."
-      % (onnx.__version__, DEFAULT_SUITE if args.suite == DEFAULT_SUITE else "<suite>", len(tests)))
-    w("Modes:")
-    w("")
-    if "import" in modes:
-        w("- **import**: `onyx-compile model.onnx --emit=onnx -o /dev/null` succeeds.")
-    if "static" in modes:
-        w("- **static**: `onyx-run model.onnx --input input_0.pb ...` with the model's shapes; "
-          "every output matches `output_K.pb` (shape and dtype exactly, floats within "
-          "rtol=%g atol=%g, other types exactly)." % (args.rtol, args.atol))
-    if "symbolic" in modes:
-        w("- **symbolic**: the same with `--make-inputs-dynamic`: every graph-input dim is a "
-          "symbol at import, so the compiled code cannot rely on static shapes.")
-    w("")
-    w("A test that does not pass is **wrong** (ran, result differs), **error** (clean "
-      "`error:` exit) or **crash** (signal, timeout, or exit without `error:`). Each test "
-      "counts for the operator its graph uses; `*_expanded` tests (the operator's function "
-      "body inlined) are counted separately in the *expanded* columns.")
-    w("")
-    w("## Summary")
-    w("")
-    w("| mode | pass | wrong | error | crash | total |")
-    w("| --- | ---: | ---: | ---: | ---: | ---: |")
-    for m in modes:
-        c = counts_of(results[m])
-        w("| %s | %d | %d | %d | %d | %d |" % (m, c["pass"], c["wrong"], c["error"], c["crash"], c["total"]))
-    w("")
-    w("## Per operator")
+    w("### Per operator")
     w("")
     head = "| operator |" + "".join(" %s |" % m for m in modes) + "".join(" expanded %s |" % m for m in modes)
     w(head)
@@ -532,7 +688,19 @@ def write_docs(path, tests, results, modes, args):
         w("| %s |" % op + "".join(" %s |" % frac(direct, m) for m in modes)
           + "".join(" %s |" % frac(exp, m) for m in modes))
     w("")
-    w("## Tests that do not pass")
+    groups = reason_groups(results, modes)
+    if groups:
+        w("### Failure reasons")
+        w("")
+        w("Non-passing tests per mode, grouped by reason (names and numbers replaced by `…` "
+          "and `N`), most frequent first.")
+        w("")
+        w("| reason |" + "".join(" %s |" % m for m in modes))
+        w("| --- |" + " ---: |" * len(modes))
+        for g, per in groups:
+            w("| %s |" % g.replace("|", "\\|") + "".join(" %s |" % (per[m] or "") for m in modes))
+        w("")
+    w("### Tests that do not pass")
     w("")
     w("Per operator: each test with, per mode, its classification and the first line "
       "of the reason (`error:` lines are the tool's own message).")
@@ -541,7 +709,7 @@ def write_docs(path, tests, results, modes, args):
         if not failing:
             continue
         w("")
-        w("### %s" % op)
+        w("#### %s" % op)
         w("")
         for t in failing:
             # Group the modes by outcome: "import: pass; static, symbolic: error: ...".
@@ -561,53 +729,113 @@ def write_docs(path, tests, results, modes, args):
                 parts.append("%s: %s" % (who, _status_reason(status, reason)))
             w("- `%s` — %s" % (t.name, "; ".join(parts)))
     w("")
+
+
+def write_docs(path, suites, results, modes, args):
+    """The supported-operators page: RESULTS[suite name][mode][test]."""
+    lines = []
+    w = lines.append
+    w("# Supported ONNX operators")
+    w("")
+    w("<!-- Generated by `/usr/bin/python3 test/e2e/node_suite.py --write-docs`; do not edit. -->")
+    w("")
+    w("Results of Onyx on the ONNX backend node suites on the CPU:")
+    w("")
+    for s in suites:
+        w("- **%s**: %s, %d tests." % (s.name, s.source, len(s.tests)))
+    w("")
+    w("Modes:")
+    w("")
+    if "import" in modes:
+        w("- **import**: `onyx-compile model.onnx --emit=onnx -o /dev/null` succeeds.")
+    if "static" in modes:
+        w("- **static**: `onyx-run model.onnx --input input_0.pb ...` with the model's shapes; "
+          "every output matches `output_K.pb` (shape and dtype exactly, floats within "
+          "rtol=%g atol=%g, bfloat16 within one bfloat16 ulp, float8 and float4 values "
+          "exactly, other types exactly)." % (args.rtol, args.atol))
+    if "symbolic" in modes:
+        w("- **symbolic**: the same with `--make-inputs-dynamic`: every graph-input dim is a "
+          "symbol at import, so the compiled code cannot rely on static shapes.")
+    w("")
+    w("A test that does not pass is **wrong** (ran, result differs), **error** (clean "
+      "`error:` exit) or **crash** (signal, timeout, or exit without `error:`). Each test "
+      "counts for the operator its graph uses; `*_expanded` tests (the operator's function "
+      "body inlined) are counted separately in the *expanded* columns.")
+    w("")
+    w("## Summary")
+    w("")
+    w("| suite | mode | pass | wrong | error | crash | total |")
+    w("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+    for s in suites:
+        for m in modes:
+            c = counts_of(results[s.name][m])
+            w("| %s | %s | %d | %d | %d | %d | %d |" % (s.name, m, c["pass"], c["wrong"], c["error"],
+                                                       c["crash"], c["total"]))
+    w("")
+    for s in suites:
+        w("## %s (`%s`)" % (s.title, s.name))
+        w("")
+        _suite_docs(w, s, results[s.name], modes)
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w") as f:
         f.write("\n".join(lines))
 
 
-def check_floor(floor, results, modes, filtered):
-    """Returns failures as (kind, message) pairs, kind in crash / must_pass /
-    min_pass (empty: OK), and a list of notes."""
+def floor_spec(floor, suite):
+    """The per-mode floors for SUITE: FLOOR[suite], or FLOOR itself when it
+    is a flat file (mode keys at the top: it applies to every suite)."""
+    if any(m in floor for m in ALL_MODES):
+        return floor
+    return floor.get(suite, {})
+
+
+def check_floor(floor, results, modes, filtered, suite=None):
+    """FLOOR: per-mode floors of one suite; RESULTS[mode][test]. Returns
+    failures as (kind, message) pairs, kind in crash / must_pass / min_pass
+    (empty: OK), and a list of notes."""
     failures, notes = [], []
+    where = (suite + " ") if suite else ""
     for m in modes:
         spec = floor.get(m, {})
         c = counts_of(results[m])
         max_crash = int(spec.get("max_crash", 0))
         if c["crash"] > max_crash:
             crashed = sorted(n for n, r in results[m].items() if r["status"] == "crash")
-            failures.append(("crash", "%s: %d crash(es) (max %d): %s" % (
-                m, c["crash"], max_crash, ", ".join(crashed[:20]) + (" ..." if len(crashed) > 20 else ""))))
+            failures.append(("crash", "%s%s: %d crash(es) (max %d): %s" % (
+                where, m, c["crash"], max_crash, ", ".join(crashed[:20]) + (" ..." if len(crashed) > 20 else ""))))
         must = spec.get("must_pass", [])
         if must:
             rx = re.compile("|".join("(?:%s)" % p for p in must))
             missing = sorted(n for n, r in results[m].items() if rx.search(n) and r["status"] != "pass")
             if missing:
-                failures.append(("must_pass", "%s: %d test(s) listed in must_pass do not pass: %s" % (
-                    m, len(missing), ", ".join(missing[:30]) + (" ..." if len(missing) > 30 else ""))))
+                failures.append(("must_pass", "%s%s: %d test(s) listed in must_pass do not pass: %s" % (
+                    where, m, len(missing), ", ".join(missing[:30]) + (" ..." if len(missing) > 30 else ""))))
         if filtered:
             continue
         min_pass = int(spec.get("min_pass", 0))
         if c["pass"] < min_pass:
-            failures.append(("min_pass", "%s: %d passing, below the floor of %d" % (m, c["pass"], min_pass)))
+            failures.append(("min_pass", "%s%s: %d passing, below the floor of %d" % (where, m, c["pass"], min_pass)))
         elif c["pass"] > min_pass:
-            notes.append("%s: %d passing, above the floor of %d (raise it with --update-floor)"
-                         % (m, c["pass"], min_pass))
-    if filtered:
-        notes.append("pass-count floors not checked: --filter selects a subset of the suite")
+            notes.append("%s%s: %d passing, above the floor of %d (raise it with --update-floor)"
+                         % (where, m, c["pass"], min_pass))
     return failures, notes
 
 
 def update_floor(path, floor, results, modes):
+    """Raises min_pass to the current counts (never lowers it); RESULTS[suite
+    name][mode][test]. A flat floor file stays flat."""
     changed = []
-    for m in modes:
-        spec = floor.setdefault(m, {"min_pass": 0, "max_crash": 0})
-        c = counts_of(results[m])
-        old = int(spec.get("min_pass", 0))
-        if c["pass"] > old:
-            spec["min_pass"] = c["pass"]
-            changed.append("%s %d -> %d" % (m, old, c["pass"]))
-        spec.setdefault("max_crash", 0)
+    flat = any(m in floor for m in ALL_MODES)
+    for suite in results:
+        root = floor if flat else floor.setdefault(suite, {})
+        for m in modes:
+            spec = root.setdefault(m, {"min_pass": 0, "max_crash": 0})
+            c = counts_of(results[suite][m])
+            old = int(spec.get("min_pass", 0))
+            if c["pass"] > old:
+                spec["min_pass"] = c["pass"]
+                changed.append("%s %s %d -> %d" % (suite, m, old, c["pass"]))
+            spec.setdefault("max_crash", 0)
     with open(path, "w") as f:
         json.dump(floor, f, indent=2, sort_keys=False)
         f.write("\n")
@@ -618,12 +846,73 @@ def update_floor(path, floor, results, modes):
 # Main
 # --------------------------------------------------------------------------
 
+class Suite:
+    """One suite to run: NAME (debian, current, or a directory's name),
+    its DIR, and the docs page's TITLE and SOURCE."""
+
+    def __init__(self, name, directory, title, source):
+        self.name, self.dir, self.title, self.source = name, directory, title, source
+        self.tests = []
+
+
+def resolve_suites(args):
+    """The suites --suite selects, in run order. Raises SystemExit(2) with a
+    message when one is missing."""
+    specs = args.suite or ["all"]
+    wanted = []
+    for spec in specs:
+        if spec == "all":
+            wanted += [("debian", None), ("current", None)]
+        elif spec in SUITES:
+            wanted.append((spec, None))
+        else:
+            name, _, directory = spec.rpartition("=") if "=" in spec else ("", "", spec)
+            directory = os.path.abspath(directory)
+            if not name and os.path.realpath(directory) == os.path.realpath(DEFAULT_SUITE):
+                wanted.append(("debian", None))
+            else:
+                wanted.append((name or None, directory))
+    suites, seen = [], set()
+    for name, directory in wanted:
+        if directory is None:
+            if name in seen:
+                continue
+            if name == "debian":
+                if not os.path.isdir(DEFAULT_SUITE):
+                    raise SystemExit("node_suite: error: Debian's suite %s is not installed "
+                                     "(scripts/setup.sh installs libonnx-testdata)" % DEFAULT_SUITE)
+                d = DEFAULT_SUITE
+            else:
+                if not os.path.isfile(args.current_archive):
+                    raise SystemExit("node_suite: error: %s not found" % args.current_archive)
+                d = unpack_suite(args.current_archive, args.unpack_dir)
+            suites.append(Suite(name, d, SUITES[name]["title"], SUITES[name]["source"]))
+        else:
+            if not os.path.isdir(directory):
+                raise SystemExit("node_suite: error: suite directory %s not found" % directory)
+            base = name or "custom"
+            name, i = base, 2
+            while name in seen:
+                name, i = "%s%d" % (base, i), i + 1
+            suites.append(Suite(name, directory, "The suite `%s`" % name, "`<suite>`"))
+        seen.add(name)
+    return suites
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog="See docs/testing.md.")
     p.add_argument("--mode", action="append", choices=ALL_MODES,
                    help="mode to run (repeatable; default: static and symbolic)")
+    p.add_argument("--suite", action="append", metavar="debian|current|all|[NAME=]DIR",
+                   help="suite to run (repeatable; default: all = debian and current): "
+                        "debian (%s), current (the bundled ONNX 1.23 suite), or a directory "
+                        "of node tests" % DEFAULT_SUITE)
+    p.add_argument("--current-archive", default=CURRENT_ARCHIVE,
+                   help="the current suite's archive (default: %(default)s)")
+    p.add_argument("--unpack-dir", default=CURRENT_UNPACK_DIR,
+                   help="where the current suite is unpacked, once (default: %(default)s)")
     p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
                    help="parallel jobs (default: %(default)s)")
     p.add_argument("--timeout", type=float, default=60, help="seconds per test (default: 60)")
@@ -631,7 +920,6 @@ def parse_args(argv):
                    help="after this many timeouts, skip the remaining tests as crashes, so a "
                         "hanging compiler cannot eat the CI budget (0: no limit; default 25)")
     p.add_argument("--filter", metavar="REGEX", help="only tests whose name matches (re.search)")
-    p.add_argument("--suite", default=DEFAULT_SUITE, help="node-suite directory")
     p.add_argument("--bin-dir", default=os.path.join(REPO, "build", "bin"),
                    help="where onyx-run and onyx-compile are (default: build/bin)")
     p.add_argument("--onyx-run", help="onyx-run binary (overrides --bin-dir)")
@@ -654,7 +942,6 @@ def parse_args(argv):
     p.add_argument("--keep-temp", action="store_true", help="keep per-test output directories")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress output")
     args = p.parse_args(argv)
-    args.suite = os.path.abspath(args.suite)
     modes = args.mode or ["static", "symbolic"]
     args.modes = [m for m in ALL_MODES if m in modes]
     if args.update_floor and not args.floor:
@@ -664,8 +951,14 @@ def parse_args(argv):
 
 def main(argv=None):
     args = parse_args(sys.argv[1:] if argv is None else argv)
-    tests = load_suite(args.suite, args.filter)
-    if not tests:
+    try:
+        suites = resolve_suites(args)
+    except SystemExit as e:
+        print(e, file=sys.stderr)
+        return 2
+    for s in suites:
+        s.tests = load_suite(s.dir, args.filter)
+    if not any(s.tests for s in suites):
         print("node_suite: no tests selected", file=sys.stderr)
         return 2
     for tool, modes in ((args.onyx_compile or os.path.join(args.bin_dir, "onyx-compile"), {"import"}),
@@ -676,8 +969,10 @@ def main(argv=None):
 
     limit_memory(int(args.mem_limit_gb * (1 << 30)))
     runner = Runner(args)
-    jobs = [(t, m) for m in args.modes for t in tests]
-    results = {m: {} for m in args.modes}
+    jobs = [(s, t, m) for s in suites for m in args.modes for t in s.tests]
+    results = {s.name: {m: {} for m in args.modes} for s in suites}
+    # Per (suite, mode): [first start, last end], monotonic seconds.
+    spans = {}
     lock = threading.Lock()
     done = [0]
     start = time.monotonic()
@@ -686,20 +981,25 @@ def main(argv=None):
     timeouts = [0]
 
     def work(job):
-        t, m = job
+        s, t, m = job
+        t0 = time.monotonic()
         if args.max_timeouts and timeouts[0] >= args.max_timeouts:
             r = {"status": "crash", "seconds": 0.0,
                  "reason": "not run: %d tests already timed out (--max-timeouts)" % timeouts[0]}
         else:
             r = runner.run(t, m)
         with lock:
+            span = spans.setdefault((s.name, m), [t0, t0])
+            span[0] = min(span[0], t0)
+            span[1] = max(span[1], time.monotonic())
             if r["reason"].startswith("timeout after"):
                 timeouts[0] += 1
-            results[m][t.name] = r
+            results[s.name][m][t.name] = r
             done[0] += 1
             if not args.quiet:
                 if tty:
-                    sys.stderr.write("\r[%d/%d] %-60s" % (done[0], len(jobs), (m + " " + t.name)[:60]))
+                    sys.stderr.write("\r[%d/%d] %-60s" % (done[0], len(jobs),
+                                                          ("%s %s %s" % (s.name, m, t.name))[:60]))
                 elif done[0] % 200 == 0 or done[0] == len(jobs):
                     sys.stderr.write("[%d/%d] %.0fs\n" % (done[0], len(jobs), time.monotonic() - start))
                 sys.stderr.flush()
@@ -711,19 +1011,28 @@ def main(argv=None):
         sys.stderr.write("\n")
     elapsed = time.monotonic() - start
 
+    def wall(s, m):
+        span = spans.get((s.name, m))
+        return round(span[1] - span[0], 1) if span else 0.0
+
     # Results file.
     out = {
-        "suite": args.suite,
         "onnx_version": onnx.__version__,
         "filter": args.filter,
         "rtol": args.rtol,
         "atol": args.atol,
         "seconds": round(elapsed, 1),
-        "modes": {m: {"counts": counts_of(results[m]),
-                      "tests": {n: results[m][n] for n in sorted(results[m])}}
-                  for m in args.modes},
-        "ops": {t.name: {"ops": t.ops, "counts_for": t.attributed, "expanded": t.expanded}
-                for t in tests},
+        "jobs": args.jobs,
+        "suites": {
+            s.name: {
+                "dir": s.dir,
+                "modes": {m: {"counts": counts_of(results[s.name][m]),
+                              "seconds": wall(s, m),
+                              "tests": {n: results[s.name][m][n] for n in sorted(results[s.name][m])}}
+                          for m in args.modes},
+                "ops": {t.name: {"ops": t.ops, "counts_for": t.attributed, "expanded": t.expanded}
+                        for t in s.tests},
+            } for s in suites},
     }
     if args.results:
         os.makedirs(os.path.dirname(os.path.abspath(args.results)), exist_ok=True)
@@ -731,23 +1040,26 @@ def main(argv=None):
             json.dump(out, f, indent=1)
 
     if args.list_failures:
-        for m in args.modes:
-            for n in sorted(results[m]):
-                r = results[m][n]
-                if r["status"] != "pass":
-                    print("%-8s %-5s %s: %s" % (m, r["status"], n, _first_line(r["reason"])))
+        for s in suites:
+            for m in args.modes:
+                for n in sorted(results[s.name][m]):
+                    r = results[s.name][m][n]
+                    if r["status"] != "pass":
+                        print("%-8s %-8s %-5s %s: %s" % (s.name, m, r["status"], n, _first_line(r["reason"])))
 
-    print("node suite (%d tests, %.0fs, -j%d):" % (len(tests), elapsed, args.jobs))
-    for m in args.modes:
-        c = counts_of(results[m])
-        print("  %-8s pass %4d  wrong %4d  error %4d  crash %4d  / %d"
-              % (m, c["pass"], c["wrong"], c["error"], c["crash"], c["total"]))
+    print("node suites (%.0fs, -j%d):" % (elapsed, args.jobs))
+    for s in suites:
+        print("  %s (%d tests):" % (s.name, len(s.tests)))
+        for m in args.modes:
+            c = counts_of(results[s.name][m])
+            print("    %-8s pass %4d  wrong %4d  error %4d  crash %4d  / %d  (%.0fs)"
+                  % (m, c["pass"], c["wrong"], c["error"], c["crash"], c["total"], wall(s, m)))
 
     if args.write_docs:
         if args.filter:
             print("node_suite: not writing %s: --filter selects a subset" % args.write_docs)
         else:
-            write_docs(args.write_docs, tests, results, args.modes, args)
+            write_docs(args.write_docs, suites, results, args.modes, args)
             print("wrote %s" % os.path.relpath(args.write_docs))
 
     rc = 0
@@ -758,7 +1070,14 @@ def main(argv=None):
     elif args.floor and not args.update_floor:
         print("node_suite: error: floor file %s not found" % args.floor, file=sys.stderr)
         rc = 1
-    failures, notes = check_floor(floor, results, args.modes, bool(args.filter))
+    failures, notes = [], []
+    for s in suites:
+        f, n = check_floor(floor_spec(floor, s.name), results[s.name], args.modes,
+                           bool(args.filter), s.name)
+        failures += f
+        notes += n
+    if args.filter:
+        notes.append("pass-count floors not checked: --filter selects a subset of the suite")
     if not args.floor:
         # Without a floor file, only crashes fail the run.
         failures = [f for f in failures if f[0] == "crash"]
