@@ -1,20 +1,22 @@
 #!/usr/bin/python3
 #===- gen_onnx_ops.py - Generate the onnx dialect ODS from ONNX schemas ----===#
 #
-# Writes include/onyx/Dialect/ONNX/ONNXOps.td: one ODS op per ai.onnx
-# operator, taken from the latest schema that the installed `onnx` Python
-# package knows (onnx.defs.get_all_schemas()). Only the default domain ""
-# (ai.onnx) is emitted; ai.onnx.ml and the preview/training domains are not.
+# Reads utils/onnx_schemas.json (the structural facts of every ai.onnx
+# schema with its whole history, dumped from a current `onnx` package by
+# utils/dump_onnx_schemas.py) and writes
 #
-# Run it with the interpreter that has the `onnx` package (on Debian:
-# /usr/bin/python3 with python3-onnx), from anywhere:
+#   * include/onyx/Dialect/ONNX/ONNXOps.td: one ODS op per ai.onnx operator,
+#     in the form of its newest schema;
+#   * lib/Import/ONNXSchemaTable.inc: every version of every operator, the
+#     table the importer resolves nodes with (lib/Import/SchemaRegistry.h).
 #
-#   /usr/bin/python3 utils/gen_onnx_ops.py            # rewrite ONNXOps.td
-#   /usr/bin/python3 utils/gen_onnx_ops.py --check    # exit 1 if stale
-#   /usr/bin/python3 utils/gen_onnx_ops.py -o FILE    # write elsewhere
+# No `onnx` package is needed; any Python 3 runs it, from anywhere:
+#
+#   python3 utils/gen_onnx_ops.py            # rewrite both files
+#   python3 utils/gen_onnx_ops.py --check    # exit 1 if either is stale
 #
 # The output is deterministic (ops sorted by name, no timestamps), so a diff
-# of ONNXOps.td after an `onnx` upgrade shows exactly what changed.
+# after a new schema dump shows exactly what changed.
 #
 # The conventions (see docs/onnx-dialect.md):
 #   * operands/results in schema order, named after the schema's formal
@@ -36,19 +38,70 @@ import re
 import struct
 import sys
 
-try:
-    import onnx
-    from onnx import defs, helper
-except ImportError:  # pragma: no cover
-    sys.exit("error: the `onnx` Python package is missing; run this script "
-             "with /usr/bin/python3 (Debian's python3-onnx)")
+import json
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_OUTPUT = os.path.join(REPO_ROOT, "include", "onyx", "Dialect", "ONNX",
                               "ONNXOps.td")
+DEFAULT_TABLE = os.path.join(REPO_ROOT, "lib", "Import", "ONNXSchemaTable.inc")
+DEFAULT_SCHEMAS = os.path.join(REPO_ROOT, "utils", "onnx_schemas.json")
 
-AttrType = defs.OpSchema.AttrType
-FormalOption = defs.OpSchema.FormalParameterOption
+
+class AttrType:
+    """Attribute kinds, as spelled in the schema dump."""
+    FLOAT, INT, STRING, TENSOR, GRAPH = "FLOAT", "INT", "STRING", "TENSOR", "GRAPH"
+    FLOATS, INTS, STRINGS, TENSORS = "FLOATS", "INTS", "STRINGS", "TENSORS"
+    GRAPHS, SPARSE_TENSOR, SPARSE_TENSORS = "GRAPHS", "SPARSE_TENSOR", "SPARSE_TENSORS"
+    TYPE_PROTO, TYPE_PROTOS = "TYPE_PROTO", "TYPE_PROTOS"
+
+
+class FormalOption:
+    Single, Optional, Variadic = "single", "optional", "variadic"
+
+
+class Formal:
+    def __init__(self, d):
+        self.name = d["name"]
+        self.typeStr = d["type"]
+        self.option = d["option"]
+        self.homogeneous = d["homogeneous"]
+        self.min_arity = d["min_arity"]
+
+
+class Attr:
+    def __init__(self, d):
+        self.name = d["name"]
+        self.type = d["type"]
+        self.required = d["required"]
+        self.has_default = "default" in d
+        self.default = d.get("default")
+
+
+class Constraint:
+    def __init__(self, d):
+        self.type_param_str = d["param"]
+        self.allowed_type_strs = d["allowed"]
+
+
+class Schema:
+    """One operator version of the schema dump."""
+
+    def __init__(self, d):
+        self.name = d["name"]
+        self.domain = d["domain"]
+        self.since_version = d["since_version"]
+        self.deprecated = d["deprecated"]
+        self.inputs = [Formal(x) for x in d["inputs"]]
+        self.outputs = [Formal(x) for x in d["outputs"]]
+        self.attributes = {a["name"]: Attr(a) for a in d["attributes"]}
+        self.type_constraints = [Constraint(c) for c in d["type_constraints"]]
+
+
+def load_schemas(path):
+    with open(path) as f:
+        doc = json.load(f)
+    return doc, [Schema(d) for d in doc["schemas"]
+                 if d["domain"] in ("", "ai.onnx")]
 
 # Region order where it matters (the schema's attribute map is unordered and
 # alphabetical order would put If's else_branch first).
@@ -124,8 +177,11 @@ def f32_literal(value):
     bits = struct.pack("<f", value)
     for digits in range(1, 18):
         text = "%.*g" % (digits, value)
-        if struct.pack("<f", float(text)) == bits:
-            break
+        try:
+            if struct.pack("<f", float(text)) == bits:
+                break
+        except OverflowError:  # rounded past FLT_MAX: needs more digits
+            continue
     if not re.search(r"[.eEn]", text):  # make it a floating literal in C++
         text += ".0"
     return text
@@ -135,65 +191,15 @@ def cxx_string(text):
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def doc_paragraphs(doc):
-    """Prose paragraphs of a schema doc, each joined into one line. Stops at
-    the first code block or table: they do not survive re-wrapping."""
-    paras, cur = [], []
-    for line in (doc or "").strip().splitlines():
-        text = line.strip()
-        if text.startswith("```") or text.startswith("|"):
-            break
-        if text:
-            cur.append(text)
-        elif cur:
-            paras.append(" ".join(cur))
-            cur = []
-    if cur:
-        paras.append(" ".join(cur))
-    return paras
-
-
-def first_sentences(text, limit):
-    """Whole sentences of `text`, at most `limit` characters if possible."""
-    if len(text) <= limit:
-        return text
-    cut = -1
-    for m in re.finditer(r"[.:;](\s|$)", text):
-        if m.end() > limit:
-            break
-        cut = m.end()
-    return text[:cut].rstrip() if cut > 0 else text
-
-
 def summary_of(schema):
-    paras = doc_paragraphs(schema.doc)
-    first = paras[0] if paras else ""
-    # First sentence, without markdown emphasis, bounded in length.
-    m = re.match(r"(.+?[.:])(\s|$)", first)
-    text = m.group(1) if m else first
-    text = text.replace("**", "").replace("`", "").rstrip(":").strip()
-    if len(text) > 80:
-        text = text[:77].rsplit(" ", 1)[0].rstrip(",;") + "..."
-    return text or ("ONNX %s operation" % schema.name)
+    return "ONNX %s operation" % schema.name
 
 
 def description_of(schema):
-    paras = doc_paragraphs(schema.doc)
-    text = first_sentences(paras[0], 400) if paras else ""
-    # Wrap at 76 columns for a readable .td file.
-    words, out, line = text.split(), [], ""
-    for w in words:
-        if line and len(line) + 1 + len(w) > 76:
-            out.append(line)
-            line = w
-        else:
-            line = (line + " " + w) if line else w
-    if line:
-        out.append(line)
     head = "ONNX `%s`, opset %d (ai.onnx)%s." % (
         schema.name, schema.since_version,
         ", deprecated" if schema.deprecated else "")
-    return td_code("\n".join(["    " + head, ""] + ["    " + l for l in out]))
+    return td_code("    " + head)
 
 
 # ---------------------------------------------------------------------------
@@ -260,23 +266,22 @@ ATTR_BASE = {
 
 def default_literal(attr):
     """The C++ default value for DefaultValuedAttr, or None if none/unsupported."""
-    dv = attr.default_value
-    if dv is None or dv.type == 0:
+    if not attr.has_default:
         return None
-    value = helper.get_attribute_value(dv)
+    value = attr.default
     t = attr.type
     if t == AttrType.INT:
         return str(int(value))
     if t == AttrType.FLOAT:
         return f32_literal(value)
     if t == AttrType.STRING:
-        return cxx_string(value.decode("utf-8"))
+        return cxx_string(value)
     if t == AttrType.INTS:
         return "{" + ", ".join(str(int(v)) for v in value) + "}"
     if t == AttrType.FLOATS:
         return "{" + ", ".join(f32_literal(v) + "f" for v in value) + "}"
     if t == AttrType.STRINGS:
-        return "{" + ", ".join(cxx_string(v.decode("utf-8")) for v in value) + "}"
+        return "{" + ", ".join(cxx_string(v) for v in value) + "}"
     return None
 
 
@@ -287,7 +292,7 @@ def attr_constraint(schema, attr, warnings):
     default = default_literal(attr)
     if default is not None:
         return "DefaultValuedAttr<%s, %s>" % (base, td_string(default))
-    if attr.default_value is not None and attr.default_value.type != 0:
+    if attr.has_default:
         warnings.append("%s.%s: default of type %s not representable; "
                         "emitted as OptionalAttr" % (schema.name, attr.name,
                                                      attr.type))
@@ -470,15 +475,16 @@ class OpGen:
 HEADER = """\
 //===- ONNXOps.td - ONNX operators from the schemas ------*- tablegen -*-===//
 //
-// GENERATED FILE: do not edit by hand. It is checked in and regenerated by
-// hand after changing utils/gen_onnx_ops.py or upgrading the `onnx` package:
+// GENERATED FILE: do not edit by hand. It is checked in and regenerated
+// after changing utils/gen_onnx_ops.py or the schema dump
+// utils/onnx_schemas.json:
 //
-//   /usr/bin/python3 utils/gen_onnx_ops.py
+//   python3 utils/gen_onnx_ops.py
 //
-// Source: onnx %(version)s, domain ai.onnx, latest schema of each operator
-// (opset %(opset)d), %(count)d operators. Hand-written parts of the dialect
-// (dialect, types, onnx.NoValue/Yield/DimGroup) are in ONNXBase.td and
-// ONNXExtraOps.td. Conventions: docs/onnx-dialect.md.
+// Source: onnx %(version)s schema dump, domain ai.onnx, newest schema of
+// each operator (opset %(opset)d), %(count)d operators. Hand-written parts of
+// the dialect (dialect, types, onnx.NoValue/Yield/DimGroup) are in
+// ONNXBase.td and ONNXExtraOps.td. Conventions: docs/onnx-dialect.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -494,15 +500,22 @@ FOOTER = """
 """
 
 
-def generate(report):
-    schemas = sorted((s for s in defs.get_all_schemas() if s.domain == ""),
-                     key=lambda s: s.name)
+def newest_schemas(schemas):
+    newest = {}
+    for s in schemas:
+        if s.name not in newest or s.since_version > newest[s.name].since_version:
+            newest[s.name] = s
+    return [newest[n] for n in sorted(newest)]
+
+
+def generate(doc, schemas, report):
+    schemas = newest_schemas(schemas)
     for s in schemas:
         if s.name in HAND_WRITTEN_OPS:
             raise SystemExit("error: schema op %s clashes with a hand-written "
                              "op" % s.name)
-    parts = [HEADER % {"version": onnx.__version__,
-                       "opset": defs.onnx_opset_version(),
+    parts = [HEADER % {"version": doc["onnx_version"],
+                       "opset": doc["max_opset"],
                        "count": len(schemas)}]
     for s in schemas:
         parts.append("")
@@ -516,34 +529,150 @@ def generate(report):
     return "\n".join(parts)
 
 
+# ---------------------------------------------------------------------------
+# The importer's schema table: every version of every operator.
+# ---------------------------------------------------------------------------
+
+TABLE_HEADER = """\
+//===- ONNXSchemaTable.inc - Every ai.onnx schema version -------*- C++ -*-===//
+//
+// GENERATED FILE: do not edit by hand; regenerate with
+//
+//   python3 utils/gen_onnx_ops.py
+//
+// Source: onnx %(version)s schema dump (utils/onnx_schemas.json), domain
+// ai.onnx, %(count)d schemas of %(ops)d operators, opsets up to %(opset)d.
+// Included once, by lib/Import/SchemaRegistry.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+// clang-format off
+"""
+
+OPTION_CXX = {"single": "Option::Single", "optional": "Option::Optional",
+              "variadic": "Option::Variadic"}
+
+
+def default_text(attr):
+    """The default as the canonical text SchemaRegistry compares with."""
+    if not attr.has_default:
+        return None
+    v = attr.default
+    t = attr.type
+    if t == AttrType.INT:
+        return str(int(v))
+    if t == AttrType.FLOAT:
+        return f32_literal(v)
+    if t == AttrType.STRING:
+        return v
+    if t == AttrType.INTS:
+        return ",".join(str(int(x)) for x in v)
+    if t == AttrType.FLOATS:
+        return ",".join(f32_literal(x) for x in v)
+    if t == AttrType.STRINGS:
+        return ",".join(v)
+    return None
+
+
+def generate_table(doc, schemas):
+    schemas = sorted(schemas, key=lambda s: (s.name, s.since_version))
+    out = [TABLE_HEADER % {"version": doc["onnx_version"],
+                           "count": len(schemas),
+                           "ops": len({s.name for s in schemas}),
+                           "opset": doc["max_opset"]}]
+    out.append("static const int kMaxOpset = %d;" % doc["max_opset"])
+    out.append("")
+    entries = []
+    for k, s in enumerate(schemas):
+        tag = "%s_%d" % (s.name, s.since_version)
+        def formals(kind, items):
+            if not items:
+                return "nullptr", 0
+            name = "k%s_%s" % (kind, tag)
+            rows = ["  {%s, %s, %s, %s, %d}," % (
+                cxx_string(p.name), cxx_string(p.typeStr), OPTION_CXX[p.option],
+                "true" if p.homogeneous else "false", p.min_arity)
+                for p in items]
+            out.append("static const Formal %s[] = {\n%s\n};" % (name, "\n".join(rows)))
+            return name, len(items)
+        ins = formals("In", s.inputs)
+        outs = formals("Out", s.outputs)
+        attrs = [s.attributes[n] for n in sorted(s.attributes)]
+        if attrs:
+            name = "kAttr_%s" % tag
+            rows = []
+            for a in attrs:
+                dt = default_text(a)
+                rows.append("  {%s, AttrKind::%s, %s, %s, %s}," % (
+                    cxx_string(a.name), a.type,
+                    "true" if a.required else "false",
+                    "true" if a.has_default else "false",
+                    cxx_string(dt) if dt is not None else "nullptr"))
+            out.append("static const Attr %s[] = {\n%s\n};" % (name, "\n".join(rows)))
+            at = (name, len(attrs))
+        else:
+            at = ("nullptr", 0)
+        cons = []
+        for c in s.type_constraints:
+            cname = "kAllowed_%s_%s" % (tag, sanitize(c.type_param_str))
+            out.append("static const char *const %s[] = {%s};" % (
+                cname, ", ".join(cxx_string(t) for t in c.allowed_type_strs)))
+            cons.append("  {%s, %s, %d}," % (cxx_string(c.type_param_str), cname,
+                                             len(c.allowed_type_strs)))
+        if cons:
+            tcname = "kCons_%s" % tag
+            out.append("static const TypeConstraint %s[] = {\n%s\n};" % (tcname, "\n".join(cons)))
+            tc = (tcname, len(cons))
+        else:
+            tc = ("nullptr", 0)
+        entries.append("  {%s, %d, %s, %s, %d, %s, %d, %s, %d, %s, %d}," % (
+            cxx_string(s.name), s.since_version,
+            "true" if s.deprecated else "false",
+            ins[0], ins[1], outs[0], outs[1], at[0], at[1], tc[0], tc[1]))
+        out.append("")
+    out.append("static const OpSchema kSchemas[] = {")
+    out.extend(entries)
+    out.append("};")
+    out.append("// clang-format on")
+    return "\n".join(out) + "\n"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("-o", "--output", default=DEFAULT_OUTPUT)
+    ap.add_argument("--table", default=DEFAULT_TABLE)
+    ap.add_argument("--schemas", default=DEFAULT_SCHEMAS)
     ap.add_argument("--check", action="store_true",
-                    help="do not write; exit 1 if the output is out of date")
+                    help="do not write; exit 1 if an output is out of date")
     ap.add_argument("-q", "--quiet", action="store_true")
     args = ap.parse_args()
 
+    doc, schemas = load_schemas(args.schemas)
     report = {"warnings": [], "renamed": [], "manual_attrs": [],
               "segments": [], "count": 0}
-    text = generate(report)
+    outputs = [(args.output, generate(doc, schemas, report)),
+               (args.table, generate_table(doc, schemas))]
 
     if args.check:
-        try:
-            with open(args.output) as f:
-                current = f.read()
-        except OSError:
-            current = None
-        if current != text:
-            print("%s is out of date; run /usr/bin/python3 "
-                  "utils/gen_onnx_ops.py" % args.output, file=sys.stderr)
-            return 1
-        return 0
+        stale = False
+        for path, text in outputs:
+            try:
+                with open(path) as f:
+                    current = f.read()
+            except OSError:
+                current = None
+            if current != text:
+                print("%s is out of date; run python3 utils/gen_onnx_ops.py"
+                      % path, file=sys.stderr)
+                stale = True
+        return 1 if stale else 0
 
-    with open(args.output, "w") as f:
-        f.write(text)
+    for path, text in outputs:
+        with open(path, "w") as f:
+            f.write(text)
     if not args.quiet:
-        print("wrote %d ops to %s" % (report["count"], args.output))
+        print("wrote %d ops to %s and %d schemas to %s" % (
+            report["count"], args.output, len(schemas), args.table))
         for key, title in (("renamed", "renamed operands/results"),
                            ("manual_attrs", "attributes kept out of ODS"),
                            ("segments", "ops with segment sizes"),

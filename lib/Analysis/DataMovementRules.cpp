@@ -389,7 +389,9 @@ void padRule(Engine &e, Operation *op) {
   if (rank < 0 || rank != Engine::rankOf(out))
     return;
   auto pads = e.constantInts(pad.getPads());
-  if (!pads || int64_t(pads->size()) != 2 * rank)
+  // With Pad-18's axes the pads name a subset of the axes: no fact here.
+  if (!pads || int64_t(pads->size()) != 2 * rank ||
+      !isa<NoneType>(pad.getAxes().getType()))
     return;
   for (int64_t i = 0; i < rank; ++i)
     e.relateDims(out, i, in, i, "padded extent",

@@ -19,6 +19,8 @@
 #include "onyx/Import/ONNXImporter.h"
 
 #include "HandleTypes.h"
+#include "SchemaRegistry.h"
+#include "TypeInference.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
@@ -33,13 +35,12 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
-#include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
-#include <onnx/shape_inference/implementation.h>
 
 #include <exception>
 #include <map>
 #include <optional>
+#include <set>
 #include <stdexcept>
 
 using namespace mlir;
@@ -191,7 +192,7 @@ private:
   std::optional<Type> inferHandleResult(const onnx::NodeProto &node,
                                         ArrayRef<Value> operands);
   std::optional<Type> inferResultType(const onnx::NodeProto &node,
-                                      const onnx::OpSchema &schema,
+                                      const schema::OpSchema &schema,
                                       unsigned resultIndex,
                                       ArrayRef<Value> operands);
   StringAttr dimParamsAttr(const onnx::TypeProto &type);
@@ -407,76 +408,6 @@ ElementsAttr Importer::tensorAttr(const onnx::TensorProto &tensor,
 }
 
 /// FNV-1a, 64 bits: the checksum of external weights (docs/runtime-abi.md).
-/// For nodes whose result ONNX inference left without a shape although its
-/// rank follows from the inputs' types - Slice (its data input's rank) and
-/// Reshape (the static length of its shape input) - records the rank
-/// (every dim unknown) in value_info. Returns true when anything was added.
-bool addRankPreservingShapes(onnx::GraphProto &graph) {
-  std::map<std::string, const onnx::TypeProto *> types;
-  auto note = [&](const onnx::ValueInfoProto &info) {
-    if (info.has_type())
-      types[info.name()] = &info.type();
-  };
-  for (const auto &info : graph.input())
-    note(info);
-  for (const auto &info : graph.value_info())
-    note(info);
-  for (const auto &info : graph.output())
-    note(info);
-  std::vector<std::pair<std::string, onnx::TypeProto>> added;
-  for (const auto &node : graph.node()) {
-    bool isSlice = node.op_type() == "Slice";
-    bool isReshape = node.op_type() == "Reshape";
-    if (!(isSlice || isReshape) ||
-        !(node.domain().empty() || node.domain() == "ai.onnx") ||
-        node.input_size() < (isReshape ? 2 : 1) || node.output_size() < 1)
-      continue;
-    auto shapeOf =
-        [&](const std::string &name) -> const onnx::TensorShapeProto * {
-      auto it = types.find(name);
-      if (it == types.end() || !it->second->has_tensor_type() ||
-          !it->second->tensor_type().has_shape())
-        return nullptr;
-      return &it->second->tensor_type().shape();
-    };
-    auto in = types.find(node.input(0));
-    if (in == types.end() || !in->second->has_tensor_type() ||
-        shapeOf(node.output(0)))
-      continue;
-    int64_t rank = -1;
-    if (isSlice) {
-      if (const auto *inShape = shapeOf(node.input(0)))
-        rank = inShape->dim_size();
-    } else if (const auto *target = shapeOf(node.input(1))) {
-      if (target->dim_size() == 1 && target->dim(0).has_dim_value())
-        rank = target->dim(0).dim_value();
-    }
-    if (rank < 0)
-      continue;
-    onnx::TypeProto type;
-    auto *tensor = type.mutable_tensor_type();
-    tensor->set_elem_type(in->second->tensor_type().elem_type());
-    auto *shape = tensor->mutable_shape();
-    for (int64_t i = 0; i < rank; ++i)
-      shape->add_dim();
-    added.push_back({node.output(0), type});
-  }
-  for (auto &[name, type] : added) {
-    bool found = false;
-    for (auto &info : *graph.mutable_value_info())
-      if (info.name() == name) {
-        *info.mutable_type() = type;
-        found = true;
-      }
-    if (!found) {
-      auto *info = graph.add_value_info();
-      info->set_name(name);
-      *info->mutable_type() = type;
-    }
-  }
-  return !added.empty();
-}
-
 uint64_t fnv1a64(llvm::StringRef bytes) {
   uint64_t hash = 0xcbf29ce484222325ull;
   for (unsigned char c : bytes) {
@@ -647,6 +578,16 @@ struct Normalization {
 const std::vector<Normalization> &normalizations() {
   static const std::vector<Normalization> kTable = {
       {"ReduceSum", 13, {{"axes", 1}}},
+      // The other reductions took axes as an input from opset 18 on.
+      {"ReduceL1", 18, {{"axes", 1}}},
+      {"ReduceL2", 18, {{"axes", 1}}},
+      {"ReduceLogSum", 18, {{"axes", 1}}},
+      {"ReduceLogSumExp", 18, {{"axes", 1}}},
+      {"ReduceMax", 18, {{"axes", 1}}},
+      {"ReduceMean", 18, {{"axes", 1}}},
+      {"ReduceMin", 18, {{"axes", 1}}},
+      {"ReduceProd", 18, {{"axes", 1}}},
+      {"ReduceSumSquare", 18, {{"axes", 1}}},
       {"Split", 13, {{"split", 1}}},
       {"Squeeze", 13, {{"axes", 1}}},
       {"Unsqueeze", 13, {{"axes", 1}}},
@@ -663,18 +604,32 @@ const std::vector<Normalization> &normalizations() {
   return kTable;
 }
 
-bool sameSignature(const onnx::OpSchema &a, const onnx::OpSchema &b) {
-  if (a.inputs().size() != b.inputs().size() ||
-      a.outputs().size() != b.outputs().size())
+/// Whether a node of version `a` means the same as the same node read as
+/// version `b` once absent inputs are NoValue and absent attributes take
+/// `b`'s defaults: `b` may add trailing optional inputs/outputs and
+/// attributes, an input may become optional, nothing may disappear.
+bool isCompatible(const schema::OpSchema &a, const schema::OpSchema &b) {
+  using schema::Option;
+  if (a.inputs().size() > b.inputs().size() ||
+      a.outputs().size() > b.outputs().size())
     return false;
+  auto sameOption = [](Option from, Option to) {
+    return from == to || (from == Option::Single && to == Option::Optional);
+  };
   for (size_t i = 0; i < a.inputs().size(); ++i)
-    if (a.inputs()[i].GetOption() != b.inputs()[i].GetOption())
+    if (!sameOption(a.inputs()[i].option, b.inputs()[i].option))
+      return false;
+  for (size_t i = a.inputs().size(); i < b.inputs().size(); ++i)
+    if (b.inputs()[i].option != Option::Optional)
       return false;
   for (size_t i = 0; i < a.outputs().size(); ++i)
-    if (a.outputs()[i].GetOption() != b.outputs()[i].GetOption())
+    if (!sameOption(a.outputs()[i].option, b.outputs()[i].option))
       return false;
-  for (const auto &it : a.attributes())
-    if (!b.attributes().count(it.first))
+  for (size_t i = a.outputs().size(); i < b.outputs().size(); ++i)
+    if (b.outputs()[i].option != Option::Optional)
+      return false;
+  for (const schema::Attr &attr : a.attributes())
+    if (!b.attribute(attr.name))
       return false;
   return true;
 }
@@ -688,7 +643,132 @@ bool changedMeaning(const std::string &opType, int sinceVersion) {
   // Resize 10 is (X, scales) with other coordinates.
   if (opType == "Resize" && sinceVersion < 11)
     return true;
+  // GroupNormalization 18 scales per group, 21 per channel.
+  if (opType == "GroupNormalization" && sinceVersion < 21)
+    return true;
   return false;
+}
+
+/// Attributes added after opset 17 whose every value the lowering
+/// implements. An attribute of a newer version that is not listed here is
+/// accepted only with its default value (see checkAttributes).
+bool isImplementedNewAttribute(llvm::StringRef opType, llvm::StringRef name) {
+  static const std::set<std::pair<std::string, std::string>> kImplemented = {
+      // Only float8 targets saturate, and Cast rejects float8 targets.
+      {"Cast", "saturate"},
+      {"CastLike", "saturate"},
+      // Only float8e8m0 targets round, and Cast rejects them.
+      {"Cast", "round_mode"},
+      {"CastLike", "round_mode"},
+      // The shared window code reads dilations and ceil_mode for every
+      // pooling operator.
+      {"AveragePool", "dilations"},
+      {"LpPool", "dilations"},
+      {"LpPool", "ceil_mode"},
+      {"Split", "num_outputs"},
+      {"ReduceL1", "noop_with_empty_axes"},
+      {"ReduceL2", "noop_with_empty_axes"},
+      {"ReduceLogSum", "noop_with_empty_axes"},
+      {"ReduceLogSumExp", "noop_with_empty_axes"},
+      {"ReduceMax", "noop_with_empty_axes"},
+      {"ReduceMean", "noop_with_empty_axes"},
+      {"ReduceMin", "noop_with_empty_axes"},
+      {"ReduceProd", "noop_with_empty_axes"},
+      {"ReduceSumSquare", "noop_with_empty_axes"},
+  };
+  return kImplemented.count({opType.str(), name.str()}) > 0;
+}
+
+/// The value of `attr` in the canonical text of schema::Attr::defaultText
+/// (empty optional for kinds without one).
+std::optional<std::string> canonicalText(const onnx::AttributeProto &attr) {
+  auto floatText = [](float v) {
+    // The shortest text that reads back as the same float32.
+    for (int digits = 1; digits < 18; ++digits) {
+      char buf[64];
+      snprintf(buf, sizeof(buf), "%.*g", digits, double(v));
+      if (strtof(buf, nullptr) == v) {
+        std::string t(buf);
+        if (t.find_first_of(".eEn") == std::string::npos)
+          t += ".0";
+        return t;
+      }
+    }
+    return std::to_string(v);
+  };
+  switch (attr.type()) {
+  case onnx::AttributeProto::INT:
+    return std::to_string(attr.i());
+  case onnx::AttributeProto::FLOAT:
+    return floatText(attr.f());
+  case onnx::AttributeProto::STRING:
+    return attr.s();
+  case onnx::AttributeProto::INTS: {
+    std::string t;
+    for (int i = 0; i < attr.ints_size(); ++i)
+      t += (i ? "," : "") + std::to_string(attr.ints(i));
+    return t;
+  }
+  case onnx::AttributeProto::FLOATS: {
+    std::string t;
+    for (int i = 0; i < attr.floats_size(); ++i)
+      t += (i ? "," : "") + floatText(attr.floats(i));
+    return t;
+  }
+  case onnx::AttributeProto::STRINGS: {
+    std::string t;
+    for (int i = 0; i < attr.strings_size(); ++i)
+      t += (i ? "," : "") + attr.strings(i);
+    return t;
+  }
+  default:
+    return std::nullopt;
+  }
+}
+
+/// The newest version of `opType` up to opset 17: the form the lowerings
+/// were first written against. Null for operators introduced later.
+const schema::OpSchema *legacySchema(llvm::StringRef opType) {
+  return schema::lookup(opType, 17);
+}
+
+/// Never silently: every attribute of the node must be declared by its
+/// version's schema, and an attribute that appeared after opset 17 must be
+/// implemented by the lowering or carry its default value.
+void checkAttributes(const onnx::NodeProto &node,
+                     const schema::OpSchema &version,
+                     const std::string &nodeDesc) {
+  const schema::OpSchema *legacy = legacySchema(node.op_type());
+  for (const auto &attr : node.attribute()) {
+    const schema::Attr *declared = version.attribute(attr.name());
+    if (!declared)
+      fail(nodeDesc + ": attribute '" + attr.name() +
+           "' is not an attribute of " + node.op_type() + " version " +
+           std::to_string(version.sinceVersion));
+    // The kind must be the schema's: the dialect's accessors trust it.
+    if (int(attr.type()) != int(declared->kind))
+      fail(nodeDesc + ": attribute '" + attr.name() + "' is a " +
+           onnx::AttributeProto_AttributeType_Name(attr.type()) +
+           ", the schema declares " +
+           onnx::AttributeProto_AttributeType_Name(
+               onnx::AttributeProto_AttributeType(int(declared->kind))));
+    // Versions up to 17 are what the lowerings were written against (their
+    // attributes are normalized or rejected by normalizeNode).
+    if (!legacy || version.sinceVersion <= 17 ||
+        legacy->attribute(attr.name()) ||
+        isImplementedNewAttribute(node.op_type(), attr.name()))
+      continue;
+    std::optional<std::string> text = canonicalText(attr);
+    if (declared->defaultText && text && *text == declared->defaultText)
+      continue;
+    fail(nodeDesc + ": attribute '" + attr.name() +
+         "' = " + (text ? "'" + *text + "'" : std::string("(given)")) +
+         " is not supported (only its default" +
+         (declared->defaultText
+              ? std::string(" '") + declared->defaultText + "'"
+              : std::string("")) +
+         " is)");
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -696,7 +776,7 @@ bool changedMeaning(const std::string &opType, int sinceVersion) {
 //===----------------------------------------------------------------------===//
 
 std::optional<Type> Importer::inferResultType(const onnx::NodeProto &node,
-                                              const onnx::OpSchema &schema,
+                                              const schema::OpSchema &schema,
                                               unsigned resultIndex,
                                               ArrayRef<Value> operands) {
   // Element type from the schema: a fixed type, or the type parameter shared
@@ -706,11 +786,11 @@ std::optional<Type> Importer::inferResultType(const onnx::NodeProto &node,
     return std::nullopt;
   const auto &formal =
       outputs[std::min<size_t>(resultIndex, outputs.size() - 1)];
-  const std::string &typeStr = formal.GetTypeStr();
+  const std::string typeStr = formal.typeStr;
   if (auto fixed = getElementTypeFromTypeStr(ctx, typeStr))
     return UnrankedTensorType::get(*fixed);
   for (size_t i = 0; i < schema.inputs().size() && i < operands.size(); ++i) {
-    if (schema.inputs()[i].GetTypeStr() != typeStr)
+    if (schema.inputs()[i].typeStr != typeStr)
       continue;
     if (auto shaped = dyn_cast<ShapedType>(operands[i].getType()))
       return UnrankedTensorType::get(shaped.getElementType());
@@ -718,9 +798,9 @@ std::optional<Type> Importer::inferResultType(const onnx::NodeProto &node,
       return operands[i].getType();
   }
   // A type parameter allowing a single type.
-  for (const auto &param : schema.typeConstraintParams()) {
-    if (param.type_param_str == typeStr && param.allowed_type_strs.size() == 1)
-      if (auto t = getElementTypeFromTypeStr(ctx, param.allowed_type_strs[0]))
+  for (const auto &param : schema.constraints()) {
+    if (param.param == typeStr && param.numAllowed == 1)
+      if (auto t = getElementTypeFromTypeStr(ctx, param.allowed[0]))
         return UnrankedTensorType::get(*t);
   }
   (void)node;
@@ -803,12 +883,16 @@ void Importer::importNode(const onnx::NodeProto &node) {
   if (!domain.empty() && domain != "ai.onnx")
     fail(nodeDesc + ": unsupported operator domain '" + domain + "'");
 
-  const onnx::OpSchema *schema =
-      onnx::OpSchemaRegistry::Schema(node.op_type(), int(opset), "");
-  if (!schema)
+  const schema::OpSchema *schema = schema::lookup(node.op_type(), opset);
+  if (!schema) {
+    if (schema::latest(node.op_type()))
+      fail(nodeDesc + ": operator " + node.op_type() + " needs opset " +
+           std::to_string(schema::versions(node.op_type())[0].sinceVersion) +
+           " or newer");
     fail(nodeDesc + ": unknown operator");
-  const onnx::OpSchema *latest =
-      onnx::OpSchemaRegistry::Schema(node.op_type(), "");
+  }
+  const schema::OpSchema *latest = schema::latest(node.op_type());
+  checkAttributes(node, *schema, nodeDesc);
 
   std::string opName = "onnx." + node.op_type();
   auto registered = RegisteredOperationName::lookup(opName, ctx);
@@ -819,7 +903,7 @@ void Importer::importNode(const onnx::NodeProto &node) {
       node.name().empty() ? node.op_type() + "_" + node.output(0) : node.name();
   Location loc = NameLoc::get(builder.getStringAttr(nodeName));
 
-  if (node.op_type() == "Scan" && schema->SinceVersion() < 9)
+  if (node.op_type() == "Scan" && schema->sinceVersion < 9)
     return importScanV8(node, nodeDesc, loc);
 
   // Bring the node into the newest schema's form.
@@ -827,16 +911,14 @@ void Importer::importNode(const onnx::NodeProto &node) {
   norm.inputs.assign(node.input().begin(), node.input().end());
   for (const auto &attr : node.attribute())
     norm.attributes.push_back(&attr);
-  if (schema != latest && schema->SinceVersion() != latest->SinceVersion()) {
-    if (changedMeaning(node.op_type(), schema->SinceVersion()))
-      fail(nodeDesc + ": version " + std::to_string(schema->SinceVersion()) +
+  if (schema != latest && schema->sinceVersion != latest->sinceVersion) {
+    if (changedMeaning(node.op_type(), schema->sinceVersion))
+      fail(nodeDesc + ": version " + std::to_string(schema->sinceVersion) +
            " of this operator has different semantics from version " +
-           std::to_string(latest->SinceVersion()) +
-           " and is not supported yet");
+           std::to_string(latest->sinceVersion) + " and is not supported yet");
     const Normalization *rule = nullptr;
     for (const auto &n : normalizations())
-      if (node.op_type() == n.opType &&
-          schema->SinceVersion() < n.beforeVersion)
+      if (node.op_type() == n.opType && schema->sinceVersion < n.beforeVersion)
         rule = &n;
     if (rule) {
       for (const auto &move : rule->moves) {
@@ -870,21 +952,21 @@ void Importer::importNode(const onnx::NodeProto &node) {
       // Any other attribute the newest schema does not know is dropped only
       // if it is one of the legacy no-op markers.
       for (auto it = norm.attributes.begin(); it != norm.attributes.end();) {
-        if (!latest->attributes().count((*it)->name())) {
+        if (!latest->attribute((*it)->name())) {
           if ((*it)->name() == "is_test") {
             it = norm.attributes.erase(it);
             continue;
           }
           fail(nodeDesc + ": attribute '" + (*it)->name() +
-               "' of opset version " + std::to_string(schema->SinceVersion()) +
+               "' of opset version " + std::to_string(schema->sinceVersion) +
                " is not supported");
         }
         ++it;
       }
-    } else if (!sameSignature(*schema, *latest)) {
-      fail(nodeDesc + ": version " + std::to_string(schema->SinceVersion()) +
+    } else if (!isCompatible(*schema, *latest)) {
+      fail(nodeDesc + ": version " + std::to_string(schema->sinceVersion) +
            " of this operator differs from version " +
-           std::to_string(latest->SinceVersion()) +
+           std::to_string(latest->sinceVersion) +
            " and has no normalization yet");
     }
   }
@@ -895,7 +977,7 @@ void Importer::importNode(const onnx::NodeProto &node) {
   const auto &formals = latest->inputs();
   size_t numFormal = formals.size();
   bool variadicTail =
-      numFormal > 0 && formals.back().GetOption() == onnx::OpSchema::Variadic;
+      numFormal > 0 && formals.back().option == schema::Option::Variadic;
   for (size_t i = 0; i < norm.inputs.size(); ++i) {
     const std::string &name = norm.inputs[i];
     if (i >= numFormal && !variadicTail)
@@ -916,20 +998,20 @@ void Importer::importNode(const onnx::NodeProto &node) {
   }
   size_t numFixed = variadicTail ? numFormal - 1 : numFormal;
   for (size_t i = operands.size(); i < numFixed; ++i) {
-    if (formals[i].GetOption() != onnx::OpSchema::Optional)
+    if (formals[i].option != schema::Option::Optional)
       fail(nodeDesc + ": required input " + std::to_string(i) + " ('" +
-           formals[i].GetName() + "') is missing");
+           formals[i].name + "') is missing");
     operands.push_back(noValue(loc));
   }
   if (variadicTail && operands.size() < numFormal &&
-      formals.back().GetMinArity() > 0)
-    fail(nodeDesc + ": variadic input '" + formals.back().GetName() +
+      formals.back().minArity > 0)
+    fail(nodeDesc + ": variadic input '" + formals.back().name +
          "' needs at least one value");
 
   // Results: every formal output present (NoneType when not produced).
   const auto &formalOuts = latest->outputs();
   bool variadicOut = !formalOuts.empty() &&
-                     formalOuts.back().GetOption() == onnx::OpSchema::Variadic;
+                     formalOuts.back().option == schema::Option::Variadic;
   size_t numResults =
       std::max<size_t>(node.output_size(),
                        variadicOut ? formalOuts.size() - 1 : formalOuts.size());
@@ -976,9 +1058,9 @@ void Importer::importNode(const onnx::NodeProto &node) {
   // Graph attributes become regions, in the order of the schema's attribute
   // map (sorted by name), which is the order the dialect declares them in.
   std::vector<std::string> graphAttrNames;
-  for (const auto &it : latest->attributes())
-    if (it.second.type == onnx::AttributeProto::GRAPH)
-      graphAttrNames.push_back(it.first);
+  for (const schema::Attr &attr : latest->attributes())
+    if (attr.kind == schema::AttrKind::GRAPH)
+      graphAttrNames.push_back(attr.name);
   for (const auto &graphName : graphAttrNames) {
     Region *region = state.addRegion();
     const onnx::AttributeProto *graphAttr = nullptr;
@@ -1216,26 +1298,13 @@ OwningOpRef<ModuleOp> Importer::importModel(onnx::ModelProto &model) {
   if (options.makeInputsDynamic)
     makeInputsDynamic(graph);
 
-  // ONNX's own type inference supplies the element types and ranks of
-  // intermediate values; Onyx refines shapes itself later. Data propagation
-  // carries shape values through Shape/Gather/Concat/arithmetic, so a
-  // Reshape to a computed shape keeps its rank (and DimAnalysis sees its
-  // dims). ONNX gives up on a Slice with run-time starts/ends, although its
-  // rank is its input's: those ranks are filled in and inference runs
-  // again, so the values downstream are ranked too.
-  for (int round = 0; round < 4; ++round) {
-    try {
-      onnx::ShapeInferenceOptions inferOptions(/*check_type=*/false,
-                                               /*strict_mode=*/0,
-                                               /*data_prop=*/true);
-      onnx::shape_inference::InferShapes(
-          model, onnx::OpSchemaRegistry::Instance(), inferOptions);
-    } catch (const std::exception &) {
-      // Inference is best effort; missing types fall back to the schemas.
-    }
-    if (!addRankPreservingShapes(graph))
-      break;
-  }
+  if (opset > schema::maxOpset())
+    fail("the model imports ai.onnx opset " + std::to_string(opset) +
+         "; Onyx knows opsets up to " + std::to_string(schema::maxOpset()));
+
+  // Element types, ranks and static dims of intermediate values
+  // (TypeInference.h); Onyx refines shapes itself later.
+  importer::inferTypes(model, opset);
   collectValueInfo(graph);
 
   auto module = ModuleOp::create(UnknownLoc::get(ctx));

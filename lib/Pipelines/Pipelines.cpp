@@ -52,6 +52,9 @@ void registerOnyxDialects(DialectRegistry &registry) {
 }
 
 void buildONNXCleanupPipeline(OpPassManager &pm) {
+  // Composite operators (Attention, RMSNormalization, RotaryEmbedding)
+  // become the core ops of their ONNX function definitions.
+  pm.addPass(createONNXDecompose());
   pm.addPass(createCanonicalizerPass());
 }
 

@@ -68,6 +68,23 @@ public:
         x, y, [](int64_t p, int64_t q) { return std::max(p, q); });
   }
   OpFoldResult max(OpFoldResult x, int64_t y) { return max(x, c(y)); }
+  /// x - 1 when lhs >= rhs, else x.
+  OpFoldResult decrementIfGe(OpFoldResult x, OpFoldResult lhs,
+                             OpFoldResult rhs) {
+    auto sx = getStatic(x), sl = getStatic(lhs), sr = getStatic(rhs);
+    if (sl && sr)
+      return *sl >= *sr ? sub(x, 1) : x;
+    if (sx && sl && sr)
+      return c(*sl >= *sr ? *sx - 1 : *sx);
+    Value ge =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                              toValue(b, loc, lhs), toValue(b, loc, rhs));
+    Value vx = toValue(b, loc, x);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    return arith::SelectOp::create(b, loc, ge,
+                                   arith::SubIOp::create(b, loc, vx, one), vx)
+        .getResult();
+  }
   OpFoldResult min(OpFoldResult x, OpFoldResult y) {
     return binary<arith::MinSIOp>(
         x, y, [](int64_t p, int64_t q) { return std::min(p, q); });
@@ -287,11 +304,12 @@ FailureOr<SmallVector<WindowDim>> slidingWindow(OpBuilder &b, Location loc,
     if (attrs.autoPad == AutoPad::NotSet || attrs.autoPad == AutoPad::Valid) {
       OpFoldResult span = m.sub(padded, effK);
       if (attrs.ceilMode && attrs.autoPad == AutoPad::NotSet) {
-        // ceil_mode keeps a partial last window. This is the formula of
-        // ONNX 1.12's shape inference, which gives the importer's declared
-        // types; ONNX 1.16 also drops a last window that starts in the end
-        // padding, and following it needs the importer to agree.
-        dim.output = m.add(m.ceilDiv(span, s), 1);
+        // ceil_mode keeps a partial last window, but not one that starts
+        // in the end padding (ONNX's rule: one window fewer when
+        // (out - 1) * s >= in + padBegin).
+        OpFoldResult out = m.add(m.ceilDiv(span, s), 1);
+        dim.output = m.decrementIfGe(out, m.mul(m.sub(out, 1), s),
+                                     m.add(in, dim.padBegin));
       } else {
         dim.output = m.add(m.floorDiv(span, s), 1);
       }

@@ -659,9 +659,11 @@ FailureOr<ConcatShape> concatShape(OpBuilder &b, Location loc,
   return shape;
 }
 
-FailureOr<SmallVector<Window>>
-splitShape(OpBuilder &b, Location loc, Value input, int64_t axis,
-           const IntList &split, int64_t numOutputs, Operation *diagOp) {
+FailureOr<SmallVector<Window>> splitShape(OpBuilder &b, Location loc,
+                                          Value input, int64_t axis,
+                                          const IntList &split,
+                                          int64_t numOutputs, Operation *diagOp,
+                                          bool ceilParts) {
   IndexMath m(b, loc);
   SmallVector<OpFoldResult> in = getDims(b, loc, input);
   OpFoldResult extent = in[axis];
@@ -670,12 +672,28 @@ splitShape(OpBuilder &b, Location loc, Value input, int64_t axis,
     if (numOutputs < 1)
       return diagOp->emitError("Split: no outputs");
     OpFoldResult parts = m.cst(numOutputs);
-    if (failed(m.require(m.eq(m.floorMod(extent, parts), m.cst(0)),
-                         "Split: extent {0} does not split into {1} equal "
-                         "parts",
-                         {extent, parts}, diagOp)))
+    if (ceilParts) {
+      // ceil(extent / n) each; the last part is what remains (ONNX requires
+      // it to be non-empty, i.e. extent > (n - 1) * chunk).
+      OpFoldResult chunk =
+          m.floorDiv(m.add(extent, m.cst(numOutputs - 1)), parts);
+      OpFoldResult before = m.mul(chunk, m.cst(numOutputs - 1));
+      if (failed(m.require(m.lt(before, extent),
+                           "Split: extent {0} does not split into {1} parts "
+                           "of ceil(extent / {1}) with a non-empty last one",
+                           {extent, parts}, diagOp)))
+        return failure();
+      sizes.assign(numOutputs - 1, chunk);
+      sizes.push_back(m.sub(extent, before));
+    } else if (failed(
+                   m.require(m.eq(m.floorMod(extent, parts), m.cst(0)),
+                             "Split: extent {0} does not split into {1} equal "
+                             "parts",
+                             {extent, parts}, diagOp))) {
       return failure();
-    sizes.assign(numOutputs, m.floorDiv(extent, parts));
+    } else {
+      sizes.assign(numOutputs, m.floorDiv(extent, parts));
+    }
   } else {
     if (failed(split.requireSize(m, numOutputs, "Split: split", diagOp)))
       return failure();

@@ -877,7 +877,11 @@ std::optional<int64_t> windowOutput(int64_t in, int64_t k, int64_t stride,
   if (span < 0)
     return std::nullopt;
   bool ceil = ceilMode && autoPad == AutoPad::NotSet;
-  return (ceil ? ceilDiv(span, stride) : floorDiv(span, stride)) + 1;
+  int64_t out = (ceil ? ceilDiv(span, stride) : floorDiv(span, stride)) + 1;
+  // ceil_mode: a last window starting in the end padding is dropped.
+  if (ceil && (out - 1) * stride >= in + padBegin)
+    --out;
+  return out;
 }
 
 sh::WindowAttrs randomWindow(std::mt19937 &rng, int64_t spatial, bool pool) {

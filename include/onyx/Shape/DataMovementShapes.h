@@ -178,11 +178,13 @@ struct Window {
 };
 
 /// Split into `numOutputs` windows along `axis`: sizes from `split`, or
-/// equal parts (the extent must divide evenly) when it is absent.
+/// equal parts (the extent must divide evenly) when it is absent. With
+/// `ceilParts` (Split-18's num_outputs) and no `split`, every part but the
+/// last is ceil(extent / numOutputs) and the last takes what remains.
 mlir::FailureOr<llvm::SmallVector<Window>>
 splitShape(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
            int64_t axis, const IntList &split, int64_t numOutputs,
-           mlir::Operation *diagOp);
+           mlir::Operation *diagOp, bool ceilParts = false);
 
 /// Slice: the window ONNX selects (negative starts/ends count from the
 /// back, then clamp; steps may be negative; absent axes are 0..n-1, absent

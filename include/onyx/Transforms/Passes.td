@@ -37,6 +37,21 @@ def ONNXDimAnalysis : Pass<"onnx-dim-analysis", "mlir::ModuleOp"> {
   ];
 }
 
+def ONNXDecompose : Pass<"onnx-decompose", "mlir::ModuleOp"> {
+  let summary = "Rewrite composite ONNX operators into core onnx ops";
+  let description = [{
+    RMSNormalization, Attention (3-D/4-D, past key/value, grouped heads,
+    masks, is_causal, softcap, nonpad_kv_seqlen, every
+    qk_matmul_output_mode) and RotaryEmbedding become the core `onnx.*`
+    ops of their ONNX function definitions (MatMul, Softmax, Where,
+    ReduceMean, ...), so the conversion and fusion see only core ops.
+    Inputs the rewrite cannot express (e.g. a dynamic head size with
+    grouped heads) are an error naming the node.
+  }];
+  let dependentDialects = ["onyx::onnx::ONNXDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // ONNX -> tensor-level destination-passing ops
 //===----------------------------------------------------------------------===//

@@ -459,8 +459,17 @@ FailureOr<SmallVector<Value>> lowerSplit(Operation *op, OpBuilder &b) {
   auto sizes = intListOf(op, split.getSplit(), "Split: split");
   if (failed(sizes))
     return failure();
+  // Split-18: num_outputs parts of ceil(extent / num_outputs).
+  auto numOutputs = split.getNumOutputs();
+  if (numOutputs && !sizes->isAbsent())
+    return op->emitError("Split: both 'split' and 'num_outputs' are given");
+  if (numOutputs && int64_t(*numOutputs) != int64_t(op->getNumResults()))
+    return op->emitError() << "Split: num_outputs is " << *numOutputs
+                           << " but the node has " << op->getNumResults()
+                           << " outputs";
   auto windows = shape::splitShape(b, loc, input, *axis, *sizes,
-                                   int64_t(op->getNumResults()), op);
+                                   int64_t(op->getNumResults()), op,
+                                   numOutputs.has_value());
   if (failed(windows))
     return failure();
   SmallVector<Value> results;
@@ -591,6 +600,9 @@ Value padSourceIndex(shape::IndexMath &m, StringRef mode, OpFoldResult i,
   OpFoldResult src = m.sub(i, low);
   if (mode == "edge")
     return m.value(m.clamp(src, m.cst(0), m.sub(n, m.cst(1))));
+  // wrap (Pad-19): the input repeats periodically.
+  if (mode == "wrap")
+    return m.value(m.floorMod(src, n));
   // reflect: the index sequence is periodic with period 2(n - 1),
   // mirrored within the period; a single element always reads index 0.
   OpFoldResult period = m.max(m.mul(m.cst(2), m.sub(n, m.cst(1))), m.cst(1));
@@ -608,11 +620,35 @@ FailureOr<SmallVector<Value>> lowerPad(Operation *op, OpBuilder &b) {
     return failure();
   Type elementType = type->getElementType();
   StringRef mode = pad.getMode();
-  if (mode != "constant" && mode != "edge" && mode != "reflect")
+  if (mode != "constant" && mode != "edge" && mode != "reflect" &&
+      mode != "wrap")
     return op->emitError() << "Pad: mode '" << mode << "' is not supported";
   auto pads = intListOf(op, pad.getPads(), "Pad: pads");
   if (failed(pads))
     return failure();
+  // Pad-18's axes: the pads name only these axes; spread them over all.
+  auto axes = intListOf(op, pad.getAxes(), "Pad: axes");
+  if (failed(axes))
+    return failure();
+  if (!axes->isAbsent()) {
+    if (!axes->isConstant() || !pads->isConstant())
+      return op->emitError("Pad: with 'axes', the pads and axes must be "
+                           "compile-time constants");
+    int64_t rank = type->getRank();
+    ArrayRef<int64_t> a = axes->constantValues(), p = pads->constantValues();
+    if (p.size() != 2 * a.size())
+      return op->emitError() << "Pad: " << p.size() << " pads for " << a.size()
+                             << " axes (expected twice as many)";
+    SmallVector<int64_t> full(2 * rank, 0);
+    for (auto [k, axis] : llvm::enumerate(a)) {
+      auto norm = normalizeAxis(op, axis, rank);
+      if (failed(norm))
+        return failure();
+      full[*norm] = p[k];
+      full[*norm + rank] = p[k + a.size()];
+    }
+    *pads = shape::IntList::constant(full);
+  }
   auto padded = shape::padShape(b, loc, data, *pads, op);
   if (failed(padded))
     return failure();

@@ -648,6 +648,21 @@ Value xorFn(OpBuilder &b, Location l, ValueRange v, Type) {
 Value notFn(OpBuilder &b, Location l, ValueRange v, Type) {
   return arith::XOrIOp::create(b, l, v[0], intConstant(b, l, b.getI1Type(), 1));
 }
+Value bitwiseNotFn(OpBuilder &b, Location l, ValueRange v, Type) {
+  return arith::XOrIOp::create(b, l, v[0],
+                               intConstant(b, l, v[0].getType(), -1));
+}
+
+/// Bitwise{And,Or,Xor,Not}: integer operands of one type (not bool).
+template <TypedFn Fn>
+FailureOr<SmallVector<Value>> lowerBitwise(Operation *op, OpBuilder &b) {
+  FailureOr<Type> element = commonElementType(op, op->getOperands());
+  if (failed(element))
+    return failure();
+  if (!isa<IntegerType>(*element) || element->isInteger(1))
+    return op->emitError() << "expects integer inputs, got " << *element;
+  return lowerSameType<Fn>(op, b);
+}
 
 FailureOr<SmallVector<Value>> lowerWhere(Operation *op, OpBuilder &b) {
   auto where = cast<onnx::ONNXWhereOp>(op);
@@ -898,6 +913,64 @@ FailureOr<SmallVector<Value>> lowerHardSwish(Operation *op, OpBuilder &b) {
       });
 }
 
+/// Gelu-20: x * Phi(x), exactly (erf) or with the tanh approximation.
+FailureOr<SmallVector<Value>> lowerGelu(Operation *op, OpBuilder &b) {
+  auto gelu = cast<onnx::ONNXGeluOp>(op);
+  StringRef approximate = gelu.getApproximate();
+  if (approximate != "none" && approximate != "tanh")
+    return op->emitError() << "Gelu: approximate '" << approximate
+                           << "' is not supported (none, tanh)";
+  bool useTanh = approximate == "tanh";
+  return lowerFloatWith<onnx::ONNXGeluOp>(
+      op, b, [useTanh](OpBuilder &b, Location l, Value x, onnx::ONNXGeluOp) {
+        Value inner;
+        if (useTanh) {
+          // sqrt(2/pi) * (x + 0.044715 x^3)
+          Value x3 =
+              arith::MulFOp::create(b, l, x, arith::MulFOp::create(b, l, x, x));
+          Value sum = arith::AddFOp::create(b, l, x, mulBy(b, l, x3, 0.044715));
+          inner =
+              math::TanhOp::create(b, l, mulBy(b, l, sum, 0.7978845608028654));
+        } else {
+          inner = math::ErfOp::create(b, l, mulBy(b, l, x, 0.7071067811865476));
+        }
+        Value one = floatConstant(b, l, x.getType(), 1.0);
+        Value half = mulBy(b, l, x, 0.5);
+        return arith::MulFOp::create(b, l, half,
+                                     arith::AddFOp::create(b, l, one, inner))
+            .getResult();
+      });
+}
+
+/// Mish-18: x * tanh(softplus(x)).
+FailureOr<SmallVector<Value>> lowerMish(Operation *op, OpBuilder &b) {
+  return lowerFloatWith<onnx::ONNXMishOp>(
+      op, b, [](OpBuilder &b, Location l, Value x, onnx::ONNXMishOp) {
+        Value zero = floatConstant(b, l, x.getType(), 0.0);
+        Value negAbs =
+            arith::NegFOp::create(b, l, math::AbsFOp::create(b, l, x));
+        Value softplus = arith::AddFOp::create(
+            b, l, arith::MaximumFOp::create(b, l, x, zero),
+            math::Log1pOp::create(b, l, math::ExpOp::create(b, l, negAbs)));
+        return arith::MulFOp::create(b, l, x,
+                                     math::TanhOp::create(b, l, softplus))
+            .getResult();
+      });
+}
+
+/// Swish-24: x * sigmoid(alpha * x).
+FailureOr<SmallVector<Value>> lowerSwish(Operation *op, OpBuilder &b) {
+  return lowerFloatWith<onnx::ONNXSwishOp>(
+      op, b, [](OpBuilder &b, Location l, Value x, onnx::ONNXSwishOp o) {
+        Value one = floatConstant(b, l, x.getType(), 1.0);
+        Value ax = mulBy(b, l, x, f32Attr(o.getAlpha()));
+        Value e = math::ExpOp::create(b, l, arith::NegFOp::create(b, l, ax));
+        return arith::DivFOp::create(b, l, x,
+                                     arith::AddFOp::create(b, l, one, e))
+            .getResult();
+      });
+}
+
 FailureOr<SmallVector<Value>> lowerThresholdedRelu(Operation *op,
                                                    OpBuilder &b) {
   return lowerFloatWith<onnx::ONNXThresholdedReluOp>(
@@ -995,7 +1068,13 @@ Value absFn(OpBuilder &b, Location l, ValueRange v, Type t) {
     return math::AbsFOp::create(b, l, v[0]);
   if (isUnsignedLike(t))
     return v[0];
-  return math::AbsIOp::create(b, l, v[0]);
+  // select(x < 0, -x, x): math.absi has no LLVM lowering; the most
+  // negative value stays itself, as in numpy.
+  Value x = v[0];
+  Value zero = intConstant(b, l, x.getType(), 0);
+  Value neg = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, x, zero);
+  return arith::SelectOp::create(b, l, neg,
+                                 arith::SubIOp::create(b, l, zero, x), x);
 }
 /// -1, 0 or 1; NaN stays NaN (numpy's sign).
 Value signFn(OpBuilder &b, Location l, ValueRange v, Type t) {
@@ -1113,6 +1192,10 @@ void addElementwiseLowerings(LoweringTable &t) {
   t["onnx.Or"] = lowerLogic<orFn>;
   t["onnx.Xor"] = lowerLogic<xorFn>;
   t["onnx.Not"] = lowerLogic<notFn>;
+  t["onnx.BitwiseAnd"] = lowerBitwise<andFn>;
+  t["onnx.BitwiseOr"] = lowerBitwise<orFn>;
+  t["onnx.BitwiseXor"] = lowerBitwise<xorFn>;
+  t["onnx.BitwiseNot"] = lowerBitwise<bitwiseNotFn>;
   t["onnx.Where"] = lowerWhere;
   // Casts.
   t["onnx.Cast"] = lowerCast;
@@ -1126,6 +1209,9 @@ void addElementwiseLowerings(LoweringTable &t) {
   t["onnx.Celu"] = lowerCelu;
   t["onnx.HardSigmoid"] = lowerHardSigmoid;
   t["onnx.HardSwish"] = lowerHardSwish;
+  t["onnx.Gelu"] = lowerGelu;
+  t["onnx.Mish"] = lowerMish;
+  t["onnx.Swish"] = lowerSwish;
   t["onnx.ThresholdedRelu"] = lowerThresholdedRelu;
   t["onnx.Shrink"] = lowerShrink;
   t["onnx.Softplus"] = lowerFloat<softplusFn>;

@@ -634,11 +634,12 @@ FailureOr<SmallVector<Value>> lowerGridSample(Operation *op, OpBuilder &b) {
 
   GridSampler sampler;
   StringRef mode = gs.getMode();
-  if (mode == "bilinear")
+  // Opset 20 renamed bilinear/bicubic to linear/cubic.
+  if (mode == "bilinear" || mode == "linear")
     sampler.mode = Mode::Linear;
   else if (mode == "nearest")
     sampler.mode = Mode::Nearest;
-  else if (mode == "bicubic")
+  else if (mode == "bicubic" || mode == "cubic")
     sampler.mode = Mode::Cubic;
   else
     return op->emitError() << "GridSample: mode '" << mode

@@ -36,7 +36,7 @@ func.func @concat(%x: tensor<?xf32>) -> tensor<?xf32> {
 func.func @pad(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
   %pads = "onnx.Constant"() {value = dense<[1, 0, 2, 0]> : tensor<4xi64>} : () -> tensor<4xi64>
   %none = onnx.NoValue
-  %0 = "onnx.Pad"(%x, %pads, %none) : (tensor<?x?xf32>, tensor<4xi64>, none) -> tensor<?x?xf32>
+  %0 = "onnx.Pad"(%x, %pads, %none, %none) : (tensor<?x?xf32>, tensor<4xi64>, none, none) -> tensor<?x?xf32>
   return %0 : tensor<?x?xf32>
 }
 
@@ -54,7 +54,7 @@ func.func @pad(%x: tensor<?x?xf32>) -> tensor<?x?xf32> {
 func.func @slice(%x: tensor<?xf32>) -> tensor<?xf32> {
   %pads = "onnx.Constant"() {value = dense<[2, 2]> : tensor<2xi64>} : () -> tensor<2xi64>
   %none = onnx.NoValue
-  %p = "onnx.Pad"(%x, %pads, %none) : (tensor<?xf32>, tensor<2xi64>, none) -> tensor<?xf32>
+  %p = "onnx.Pad"(%x, %pads, %none, %none) : (tensor<?xf32>, tensor<2xi64>, none, none) -> tensor<?xf32>
   %starts = "onnx.Constant"() {value = dense<[1]> : tensor<1xi64>} : () -> tensor<1xi64>
   %ends = "onnx.Constant"() {value = dense<[-1]> : tensor<1xi64>} : () -> tensor<1xi64>
   %s = "onnx.Slice"(%p, %starts, %ends, %none, %none) : (tensor<?xf32>, tensor<1xi64>, tensor<1xi64>, none, none) -> tensor<?xf32>

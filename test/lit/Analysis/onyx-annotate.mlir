@@ -24,7 +24,7 @@
 // ANN-LABEL: func.func @sigmoid(%arg0: tensor<d0x3xd1xf32, #onnx.dg<0:0,2:1>>) -> tensor<d2x3xu1xf32, #onnx.dg<0:2,2:1>>
 // ANN-NOT:   onnx.DimGroup
 // ANN-NEXT:    %0 = "onnx.Sigmoid"(%arg0) : (tensor<u0x3xu1xf32, #onnx.dg<0:0,2:1>>) -> tensor<u0x3xu1xf32, #onnx.dg<0:0,2:1>>
-// ANN:         %[[P:.*]] = "onnx.Pad"(%0, %{{.*}}, %{{.*}}) {{.*}}: (tensor<u0x3xu1xf32, #onnx.dg<0:0,2:1>>, tensor<6xi64>, none) -> tensor<u2x3xu1xf32, #onnx.dg<0:2,2:1>>
+// ANN:         %[[P:.*]] = "onnx.Pad"(%0, %{{.*}}, %{{.*}}, %{{.*}}) {{.*}}: (tensor<u0x3xu1xf32, #onnx.dg<0:0,2:1>>, tensor<6xi64>, none, none) -> tensor<u2x3xu1xf32, #onnx.dg<0:2,2:1>>
 // ANN-NEXT:    return %[[P]] : tensor<u2x3xu1xf32, #onnx.dg<0:2,2:1>>
 
 // SAME-NOT: {{.}}
@@ -38,6 +38,6 @@ func.func @sigmoid(%arg0: tensor<?x3x?xf32>) -> tensor<?x3x?xf32> {
   %0 = "onnx.Sigmoid"(%arg0) : (tensor<?x3x?xf32>) -> tensor<?x3x?xf32>
   %pads = "onnx.Constant"() {value = dense<[1, 0, 0, 1, 0, 0]> : tensor<6xi64>} : () -> tensor<6xi64>
   %none = onnx.NoValue
-  %1 = "onnx.Pad"(%0, %pads, %none) : (tensor<?x3x?xf32>, tensor<6xi64>, none) -> tensor<?x3x?xf32>
+  %1 = "onnx.Pad"(%0, %pads, %none, %none) : (tensor<?x3x?xf32>, tensor<6xi64>, none, none) -> tensor<?x3x?xf32>
   return %1 : tensor<?x3x?xf32>
 }

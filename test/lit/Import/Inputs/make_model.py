@@ -11,6 +11,14 @@ Usage: make_model.py KIND OUT.onnx
   scan8         opset 8 Scan: init[batch,2], x[batch,3,2] (reverse), body
                 sum_out = sum_in + next, scan_out = sum_out
   scan8-lens    the same with a sequence_lens input (not supported)
+  opset20       x[batch,seq,8] (opset 20) -> ReduceMean-18 (axes input)
+                -> Sub -> Gelu-20 (tanh) -> Split-18 (num_outputs=3: 3,3,2)
+                -> y0, y1, y2 with no declared shapes (Onyx infers them)
+  antialias     Resize-19 with antialias=1 (not implemented: an error)
+  resize13-antialias  Resize-13 carrying antialias (not a Resize-13
+                attribute: an error)
+  opset29       an Add at opset 29 (newer than the registry: an error)
+  bad-attr-kind Flatten whose axis is a FLOAT (the schema says INT)
 """
 import sys
 
@@ -95,6 +103,45 @@ def main():
         with open(out, "wb") as f:
             f.write(model.SerializeToString())
         return
+    elif kind == "opset20":
+        opsets = [helper.make_opsetid("", 20)]
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                          ["batch", "seq", 8])
+        outs = [helper.make_tensor_value_info("y%d" % i, TensorProto.FLOAT,
+                                              None) for i in range(3)]
+        inits = [numpy_helper.from_array(np.array([-1], np.int64), "axes")]
+        nodes = [
+            helper.make_node("ReduceMean", ["x", "axes"], ["m"], name="mean"),
+            helper.make_node("Sub", ["x", "m"], ["c"], name="center"),
+            helper.make_node("Gelu", ["c"], ["g"], name="gelu",
+                             approximate="tanh"),
+            helper.make_node("Split", ["g"], ["y0", "y1", "y2"], name="split",
+                             axis=2, num_outputs=3),
+        ]
+        graph = helper.make_graph(nodes, "g", [x], outs, initializer=inits)
+        model = helper.make_model(graph, opset_imports=opsets,
+                                  producer_name="onyx-lit")
+        with open(out, "wb") as f:
+            f.write(model.SerializeToString())
+        return
+    elif kind in ("antialias", "resize13-antialias"):
+        opsets = [helper.make_opsetid("", 19 if kind == "antialias" else 13)]
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                          [1, 1, 4, 4])
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+        inits = [numpy_helper.from_array(
+            np.array([1, 1, 0.5, 0.5], np.float32), "scales")]
+        nodes = [helper.make_node("Resize", ["x", "", "scales"], ["y"],
+                                  name="shrink", mode="linear", antialias=1)]
+    elif kind == "bad-attr-kind":
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+        node = helper.make_node("Flatten", ["x"], ["y"], name="flat")
+        node.attribute.extend([helper.make_attribute("axis", 1.5)])
+        nodes = [node]
+    elif kind == "opset29":
+        opsets = [helper.make_opsetid("", 29)]
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 4])
+        nodes = [helper.make_node("Add", ["x", "x"], ["y"], name="twice")]
     else:
         raise SystemExit("unknown kind " + kind)
     graph = helper.make_graph(nodes, "g", [x], [y], initializer=inits)
