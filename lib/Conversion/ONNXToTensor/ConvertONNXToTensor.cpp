@@ -301,6 +301,7 @@ const LoweringTable &loweringTable() {
     addRecurrentLowerings(t);
     addEinsumLowerings(t);
     addSequenceLowerings(t);
+    addNewOperatorLowerings(t);
     return t;
   }();
   return table;

@@ -37,6 +37,8 @@ void addResizeLowerings(LoweringTable &table);
 void addRecurrentLowerings(LoweringTable &table);
 void addEinsumLowerings(LoweringTable &table);
 void addSequenceLowerings(LoweringTable &table);
+/// The operators added for the ONNX 1.23 node suite (NewOperators.cpp).
+void addNewOperatorLowerings(LoweringTable &table);
 
 /// Sequences and optionals (Sequence.cpp, docs/sequences.md): the onyx
 /// handle type of an `!onnx.Seq`/`!onnx.Opt` type (null if it has none);

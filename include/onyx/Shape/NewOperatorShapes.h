@@ -1,0 +1,76 @@
+//===- NewOperatorShapes.h - Result shapes of the newer operators -*- C++
+//-*-===//
+//
+// Result dims of CenterCropPad (18), Col2Im (18), AffineGrid (20),
+// GroupNormalization (21) and TensorScatter (24). Their size-giving inputs
+// (a target shape, an image and block shape, an output size) are IntLists:
+// constants fold to static dims, anything else is read at run time; every
+// rule ONNX states about them is checked, statically or with `onyx.assert`.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ONYX_SHAPE_NEWOPERATORSHAPES_H
+#define ONYX_SHAPE_NEWOPERATORSHAPES_H
+
+#include "onyx/Shape/DataMovementShapes.h"
+
+namespace onyx::shape {
+
+/// CenterCropPad: dim `axes[k]` becomes `shape[k]` (shape >= 0, one entry
+/// per axis); the others keep their extent. Output index o of a dim reads
+/// input index o + offsets[dim] (0 for unchanged dims): a crop starts
+/// floor((in - out) / 2) into the input, a pad floor((out - in) / 2) into
+/// the output, so the extra element of an odd difference is on the right.
+struct CenterCropPadShape {
+  llvm::SmallVector<OpFoldResult> dims, offsets;
+};
+mlir::FailureOr<CenterCropPadShape>
+centerCropPadShape(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
+                   const IntList &shape, llvm::ArrayRef<int64_t> axes,
+                   mlir::Operation *diagOp);
+
+/// Col2Im: input [N, C * prod(block), L] and `spatialRank` entries of
+/// image_shape and block_shape give [N, C, image...]. Per spatial dim the
+/// number of block positions is
+///   blocks = (image + pad_begin + pad_end - dilation * (block - 1) - 1)
+///            / stride + 1,
+/// which must be >= 1, and L must be their product. Attribute lists are
+/// already complete (one entry per spatial dim, pads begin then end).
+struct Col2ImShape {
+  llvm::SmallVector<OpFoldResult> dims;
+  llvm::SmallVector<OpFoldResult> image, block, blocks;
+  OpFoldResult kernelSize; ///< prod(block)
+};
+mlir::FailureOr<Col2ImShape>
+col2ImShape(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
+            const IntList &imageShape, const IntList &blockShape,
+            int64_t spatialRank, llvm::ArrayRef<int64_t> dilations,
+            llvm::ArrayRef<int64_t> pads, llvm::ArrayRef<int64_t> strides,
+            mlir::Operation *diagOp);
+
+/// AffineGrid: theta [N, r, r + 1] and size [N, C, spatial...] (r + 2
+/// entries, r = `spatialRank`, 2 or 3) give [N, spatial..., r]; size[0]
+/// must be theta's N, the spatial extents non-negative.
+mlir::FailureOr<llvm::SmallVector<OpFoldResult>>
+affineGridShape(mlir::OpBuilder &b, mlir::Location loc, mlir::Value theta,
+                const IntList &size, int64_t spatialRank,
+                mlir::Operation *diagOp);
+
+/// GroupNormalization: X [N, C, spatial...] seen as [N, G, C / G, S] (S the
+/// product of the spatial dims, 1 without any); C must be a multiple of
+/// `numGroups` (>= 1).
+mlir::FailureOr<llvm::SmallVector<OpFoldResult>>
+groupNormView(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
+              int64_t numGroups, mlir::Operation *diagOp);
+
+/// TensorScatter: `update` has the cache's rank and extents except along
+/// `axis` (normalized, >= 1), where its extent is at most the cache's;
+/// `writeIndices` (null when absent) is 1-D with one entry per batch.
+/// Returns the cache's dims.
+mlir::FailureOr<llvm::SmallVector<OpFoldResult>>
+tensorScatterShape(mlir::OpBuilder &b, mlir::Location loc, mlir::Value cache,
+                   mlir::Value update, mlir::Value writeIndices, int64_t axis,
+                   mlir::Operation *diagOp);
+
+} // namespace onyx::shape
+
+#endif // ONYX_SHAPE_NEWOPERATORSHAPES_H

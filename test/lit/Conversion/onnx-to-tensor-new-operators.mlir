@@ -1,0 +1,315 @@
+// RUN: onyx-opt %s --convert-onnx-to-tensor --mlir-print-local-scope \
+// RUN:   -split-input-file -verify-diagnostics \
+// RUN:   | FileCheck %s --implicit-check-not=onnx.
+//
+// The operators added for the ONNX 1.23 node suite (NewOperators.cpp,
+// NewDataMovement.cpp, NewNormalization.cpp; shapes from
+// lib/Shape/NewOperatorShapes.cpp).
+
+// CumProd: CumSum's scan with a product starting at 1; exclusive inserts
+// the running product before multiplying, reverse walks the axis back.
+// CHECK-LABEL: func.func @cumprod_exclusive_reverse
+// CHECK:         %[[X3:.*]] = tensor.reshape %{{.*}} -> tensor<2x3x1xf32>
+// CHECK:         %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK:             scf.for %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}, %[[PROD:.*]] = %[[ONE]])
+// CHECK:               %[[POS:.*]] = arith.subi
+// CHECK:               %[[V:.*]] = tensor.extract %[[X3]][%{{.*}}, %[[POS]], %{{.*}}]
+// CHECK:               %[[P:.*]] = arith.mulf %[[PROD]], %[[V]] : f32
+// CHECK:               tensor.insert %[[PROD]] into %[[ACC]]
+// CHECK:               scf.yield %{{.*}}, %[[P]]
+// CHECK:         tensor.reshape %{{.*}} -> tensor<2x3xf32>
+func.func @cumprod_exclusive_reverse(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %axis = "onnx.Constant"() {value = dense<1> : tensor<i64>} : () -> tensor<i64>
+  %0 = "onnx.CumProd"(%x, %axis) {exclusive = 1 : i64, reverse = 1 : i64} : (tensor<2x3xf32>, tensor<i64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// Integer CumProd with a run-time axis: the axis is read and range-checked.
+// CHECK-LABEL: func.func @cumprod_int_runtime_axis
+// CHECK:         tensor.extract %{{.*}}[] : tensor<i32>
+// CHECK:         onyx.assert %{{.*}}, "axis {0} is out of range for rank {1}"
+// CHECK:         arith.muli %{{.*}} : i32
+func.func @cumprod_int_runtime_axis(%x: tensor<?x?xi32>, %axis: tensor<i32>) -> tensor<?x?xi32> {
+  %0 = "onnx.CumProd"(%x, %axis) : (tensor<?x?xi32>, tensor<i32>) -> tensor<?x?xi32>
+  return %0 : tensor<?x?xi32>
+}
+
+// -----
+
+// CenterCropPad: axis 0 is cropped (20 -> 10: offset +5), axis 1 padded
+// (10 -> 13: one element of padding before, two after); axis 2 unchanged
+// and read without a bounds test.
+// CHECK-LABEL: func.func @center_crop_pad
+// CHECK-SAME:    (%[[X:.*]]: tensor<20x10x3xf32>)
+// CHECK:         %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK:         linalg.generic
+// CHECK-SAME:      outs(%{{.*}} : tensor<10x13x3xf32>)
+// CHECK:           %[[I0:.*]] = linalg.index 0
+// CHECK:           %[[I1:.*]] = linalg.index 1
+// CHECK:           %[[I2:.*]] = linalg.index 2
+// CHECK:           %[[S0:.*]] = arith.addi %[[I0]], %c5
+// CHECK:           %[[S1:.*]] = arith.addi %[[I1]], %c-1
+// CHECK:           scf.if
+// CHECK:             tensor.extract %[[X]][%[[S0]], %[[S1]], %[[I2]]]
+// CHECK:           } else {
+// CHECK:             scf.yield %[[ZERO]]
+func.func @center_crop_pad(%x: tensor<20x10x3xf32>) -> tensor<10x13x3xf32> {
+  %s = "onnx.Constant"() {value = dense<[10, 13]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %0 = "onnx.CenterCropPad"(%x, %s) {axes = [0, -2]} : (tensor<20x10x3xf32>, tensor<2xi64>) -> tensor<10x13x3xf32>
+  return %0 : tensor<10x13x3xf32>
+}
+
+// -----
+
+// A run-time target shape: the extents are read and checked non-negative.
+// CHECK-LABEL: func.func @center_crop_pad_runtime
+// CHECK:         onyx.assert %{{.*}}, "CenterCropPad: shape has {0} entries
+// CHECK:         onyx.assert %{{.*}}, "CenterCropPad: negative extent {0} for axis 0"
+// CHECK:         onyx.assert %{{.*}}, "CenterCropPad: negative extent {0} for axis 1"
+// CHECK:         tensor.empty(%{{.*}}, %{{.*}}) : tensor<?x?xf32>
+func.func @center_crop_pad_runtime(%x: tensor<?x?xf32>, %s: tensor<?xi64>) -> tensor<?x?xf32> {
+  %0 = "onnx.CenterCropPad"(%x, %s) : (tensor<?x?xf32>, tensor<?xi64>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// -----
+
+// Col2Im with run-time image and block shapes: the block positions per dim,
+// the channel count and L are checked; one generic over the image with a
+// reduction over the block positions (bounded by an unread tensor).
+// CHECK-LABEL: func.func @col2im
+// CHECK:         onyx.assert %{{.*}}, "Col2Im: image_shape[0] = {0} is negative"
+// CHECK:         onyx.assert %{{.*}}, "Col2Im: block_shape[0] = {0} is not positive"
+// CHECK:         onyx.assert %{{.*}}, "Col2Im: a block of extent {0} (dilated) does not fit in image dim 0
+// CHECK:         onyx.assert %{{.*}}, "Col2Im: input dim 1 of extent {0} is not a multiple of prod(block_shape) = {1}"
+// CHECK:         onyx.assert %{{.*}}, "Col2Im: input dim 2 of extent {0} is not the number of block positions {1}"
+// CHECK:         %[[WINDOW:.*]] = tensor.empty(%{{.*}}) : tensor<?xi8>
+// CHECK:         linalg.generic
+// CHECK-SAME:      iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]
+// CHECK-SAME:      ins(%[[WINDOW]] : tensor<?xi8>)
+// CHECK:           %[[V:.*]] = tensor.extract %{{.*}} : tensor<?x?x?xf32>
+// CHECK:           %[[C:.*]] = arith.select %{{.*}}, %[[V]], %{{.*}} : f32
+// CHECK:           arith.addf %{{.*}}, %[[C]] : f32
+func.func @col2im(%x: tensor<?x?x?xf32>, %image: tensor<2xi64>, %block: tensor<2xi64>) -> tensor<?x?x?x?xf32> {
+  %0 = "onnx.Col2Im"(%x, %image, %block) {strides = [2, 1], pads = [0, 1, 0, 1]} : (tensor<?x?x?xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<?x?x?x?xf32>
+  return %0 : tensor<?x?x?x?xf32>
+}
+
+// -----
+
+// TensorScatter, circular: the update position is (s - w) mod max_len; an
+// element inside the written window reads the update, the others the past.
+// CHECK-LABEL: func.func @tensor_scatter_circular
+// CHECK-SAME:    (%[[PAST:.*]]: tensor<2x1x4x5xf32>, %[[UPD:.*]]: tensor<2x1x?x5xf32>, %[[W:.*]]: tensor<2xi64>)
+// CHECK:         onyx.assert %{{.*}}, "TensorScatter: the update's sequence extent {0} exceeds the cache's {1}"
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%[[PAST]], %[[W]] : tensor<2x1x4x5xf32>, tensor<2xi64>)
+// CHECK:         ^bb0(%[[OLD:.*]]: f32, %[[WI:.*]]: i64, %{{.*}}: f32):
+// CHECK:           arith.remsi %{{.*}}, %c4
+// CHECK:           scf.if
+// CHECK:             tensor.extract %[[UPD]]
+// CHECK:           } else {
+// CHECK:             scf.yield %[[OLD]]
+func.func @tensor_scatter_circular(%past: tensor<2x1x4x5xf32>, %update: tensor<2x1x?x5xf32>, %w: tensor<2xi64>) -> tensor<2x1x4x5xf32> {
+  %0 = "onnx.TensorScatter"(%past, %update, %w) {axis = -2 : i64, mode = "circular"} : (tensor<2x1x4x5xf32>, tensor<2x1x?x5xf32>, tensor<2xi64>) -> tensor<2x1x4x5xf32>
+  return %0 : tensor<2x1x4x5xf32>
+}
+
+// -----
+
+// Linear writes must stay inside the cache: min/max of the write indices
+// are folded and asserted.
+// CHECK-LABEL: func.func @tensor_scatter_linear
+// CHECK:         linalg.generic
+// CHECK-SAME:      iterator_types = ["reduction"]
+// CHECK:           arith.minsi
+// CHECK:           arith.maxsi
+// CHECK:         onyx.assert %{{.*}}, "TensorScatter: negative write index {0}"
+// CHECK:         onyx.assert %{{.*}}, "TensorScatter: write index {0} + sequence length {1} exceeds max_sequence_length {2} (linear mode)"
+// CHECK:         linalg.generic
+func.func @tensor_scatter_linear(%past: tensor<?x3x8xf16>, %update: tensor<?x3x2xf16>, %w: tensor<?xi64>) -> tensor<?x3x8xf16> {
+  %0 = "onnx.TensorScatter"(%past, %update, %w) {axis = 2 : i64, mode = "linear"} : (tensor<?x3x8xf16>, tensor<?x3x2xf16>, tensor<?xi64>) -> tensor<?x3x8xf16>
+  return %0 : tensor<?x3x8xf16>
+}
+
+// -----
+
+// AffineGrid (2-D, align_corners): base positions -1 + i * 2 / (n - 1) in
+// f64 (x from the width index, y from the height index), theta applied.
+// CHECK-LABEL: func.func @affine_grid
+// CHECK:         linalg.generic
+// CHECK-SAME:      outs(%{{.*}} : tensor<2x5x6x2xf32>)
+// CHECK:           %[[N:.*]] = linalg.index 0
+// CHECK:           %[[C:.*]] = linalg.index 3
+// CHECK:           arith.divf %cst{{.*}}, %{{.*}} : f64
+// CHECK:           arith.cmpf ole
+// CHECK:           tensor.extract %{{.*}}[%[[N]], %[[C]], %c0] : tensor<2x2x3xf32>
+// CHECK:           tensor.extract %{{.*}}[%[[N]], %[[C]], %c1] : tensor<2x2x3xf32>
+// CHECK:           tensor.extract %{{.*}}[%[[N]], %[[C]], %c2] : tensor<2x2x3xf32>
+// CHECK:           arith.truncf %{{.*}} : f64 to f32
+func.func @affine_grid(%theta: tensor<2x2x3xf32>) -> tensor<2x5x6x2xf32> {
+  %s = "onnx.Constant"() {value = dense<[2, 3, 5, 6]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %0 = "onnx.AffineGrid"(%theta, %s) {align_corners = 1 : i64} : (tensor<2x2x3xf32>, tensor<4xi64>) -> tensor<2x5x6x2xf32>
+  return %0 : tensor<2x5x6x2xf32>
+}
+
+// -----
+
+// A run-time 3-D size: checked against theta's batch extent.
+// CHECK-LABEL: func.func @affine_grid_3d_runtime
+// CHECK:         onyx.assert %{{.*}}, "AffineGrid: size[0] = {0} differs from theta's batch extent {1}"
+// CHECK:         tensor.empty(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : tensor<?x?x?x?x3xf32>
+func.func @affine_grid_3d_runtime(%theta: tensor<?x3x4xf32>, %size: tensor<5xi64>) -> tensor<?x?x?x?x3xf32> {
+  %0 = "onnx.AffineGrid"(%theta, %size) : (tensor<?x3x4xf32>, tensor<5xi64>) -> tensor<?x?x?x?x3xf32>
+  return %0 : tensor<?x?x?x?x3xf32>
+}
+
+// -----
+
+// BitCast: float -> unsigned through the signless bits; bool -> uint8
+// zero-extends.
+// CHECK-LABEL: func.func @bitcast_f32_to_ui32
+// CHECK:           %[[B:.*]] = arith.bitcast %{{.*}} : f32 to i32
+// CHECK:           builtin.unrealized_conversion_cast %[[B]] : i32 to ui32
+func.func @bitcast_f32_to_ui32(%x: tensor<?xf32>) -> tensor<?xui32> {
+  %0 = "onnx.BitCast"(%x) {to = 12 : i64} : (tensor<?xf32>) -> tensor<?xui32>
+  return %0 : tensor<?xui32>
+}
+
+// CHECK-LABEL: func.func @bitcast_bool_to_ui8
+// CHECK:           %[[E:.*]] = arith.extui %{{.*}} : i1 to i8
+// CHECK:           builtin.unrealized_conversion_cast %[[E]] : i8 to ui8
+func.func @bitcast_bool_to_ui8(%x: tensor<3xi1>) -> tensor<3xui8> {
+  %0 = "onnx.BitCast"(%x) {to = 2 : i64} : (tensor<3xi1>) -> tensor<3xui8>
+  return %0 : tensor<3xui8>
+}
+
+// -----
+
+func.func @bitcast_widths(%x: tensor<3xf32>) -> tensor<3xi64> {
+  // expected-error @below {{BitCast: 'f32' (32 bits) and 'i64' (64 bits) differ in width; ONNX requires equal widths}}
+  %0 = "onnx.BitCast"(%x) {to = 7 : i64} : (tensor<3xf32>) -> tensor<3xi64>
+  return %0 : tensor<3xi64>
+}
+
+// -----
+
+// LpNormalization p = 1: sum of |x| along the axis, then x / norm (0
+// where the norm is 0).
+// CHECK-LABEL: func.func @lp_norm_l1
+// CHECK:         %[[NORM:.*]] = linalg.generic
+// CHECK-SAME:      iterator_types = ["parallel", "reduction"]
+// CHECK:           math.absf
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%{{.*}}, %[[NORM]] : tensor<?x3xf32>, tensor<?xf32>)
+// CHECK:           %[[Q:.*]] = arith.divf
+// CHECK:           %[[Z:.*]] = arith.cmpf oeq
+// CHECK:           arith.select %[[Z]], %{{.*}}, %[[Q]]
+func.func @lp_norm_l1(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  %0 = "onnx.LpNormalization"(%x) {axis = -1 : i64, p = 1 : i64} : (tensor<?x3xf32>) -> tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @lp_norm_l2
+// CHECK:         arith.mulf
+// CHECK:         math.sqrt
+func.func @lp_norm_l2(%x: tensor<2x?xf32>) -> tensor<2x?xf32> {
+  %0 = "onnx.LpNormalization"(%x) {axis = 0 : i64, p = 2 : i64} : (tensor<2x?xf32>) -> tensor<2x?xf32>
+  return %0 : tensor<2x?xf32>
+}
+
+// -----
+
+func.func @lp_norm_p3(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error @below {{LpNormalization: p = 3 is not supported (only 1 and 2 are defined)}}
+  %0 = "onnx.LpNormalization"(%x) {axis = 0 : i64, p = 3 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// GroupNormalization: X [N, 4, ?] seen as [N, 2, 2, S]; statistics per
+// (n, g) in the f32 stash type; scale and bias as [2, 2].
+// CHECK-LABEL: func.func @group_norm
+// CHECK:         tensor.reshape %{{.*}} -> tensor<?x2x2x?xf16>
+// CHECK:         tensor.reshape %{{.*}} -> tensor<2x2xf16>
+// CHECK:         tensor.reshape %{{.*}} -> tensor<2x2xf16>
+// CHECK:         linalg.generic
+// CHECK-SAME:      iterator_types = ["parallel", "parallel", "reduction", "reduction"]
+// CHECK:           arith.extf %{{.*}} : f16 to f32
+// CHECK:         math.sqrt
+// CHECK:         linalg.generic
+// CHECK-SAME:      outs(%{{.*}} : tensor<?x2x2x?xf16>)
+// CHECK:         tensor.reshape %{{.*}} -> tensor<?x4x?xf16>
+func.func @group_norm(%x: tensor<?x4x?xf16>, %s: tensor<4xf16>, %b: tensor<4xf16>) -> tensor<?x4x?xf16> {
+  %0 = "onnx.GroupNormalization"(%x, %s, %b) {num_groups = 2 : i64, epsilon = 1.0e-5 : f32, stash_type = 1 : i64} : (tensor<?x4x?xf16>, tensor<4xf16>, tensor<4xf16>) -> tensor<?x4x?xf16>
+  return %0 : tensor<?x4x?xf16>
+}
+
+// -----
+
+// Symbolic channels: the group count must divide them (run-time check).
+// CHECK-LABEL: func.func @group_norm_symbolic
+// CHECK:         onyx.assert %{{.*}}, "GroupNormalization: {0} channels do not divide into {1} groups"
+func.func @group_norm_symbolic(%x: tensor<?x?x?x?xf32>, %s: tensor<?xf32>, %b: tensor<?xf32>) -> tensor<?x?x?x?xf32> {
+  %0 = "onnx.GroupNormalization"(%x, %s, %b) {num_groups = 3 : i64} : (tensor<?x?x?x?xf32>, tensor<?xf32>, tensor<?xf32>) -> tensor<?x?x?x?xf32>
+  return %0 : tensor<?x?x?x?xf32>
+}
+
+// -----
+
+func.func @group_norm_indivisible(%x: tensor<1x4x2xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<1x4x2xf32> {
+  // expected-error @below {{GroupNormalization: 4 channels do not divide into 3 groups}}
+  %0 = "onnx.GroupNormalization"(%x, %s, %b) {num_groups = 3 : i64} : (tensor<1x4x2xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x2xf32>
+  return %0 : tensor<1x4x2xf32>
+}
+
+// -----
+
+// SwiGLU: a * sigmoid(alpha * a) * b in one elementwise generic; the
+// shapes must be equal (no broadcasting).
+// CHECK-LABEL: func.func @swiglu
+// CHECK:         onyx.assert %{{.*}}
+// CHECK:         linalg.generic
+// CHECK:           arith.constant -1.500000e+00 : f32
+// CHECK:           math.exp
+// CHECK:           arith.divf
+// CHECK:           arith.mulf
+// CHECK:           arith.mulf
+func.func @swiglu(%a: tensor<?x4xf32>, %b: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %0 = "onnx.SwiGLU"(%a, %b) {alpha = 1.5 : f32} : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+func.func @swiglu_broadcast(%a: tensor<2x4xf32>, %b: tensor<1x4xf32>) -> tensor<2x4xf32> {
+  // expected-error @below {{SwiGLU: B / A dim 0}}
+  %0 = "onnx.SwiGLU"(%a, %b) : (tensor<2x4xf32>, tensor<1x4xf32>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @tensor_scatter_axis0(%past: tensor<2x4xf32>, %update: tensor<1x4xf32>) -> tensor<2x4xf32> {
+  %none = onnx.NoValue
+  // expected-error @below {{TensorScatter: axis cannot be 0 (the batch dim)}}
+  %0 = "onnx.TensorScatter"(%past, %update, %none) {axis = 0 : i64} : (tensor<2x4xf32>, tensor<1x4xf32>, none) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @col2im_too_small(%x: tensor<1x4x1xf32>) -> tensor<1x1x1x1xf32> {
+  %image = "onnx.Constant"() {value = dense<[1, 1]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %block = "onnx.Constant"() {value = dense<[2, 2]> : tensor<2xi64>} : () -> tensor<2xi64>
+  // expected-error @below {{Col2Im: a block of extent 2 (dilated) does not fit in image dim 0 of extent 1 plus padding}}
+  %0 = "onnx.Col2Im"(%x, %image, %block) : (tensor<1x4x1xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<1x1x1x1xf32>
+  return %0 : tensor<1x1x1x1xf32>
+}
