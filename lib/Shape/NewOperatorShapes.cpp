@@ -222,4 +222,137 @@ tensorScatterShape(OpBuilder &b, Location loc, Value cache, Value update,
   return c;
 }
 
+//===----------------------------------------------------------------------===//
+// Resize-18: axes, keep_aspect_ratio_policy
+//===----------------------------------------------------------------------===//
+
+/// Whether a list is given with entries (a statically empty one is "not
+/// given", as resizeShape reads it).
+template <typename List> static bool given(const List &list) {
+  return !list.isAbsent() && list.staticSize() != 0;
+}
+
+LogicalResult expandResizeAxes(OpBuilder &b, Location loc, Value input,
+                               ArrayRef<int64_t> axes, FloatList &scales,
+                               IntList &sizes, FloatList &roi, bool withRoi,
+                               Operation *diagOp) {
+  IndexMath m(b, loc);
+  F64Math f(b, loc);
+  int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
+  int64_t n = int64_t(axes.size());
+  SmallVector<int64_t> slot(rank, -1); // dim -> position in the lists
+  for (auto [k, axis] : llvm::enumerate(axes))
+    slot[axis] = int64_t(k);
+  if (given(scales) && given(sizes)) {
+    OpFoldResult count = scales.size(m);
+    if (failed(m.require(m.eq(count, m.cst(0)),
+                         "Resize: scales ({0} entries) and sizes are both "
+                         "given; only one may be",
+                         {count}, diagOp)))
+      return failure();
+    scales = FloatList::absent();
+  }
+  // A float list of `entries` values (f64 tensor when any is run-time).
+  auto floatList = [&](ArrayRef<F64> entries) {
+    if (llvm::all_of(entries, [](const F64 &e) { return e.known.has_value(); }))
+      return FloatList::constant(llvm::to_vector(
+          llvm::map_range(entries, [](const F64 &e) { return *e.known; })));
+    SmallVector<Value> values;
+    for (const F64 &e : entries)
+      values.push_back(f.value(e));
+    Value t = tensor::FromElementsOp::create(
+        b, loc, RankedTensorType::get({int64_t(values.size())}, b.getF64Type()),
+        values);
+    return FloatList::tensor(t);
+  };
+  auto requireEntries = [&](OpFoldResult count, int64_t expected,
+                            StringRef what) {
+    return m.require(m.eq(count, m.cst(expected)),
+                     "Resize: " + what.str() +
+                         " has {0} entries, expected {1} (axes has " +
+                         str(n) + ")",
+                     {count, m.cst(expected)}, diagOp);
+  };
+  if (given(scales)) {
+    if (failed(requireEntries(scales.size(m), n, "scales")))
+      return failure();
+    SmallVector<F64> full;
+    for (int64_t d = 0; d < rank; ++d)
+      full.push_back(slot[d] < 0 ? f.cst(1.0) : scales.get(f, slot[d]));
+    scales = floatList(full);
+  }
+  if (given(sizes)) {
+    if (failed(requireEntries(sizes.size(m), n, "sizes")))
+      return failure();
+    SmallVector<OpFoldResult> full;
+    for (int64_t d = 0; d < rank; ++d)
+      full.push_back(slot[d] < 0 ? getDim(b, loc, input, d)
+                                 : sizes.get(m, slot[d]));
+    if (llvm::all_of(full, [](OpFoldResult v) { return getStatic(v); })) {
+      sizes = IntList::constant(llvm::to_vector(
+          llvm::map_range(full, [](OpFoldResult v) { return *getStatic(v); })));
+    } else {
+      SmallVector<Value> values;
+      for (OpFoldResult v : full)
+        values.push_back(arith::IndexCastOp::create(b, loc, b.getI64Type(),
+                                                    m.value(v)));
+      sizes = IntList::tensor(tensor::FromElementsOp::create(
+          b, loc, RankedTensorType::get({rank}, b.getI64Type()), values));
+    }
+  }
+  if (withRoi && given(roi)) {
+    if (failed(requireEntries(roi.size(m), 2 * n, "roi")))
+      return failure();
+    SmallVector<F64> full(2 * rank);
+    for (int64_t d = 0; d < rank; ++d) {
+      full[d] = slot[d] < 0 ? f.cst(0.0) : roi.get(f, slot[d]);
+      full[d + rank] = slot[d] < 0 ? f.cst(1.0) : roi.get(f, slot[d] + n);
+    }
+    roi = floatList(full);
+  }
+  return success();
+}
+
+LogicalResult applyKeepAspectRatio(OpBuilder &b, Location loc,
+                                   ResizeShape &shape, ArrayRef<int64_t> axes,
+                                   bool notLarger, Operation *diagOp) {
+  IndexMath m(b, loc);
+  F64Math f(b, loc);
+  if (axes.empty())
+    return success();
+  F64 scale = shape.axes[axes.front()].scale;
+  for (int64_t axis : axes.drop_front()) {
+    F64 s = shape.axes[axis].scale;
+    Cond pickS = f.cmp(notLarger ? arith::CmpFPredicate::OLT
+                                 : arith::CmpFPredicate::OGT,
+                       s, scale);
+    scale = f.select(pickS, s, scale);
+  }
+  for (int64_t axis : axes) {
+    ResizeDim &dim = shape.axes[axis];
+    F64 in = f.fromIndex(dim.input);
+    dim.scale = scale;
+    dim.length = f.mul(scale, in);
+    // round_half_up(scale * input), as the reference: int(x + 0.5).
+    Cond bounded = f.cmp(arith::CmpFPredicate::OLT, dim.length, f.cst(0x1p52));
+    if (failed(m.require(bounded,
+                         "Resize: dim " + str(axis) +
+                             ": keep_aspect_ratio_policy gives an extent "
+                             "above 2^52 (input extent {0})",
+                         {dim.input}, diagOp)))
+      return failure();
+    dim.output = f.toIndex(f.floor(f.add(dim.length, f.cst(0.5))));
+    dim.identity = dim.scale.known == 1.0;
+    Cond noOutput = m.eq(dim.output, m.cst(0));
+    Cond haveInput = m.lt(m.cst(0), dim.input);
+    if (failed(m.require(m.orOf(noOutput, haveInput),
+                         "Resize: dim " + str(axis) +
+                             ": cannot resize an empty dim to extent {0}",
+                         {dim.output}, diagOp)))
+      return failure();
+    shape.dims[axis] = dim.output;
+  }
+  return success();
+}
+
 } // namespace onyx::shape

@@ -2,7 +2,8 @@
 //-*-===//
 //
 // Result dims of CenterCropPad (18), Col2Im (18), AffineGrid (20),
-// GroupNormalization (21) and TensorScatter (24). Their size-giving inputs
+// GroupNormalization (21) and TensorScatter (24), and Resize-18's `axes`
+// and `keep_aspect_ratio_policy` on top of shape::resizeShape. Their size-giving inputs
 // (a target shape, an image and block shape, an output size) are IntLists:
 // constants fold to static dims, anything else is read at run time; every
 // rule ONNX states about them is checked, statically or with `onyx.assert`.
@@ -12,6 +13,7 @@
 #define ONYX_SHAPE_NEWOPERATORSHAPES_H
 
 #include "onyx/Shape/DataMovementShapes.h"
+#include "onyx/Shape/ResizeShapes.h"
 
 namespace onyx::shape {
 
@@ -70,6 +72,32 @@ mlir::FailureOr<llvm::SmallVector<OpFoldResult>>
 tensorScatterShape(mlir::OpBuilder &b, mlir::Location loc, mlir::Value cache,
                    mlir::Value update, mlir::Value writeIndices, int64_t axis,
                    mlir::Operation *diagOp);
+
+/// Resize-18 `axes` (normalized, no repeats): scales, sizes and (when
+/// `withRoi`) roi name only these dims, in this order; spreads them over
+/// every dim of `input` (scale 1, the input extent, roi [0, 1] elsewhere)
+/// so that resizeShape and the interpolation see the full-rank form. Each
+/// given list must have one entry per axis (roi two). Scales and sizes
+/// both present with run-time lengths: scales must be empty (checked) and
+/// is dropped, as resizeShape does.
+mlir::LogicalResult expandResizeAxes(mlir::OpBuilder &b, mlir::Location loc,
+                                     mlir::Value input,
+                                     llvm::ArrayRef<int64_t> axes,
+                                     FloatList &scales, IntList &sizes,
+                                     FloatList &roi, bool withRoi,
+                                     mlir::Operation *diagOp);
+
+/// Resize-18 `keep_aspect_ratio_policy` "not_larger" / "not_smaller" (with
+/// sizes): the dims in `axes` share one scale, the smallest / largest of
+/// their sizes[i] / input ratios, and become round_half_up(scale * input);
+/// the other dims keep their extent. Updates `shape` (computed from the
+/// full-rank sizes) in place.
+mlir::LogicalResult applyKeepAspectRatio(mlir::OpBuilder &b,
+                                         mlir::Location loc,
+                                         ResizeShape &shape,
+                                         llvm::ArrayRef<int64_t> axes,
+                                         bool notLarger,
+                                         mlir::Operation *diagOp);
 
 } // namespace onyx::shape
 

@@ -3,9 +3,11 @@
 // ONNX Resize (opset 13 form; opset 11 is imported into it) and Upsample
 // (opset 9/10) on any rank, every mode: nearest (four rounding rules),
 // linear and cubic (cubic_coeff_a, exclude_outside), with the coordinate
-// transformations half_pixel, pytorch_half_pixel, align_corners,
-// asymmetric, tf_half_pixel_for_nn and tf_crop_and_resize (roi,
-// extrapolation_value).
+// transformations half_pixel, half_pixel_symmetric, pytorch_half_pixel,
+// align_corners, asymmetric, tf_half_pixel_for_nn and tf_crop_and_resize
+// (roi, extrapolation_value). Resize-18's `axes` (scales/sizes/roi for a
+// subset of dims) and `keep_aspect_ratio_policy` are applied by
+// lib/Shape/NewOperatorShapes.cpp around shape::resizeShape.
 //
 // Design:
 //  - Output extents come from lib/Shape/ResizeShapes (shape::resizeShape):
@@ -46,6 +48,7 @@
 
 #include "DataMovementCommon.h"
 
+#include "onyx/Shape/NewOperatorShapes.h"
 #include "onyx/Shape/ResizeShapes.h"
 
 using namespace mlir;
@@ -61,6 +64,7 @@ using shape::F64Math;
 enum class Mode { Nearest, Linear, Cubic };
 enum class Coord {
   HalfPixel,
+  HalfPixelSymmetric,
   PytorchHalfPixel,
   AlignCorners,
   Asymmetric,
@@ -95,6 +99,8 @@ struct Interpolation {
 struct AxisPlan {
   bool resized = false;
   F64 inMinus1, scale, lengthMinus1;
+  /// half_pixel_symmetric only: in / 2 * (1 - out / length).
+  F64 symmetricOffset;
   Cond lengthIsOne;
   F64 roiStart, roiEnd; ///< tf_crop_and_resize only
 };
@@ -138,6 +144,8 @@ FailureOr<Interpolation> resizeAttributes(onnx::ONNXResizeOp resize) {
   StringRef coord = resize.getCoordinateTransformationMode();
   if (coord == "half_pixel")
     ip.coord = Coord::HalfPixel;
+  else if (coord == "half_pixel_symmetric")
+    ip.coord = Coord::HalfPixelSymmetric;
   else if (coord == "pytorch_half_pixel")
     ip.coord = Coord::PytorchHalfPixel;
   else if (coord == "align_corners")
@@ -184,6 +192,10 @@ F64 sourceCoordinate(F64Math &f, const Interpolation &ip, const AxisPlan &a,
   switch (ip.coord) {
   case Coord::HalfPixel:
     return f.sub(f.div(f.add(x, f.cst(0.5)), a.scale), f.cst(0.5));
+  case Coord::HalfPixelSymmetric:
+    return f.sub(f.add(a.symmetricOffset,
+                       f.div(f.add(x, f.cst(0.5)), a.scale)),
+                 f.cst(0.5));
   case Coord::PytorchHalfPixel:
     return f.select(a.lengthIsOne, f.cst(-0.5),
                     f.sub(f.div(f.add(x, f.cst(0.5)), a.scale), f.cst(0.5)));
@@ -426,6 +438,13 @@ FailureOr<Value> lowerInterpolation(Operation *op, OpBuilder &b,
     resized.push_back(d);
     a.inMinus1 = f.sub(f.fromIndex(dim.input), f.cst(1.0));
     a.scale = dim.scale;
+    if (ip.coord == Coord::HalfPixelSymmetric) {
+      // The reference: adjustment = out / length, center = in / 2,
+      // offset = center * (1 - adjustment).
+      F64 adjustment = f.div(f.fromIndex(dim.output), dim.length);
+      F64 center = f.div(f.fromIndex(dim.input), f.cst(2.0));
+      a.symmetricOffset = f.mul(center, f.sub(f.cst(1.0), adjustment));
+    }
     // The modes with a special case for a resized length of 1.
     if (ip.coord == Coord::PytorchHalfPixel ||
         ip.coord == Coord::AlignCorners || ip.coord == Coord::TfCropAndResize) {
@@ -483,8 +502,41 @@ FailureOr<SmallVector<Value>> lowerResize(Operation *op, OpBuilder &b) {
   auto sizes = intListOf(op, resize.getSizes(), "Resize: sizes");
   if (failed(scales) || failed(roi) || failed(sizes))
     return failure();
+  // Resize-18: lists for a subset of dims, and aspect-ratio policies.
+  int64_t rank = type->getRank();
+  SmallVector<int64_t> axes;
+  if (auto attr = resize.getAxesAttr()) {
+    SmallVector<bool> seen(rank, false);
+    for (Attribute a : attr) {
+      int64_t axis = cast<IntegerAttr>(a).getInt();
+      if (axis < -rank || axis >= rank)
+        return op->emitError() << "Resize: axis " << axis
+                               << " is out of range for rank " << rank;
+      axis = axis < 0 ? axis + rank : axis;
+      if (seen[axis])
+        return op->emitError() << "Resize: axis " << axis << " is repeated";
+      seen[axis] = true;
+      axes.push_back(axis);
+    }
+    if (failed(shape::expandResizeAxes(
+            b, loc, input, axes, *scales, *sizes, *roi,
+            ip->coord == Coord::TfCropAndResize, op)))
+      return failure();
+  } else {
+    axes = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  }
+  StringRef policy = resize.getKeepAspectRatioPolicy();
+  if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
+    return op->emitError() << "Resize: keep_aspect_ratio_policy '" << policy
+                           << "' is not supported";
   auto shape = shape::resizeShape(b, loc, input, *scales, *sizes, "Resize", op);
   if (failed(shape))
+    return failure();
+  // The policy applies to sizes only (scales ignore it, as the reference).
+  bool withSizes = !sizes->isAbsent() && sizes->staticSize() != 0;
+  if (policy != "stretch" && withSizes &&
+      failed(shape::applyKeepAspectRatio(b, loc, *shape, axes,
+                                         policy == "not_larger", op)))
     return failure();
   auto dims = declaredDims(b, loc, op, 0, shape->dims);
   if (failed(dims))

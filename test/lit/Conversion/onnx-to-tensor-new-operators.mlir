@@ -313,3 +313,101 @@ func.func @col2im_too_small(%x: tensor<1x4x1xf32>) -> tensor<1x1x1x1xf32> {
   %0 = "onnx.Col2Im"(%x, %image, %block) : (tensor<1x4x1xf32>, tensor<2xi64>, tensor<2xi64>) -> tensor<1x1x1x1xf32>
   return %0 : tensor<1x1x1x1xf32>
 }
+
+// -----
+
+// Resize-18 axes: scales for dims 3 and 2 (in that order) spread over all
+// dims; dims 0 and 1 are unresized and pass their index through.
+// CHECK-LABEL: func.func @resize_axes_scales
+// CHECK-SAME:    (%[[X:.*]]: tensor<1x1x2x2xf32>)
+// CHECK:         linalg.generic
+// CHECK-SAME:      outs(%{{.*}} : tensor<1x1x4x6xf32>)
+// CHECK:           %[[I0:.*]] = linalg.index 0
+// CHECK:           %[[I1:.*]] = linalg.index 1
+// CHECK:           arith.constant 2.000000e+00 : f64
+// CHECK:           %[[J2:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK:           arith.constant 3.000000e+00 : f64
+// CHECK:           %[[J3:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK:           tensor.extract %[[X]][%[[I0]], %[[I1]], %[[J2]], %[[J3]]]
+func.func @resize_axes_scales(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x4x6xf32> {
+  %none = onnx.NoValue
+  %s = "onnx.Constant"() {value = dense<[3.0, 2.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %0 = "onnx.Resize"(%x, %none, %s, %none) {axes = [3, 2], mode = "nearest"} : (tensor<1x1x2x2xf32>, none, tensor<2xf32>, none) -> tensor<1x1x4x6xf32>
+  return %0 : tensor<1x1x4x6xf32>
+}
+
+// -----
+
+// Run-time sizes for axes 2, 3: the full-rank sizes are the input's dims 0
+// and 1 and the two entries read; not_larger gives axes 2 and 3 the
+// smaller ratio and round_half_up(scale * in) extents.
+// CHECK-LABEL: func.func @resize_axes_runtime_sizes
+// CHECK-SAME:    (%[[X:.*]]: tensor<?x?x?x?xf32>, %[[S:.*]]: tensor<?xi64>)
+// CHECK:         onyx.assert %{{.*}}, "Resize: sizes has {0} entries, expected {1} (axes has 2)"
+// CHECK:         %[[D0:.*]] = tensor.dim %[[X]], %c0
+// CHECK:         %[[D1:.*]] = tensor.dim %[[X]], %c1
+// CHECK:         tensor.extract %[[S]]
+// CHECK:         tensor.extract %[[S]]
+// CHECK:         %[[FULL:.*]] = tensor.from_elements %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<4xi64>
+// CHECK:         tensor.extract %[[FULL]]
+// CHECK:         %[[LT:.*]] = arith.cmpf olt, %[[R3:.*]], %[[R2:.*]] : f64
+// CHECK:         %[[SCALE:.*]] = arith.select %[[LT]], %[[R3]], %[[R2]] : f64
+// CHECK:         %[[L2:.*]] = arith.mulf %[[SCALE]], %{{.*}} : f64
+// CHECK:         onyx.assert %{{.*}}, "Resize: dim 2: keep_aspect_ratio_policy gives an extent above 2^52 (input extent {0})"
+// CHECK:         %[[H:.*]] = arith.addf %[[L2]], %cst{{.*}} : f64
+// CHECK:         math.floor %[[H]]
+func.func @resize_axes_runtime_sizes(%x: tensor<?x?x?x?xf32>, %sizes: tensor<?xi64>) -> tensor<?x?x?x?xf32> {
+  %none = onnx.NoValue
+  %0 = "onnx.Resize"(%x, %none, %none, %sizes) {axes = [2, 3], mode = "nearest", keep_aspect_ratio_policy = "not_larger"} : (tensor<?x?x?x?xf32>, none, none, tensor<?xi64>) -> tensor<?x?x?x?xf32>
+  return %0 : tensor<?x?x?x?xf32>
+}
+
+// -----
+
+// tf_crop_and_resize with axes: the roi [start..., end...] of the named
+// dims becomes a full-rank roi (0 and 1 elsewhere).
+// CHECK-LABEL: func.func @resize_axes_roi
+// CHECK:         tensor.from_elements %cst{{.*}}, %cst{{.*}}, %{{.*}}, %{{.*}}, %cst{{.*}}, %cst{{.*}}, %{{.*}}, %{{.*}} : tensor<8xf64>
+func.func @resize_axes_roi(%x: tensor<1x1x4x4xf32>, %roi: tensor<4xf32>) -> tensor<1x1x3x3xf32> {
+  %none = onnx.NoValue
+  %s = "onnx.Constant"() {value = dense<[3, 3]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %0 = "onnx.Resize"(%x, %roi, %none, %s) {axes = [2, 3], mode = "linear", coordinate_transformation_mode = "tf_crop_and_resize"} : (tensor<1x1x4x4xf32>, tensor<4xf32>, none, tensor<2xi64>) -> tensor<1x1x3x3xf32>
+  return %0 : tensor<1x1x3x3xf32>
+}
+
+// -----
+
+// half_pixel_symmetric: offset = in / 2 * (1 - out / (in * scale)) (here
+// 2 * (1 - 2 / 2.4)) added to the half_pixel coordinate.
+// CHECK-LABEL: func.func @resize_half_pixel_symmetric
+// CHECK:         linalg.generic
+// CHECK:           %[[A:.*]] = arith.addf %{{.*}}, %cst{{.*}} : f64
+// CHECK:           %[[D:.*]] = arith.divf %[[A]], %cst{{.*}} : f64
+// CHECK:           %[[O:.*]] = arith.addf %cst{{.*}}, %[[D]] : f64
+// CHECK:           arith.subf %[[O]], %cst{{.*}} : f64
+func.func @resize_half_pixel_symmetric(%x: tensor<1x1x1x4xf32>) -> tensor<1x1x1x2xf32> {
+  %none = onnx.NoValue
+  %s = "onnx.Constant"() {value = dense<[1.0, 1.0, 1.0, 0.6]> : tensor<4xf32>} : () -> tensor<4xf32>
+  %0 = "onnx.Resize"(%x, %none, %s, %none) {mode = "linear", coordinate_transformation_mode = "half_pixel_symmetric"} : (tensor<1x1x1x4xf32>, none, tensor<4xf32>, none) -> tensor<1x1x1x2xf32>
+  return %0 : tensor<1x1x1x2xf32>
+}
+
+// -----
+
+func.func @resize_axes_repeated(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32> {
+  %none = onnx.NoValue
+  %s = "onnx.Constant"() {value = dense<[2.0, 2.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  // expected-error @below {{Resize: axis 2 is repeated}}
+  %0 = "onnx.Resize"(%x, %none, %s, %none) {axes = [2, -2], mode = "nearest"} : (tensor<1x1x2x2xf32>, none, tensor<2xf32>, none) -> tensor<1x1x4x4xf32>
+  return %0 : tensor<1x1x4x4xf32>
+}
+
+// -----
+
+func.func @resize_axes_count(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x2x4xf32> {
+  %none = onnx.NoValue
+  %s = "onnx.Constant"() {value = dense<[1.0, 2.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  // expected-error @below {{Resize: scales has 2 entries, expected 1 (axes has 1)}}
+  %0 = "onnx.Resize"(%x, %none, %s, %none) {axes = [3], mode = "nearest"} : (tensor<1x1x2x2xf32>, none, tensor<2xf32>, none) -> tensor<1x1x2x4xf32>
+  return %0 : tensor<1x1x2x4xf32>
+}
