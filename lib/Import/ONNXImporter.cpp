@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "onyx/Import/ONNXImporter.h"
+#include "onyx/onyx_elements.h"
 
 #include "HandleTypes.h"
 #include "SchemaRegistry.h"
@@ -92,12 +93,40 @@ std::optional<Type> getElementType(MLIRContext *ctx, int32_t code) {
     return IntegerType::get(ctx, 32, IntegerType::Unsigned);
   case onnx::TensorProto::UINT64:
     return IntegerType::get(ctx, 64, IntegerType::Unsigned);
+  // The newer types (docs/element-types.md); libonnx 1.12 predates them, so
+  // they are spelled by their codes.
+  case 17: // FLOAT8E4M3FN
+    return Float8E4M3FNType::get(ctx);
+  case 18: // FLOAT8E4M3FNUZ
+    return Float8E4M3FNUZType::get(ctx);
+  case 19: // FLOAT8E5M2
+    return Float8E5M2Type::get(ctx);
+  case 20: // FLOAT8E5M2FNUZ
+    return Float8E5M2FNUZType::get(ctx);
+  case 21: // UINT4
+    return IntegerType::get(ctx, 4, IntegerType::Unsigned);
+  case 22: // INT4
+    return IntegerType::get(ctx, 4);
+  case 23: // FLOAT4E2M1
+    return Float4E2M1FNType::get(ctx);
+  case 24: // FLOAT8E8M0
+    return Float8E8M0FNUType::get(ctx);
+  case 25: // UINT2
+    return IntegerType::get(ctx, 2, IntegerType::Unsigned);
+  case 26: // INT2
+    return IntegerType::get(ctx, 2);
   default:
     return std::nullopt;
   }
 }
 
 std::string dataTypeName(int32_t code) {
+  static const char *const kNewer[] = {
+      "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ",
+      "UINT4",        "INT4",           "FLOAT4E2M1", "FLOAT8E8M0",
+      "UINT2",        "INT2"};
+  if (code >= 17 && code <= 26)
+    return kNewer[code - 17];
   if (onnx::TensorProto_DataType_IsValid(code))
     return onnx::TensorProto_DataType_Name(
         static_cast<onnx::TensorProto_DataType>(code));
@@ -120,7 +149,17 @@ std::optional<Type> getElementTypeFromTypeStr(MLIRContext *ctx,
       {"tensor(uint8)", onnx::TensorProto::UINT8},
       {"tensor(uint16)", onnx::TensorProto::UINT16},
       {"tensor(uint32)", onnx::TensorProto::UINT32},
-      {"tensor(uint64)", onnx::TensorProto::UINT64}};
+      {"tensor(uint64)", onnx::TensorProto::UINT64},
+      {"tensor(float8e4m3fn)", 17},
+      {"tensor(float8e4m3fnuz)", 18},
+      {"tensor(float8e5m2)", 19},
+      {"tensor(float8e5m2fnuz)", 20},
+      {"tensor(uint4)", 21},
+      {"tensor(int4)", 22},
+      {"tensor(float4e2m1)", 23},
+      {"tensor(float8e8m0)", 24},
+      {"tensor(uint2)", 25},
+      {"tensor(int2)", 26}};
   auto it = kNames.find(str);
   if (it == kNames.end())
     return std::nullopt;
@@ -146,6 +185,11 @@ size_t rawElementSize(int32_t code) {
   case onnx::TensorProto::BOOL:
   case onnx::TensorProto::INT8:
   case onnx::TensorProto::UINT8:
+  case 17: // the float8 types: their bit patterns
+  case 18:
+  case 19:
+  case 20:
+  case 24:
     return 1;
   default:
     return 0;
@@ -180,6 +224,8 @@ private:
   ElementsAttr tensorAttr(const onnx::TensorProto &tensor,
                           const std::string &what);
   std::string readTensorBytes(const onnx::TensorProto &tensor,
+                              const std::string &what);
+  std::string readStoredBytes(const onnx::TensorProto &tensor,
                               const std::string &what);
   Value createConstant(const onnx::TensorProto &tensor, Location loc);
   Value createExternalWeight(const onnx::TensorProto &tensor, Location loc);
@@ -296,11 +342,31 @@ Type Importer::tensorTypeFromTensor(const onnx::TensorProto &tensor) {
   return RankedTensorType::get(shape, *elementType);
 }
 
-/// Returns the tensor's bytes in little-endian raw layout (1 byte per bool).
+/// Returns the tensor's bytes in Onyx's in-memory layout: little-endian raw
+/// layout, 1 byte per bool, and the 4-bit and 2-bit types unpacked to one
+/// element per byte (onyx/onyx_elements.h).
 std::string Importer::readTensorBytes(const onnx::TensorProto &tensor,
                                       const std::string &what) {
+  std::string stored = readStoredBytes(tensor, what);
   int32_t code = tensor.data_type();
-  size_t elementSize = rawElementSize(code);
+  if (!onyx_subbyte_bits(code))
+    return stored;
+  uint64_t count = 1;
+  for (int64_t d : tensor.dims())
+    count *= uint64_t(d);
+  std::string bytes(count, '\0');
+  onyx_unpack_elements(code, reinterpret_cast<const uint8_t *>(stored.data()),
+                       count, reinterpret_cast<uint8_t *>(bytes.data()));
+  return bytes;
+}
+
+/// The tensor's bytes as ONNX stores them (sub-byte types packed).
+std::string Importer::readStoredBytes(const onnx::TensorProto &tensor,
+                                      const std::string &what) {
+  int32_t code = tensor.data_type();
+  // Sub-byte types: one packed byte per int32_data entry.
+  bool packed = onyx_subbyte_bits(code) != 0;
+  size_t elementSize = packed ? 1 : rawElementSize(code);
   if (elementSize == 0)
     fail(what + ": unsupported element type " + dataTypeName(code));
   uint64_t count = 1;
@@ -309,6 +375,8 @@ std::string Importer::readTensorBytes(const onnx::TensorProto &tensor,
       fail(what + ": invalid dimensions");
     count *= uint64_t(d);
   }
+  if (packed)
+    count = onyx_packed_bytes(code, count);
   uint64_t expectedBytes = count * elementSize;
 
   if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
@@ -377,8 +445,9 @@ std::string Importer::readTensorBytes(const onnx::TensorProto &tensor,
     }
     break;
   default:
-    // INT32, INT16, INT8, UINT16, UINT8, BOOL, FLOAT16, BFLOAT16 are stored
-    // in int32_data, one value (or bit pattern) per entry.
+    // INT32, INT16, INT8, UINT16, UINT8, BOOL, FLOAT16, BFLOAT16 and the
+    // float8 types are stored in int32_data, one value (or bit pattern) per
+    // entry; the sub-byte types one packed byte per entry.
     checkCount(tensor.int32_data_size());
     for (uint64_t i = 0; i < count; ++i) {
       int32_t v = tensor.int32_data(i);
@@ -418,8 +487,11 @@ uint64_t fnv1a64(llvm::StringRef bytes) {
 }
 
 Value Importer::createConstant(const onnx::TensorProto &tensor, Location loc) {
+  // Sub-byte types are packed in the file but unpacked in memory
+  // (docs/element-types.md): those are embedded.
   if (options.externalWeights &&
-      tensor.data_location() == onnx::TensorProto::EXTERNAL)
+      tensor.data_location() == onnx::TensorProto::EXTERNAL &&
+      !onyx_subbyte_bits(tensor.data_type()))
     return createExternalWeight(tensor, loc);
   ElementsAttr value =
       tensorAttr(tensor, "initializer '" + tensor.name() + "'");

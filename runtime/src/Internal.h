@@ -56,6 +56,10 @@ void freeAligned(void *ptr);
 OnyxTensor *createTensor(int32_t elemType, int64_t rank, const int64_t *shape,
                          bool zero, std::string &error);
 void destroyTensor(OnyxTensor *tensor);
+/// For a host tensor of a 4-bit or 2-bit type: false, with `error` naming
+/// the first byte whose upper bits are not zero (these types hold their bit
+/// pattern in the low bits of a byte, onyx_runtime.h). True otherwise.
+bool checkSubByteElements(const OnyxTensor *tensor, std::string &error);
 
 /// One dim of a metadata value: a static extent, or a dynamic one that may
 /// carry a symbol shared with other inputs.

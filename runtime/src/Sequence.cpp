@@ -214,6 +214,11 @@ bool validateValue(const ValueSpec &spec, const OnyxTensor *value,
               ", but the model requires " + onyx_element_name(spec.elemType);
       return false;
     }
+    std::string why;
+    if (!checkSubByteElements(t, why)) {
+      error = what + ": " + why;
+      return false;
+    }
     return true;
   };
   auto checkSequence = [&](const OnyxTensor *s) {

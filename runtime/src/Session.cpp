@@ -265,6 +265,11 @@ bool validateInputs(const ModelMetadata &md, const OnyxTensorList *inputs,
               std::to_string(spec.dims.size());
       return false;
     }
+    std::string why;
+    if (!checkSubByteElements(tensor, why)) {
+      error = inputLabel(md, i) + ": " + why;
+      return false;
+    }
     for (size_t d = 0; d < spec.dims.size(); ++d) {
       const DimSpec &dim = spec.dims[d];
       int64_t actual = tensor->shape[d];

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Internal.h"
+#include "onyx/onyx_elements.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -21,6 +22,17 @@ ONYX_API size_t onyx_element_size(int32_t elemType) {
   case ONYX_U8:
   case ONYX_I8:
   case ONYX_BOOL:
+  case ONYX_F8E4M3FN:
+  case ONYX_F8E4M3FNUZ:
+  case ONYX_F8E5M2:
+  case ONYX_F8E5M2FNUZ:
+  case ONYX_F8E8M0:
+  // Sub-byte types are stored unpacked, one element per byte.
+  case ONYX_U4:
+  case ONYX_I4:
+  case ONYX_F4E2M1:
+  case ONYX_U2:
+  case ONYX_I2:
     return 1;
   case ONYX_U16:
   case ONYX_I16:
@@ -70,9 +82,35 @@ ONYX_API const char *onyx_element_name(int32_t elemType) {
     return "u64";
   case ONYX_BF16:
     return "bf16";
+  case ONYX_F8E4M3FN:
+    return "f8e4m3fn";
+  case ONYX_F8E4M3FNUZ:
+    return "f8e4m3fnuz";
+  case ONYX_F8E5M2:
+    return "f8e5m2";
+  case ONYX_F8E5M2FNUZ:
+    return "f8e5m2fnuz";
+  case ONYX_U4:
+    return "u4";
+  case ONYX_I4:
+    return "i4";
+  case ONYX_F4E2M1:
+    return "f4e2m1";
+  case ONYX_F8E8M0:
+    return "f8e8m0";
+  case ONYX_U2:
+    return "u2";
+  case ONYX_I2:
+    return "i2";
   default:
     return "unknown";
   }
+}
+
+ONYX_API int32_t onyx_element_bits(int32_t elemType) {
+  if (int32_t bits = onyx_subbyte_bits(elemType))
+    return bits;
+  return int32_t(8 * onyx_element_size(elemType));
 }
 
 } // extern "C"
@@ -95,6 +133,26 @@ void *allocAligned(size_t bytes) {
 }
 
 void freeAligned(void *ptr) { std::free(ptr); }
+
+bool checkSubByteElements(const OnyxTensor *tensor, std::string &error) {
+  int32_t bits = onyx_element_bits(tensor->elemType);
+  if (bits >= 8 || bits <= 0 || tensor->onDevice || !tensor->data)
+    return true;
+  const auto *bytes = static_cast<const unsigned char *>(tensor->data);
+  unsigned limit = 1u << bits;
+  for (int64_t i = 0; i < tensor->numElements; ++i) {
+    if (bytes[i] < limit)
+      continue;
+    static const char *hex = "0123456789abcdef";
+    error = std::string("element ") + std::to_string(i) + " is the byte 0x" +
+            hex[bytes[i] >> 4] + hex[bytes[i] & 15] + ", not a " +
+            onyx_element_name(tensor->elemType) + " (" + std::to_string(bits) +
+            "-bit elements hold their bit pattern in the low bits of a byte, "
+            "the upper bits zero)";
+    return false;
+  }
+  return true;
+}
 
 OnyxTensor *createTensor(int32_t elemType, int64_t rank, const int64_t *shape,
                          bool zero, std::string &error) {

@@ -257,6 +257,44 @@ TEST(Validation, WrongStaticDim) {
             "input 'x' (index 0): dim 1 is 4, but the model requires 3");
 }
 
+namespace {
+/// One input x : i4[3] (or another element type), copied to the output.
+const char kSubByteModel[] = "onyx-model v1\n"
+                             "input x 22 1 3\n"
+                             "output y 22 1 3\n";
+int32_t copyBytesEntry(void *ctx) {
+  const void *x = onyxrt_input_data(ctx, 0);
+  const int64_t shape[] = {3};
+  void *y = onyxrt_alloc_output(ctx, 0, 1, shape);
+  if (!x || !y)
+    return 1;
+  std::memcpy(y, x, 3);
+  return 0;
+}
+} // namespace
+
+TEST(Validation, SubByteElementsHoldTheirCodeInTheLowBits) {
+  StatePtr state = makeState(kSubByteModel, copyBytesEntry);
+  const int64_t shape[] = {3};
+  // int4 -8, 7, -1 as their 4-bit two's-complement codes.
+  const uint8_t codes[] = {0x8, 0x7, 0xf};
+  ListPtr good = makeList({onyx_tensor_create_copy(ONYX_I4, 1, shape, codes)});
+  ListPtr out(onyxrt_run(state.get(), good.get()));
+  ASSERT_NE(out, nullptr) << onyx_state_last_error(state.get());
+  OnyxTensor *y = onyx_tensor_list_get(out.get(), 0);
+  EXPECT_EQ(onyx_tensor_element_type(y), ONYX_I4);
+  EXPECT_EQ(std::memcmp(onyx_tensor_data(y), codes, 3), 0);
+  // -1 as a sign-extended byte is not an int4 element.
+  const uint8_t widened[] = {0x8, 0x7, 0xff};
+  ListPtr bad =
+      makeList({onyx_tensor_create_copy(ONYX_I4, 1, shape, widened)});
+  EXPECT_EQ(onyxrt_run(state.get(), bad.get()), nullptr);
+  EXPECT_STREQ(onyx_state_last_error(state.get()),
+               "input 'x' (index 0): element 2 is the byte 0xff, not a i4 "
+               "(4-bit elements hold their bit pattern in the low bits of a "
+               "byte, the upper bits zero)");
+}
+
 TEST(Validation, SymbolMismatchAcrossInputs) {
   EXPECT_EQ(validationError(
                 {f32Tensor({7, 3}, std::vector<float>(21)), i64Tensor({5})}),

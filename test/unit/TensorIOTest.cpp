@@ -384,3 +384,151 @@ TEST(TensorProto, RejectsUnsupportedTensorsCleanly) {
             nullptr);
   EXPECT_EQ(error, "'g': not a .npy file or an ONNX TensorProto");
 }
+
+//===----------------------------------------------------------------------===//
+// The newer ONNX element types (docs/element-types.md)
+//===----------------------------------------------------------------------===//
+
+#include "onyx/onyx_elements.h"
+
+TEST(SubByte, PackAndUnpackFollowOnnx) {
+  // int4 [-8, 7, -1] -> codes [8, 7, 15] -> bytes [0x78, 0x0f]: element 2i
+  // in the low nibble, the last byte zero-padded.
+  const uint8_t codes4[] = {0x8, 0x7, 0xf};
+  uint8_t packed[2] = {0xaa, 0xaa};
+  EXPECT_EQ(onyx_packed_bytes(ONYX_I4, 3), 2u);
+  onyx_pack_elements(ONYX_I4, codes4, 3, packed);
+  EXPECT_EQ(packed[0], 0x78);
+  EXPECT_EQ(packed[1], 0x0f);
+  uint8_t back[3];
+  onyx_unpack_elements(ONYX_I4, packed, 3, back);
+  EXPECT_EQ(std::memcmp(back, codes4, 3), 0);
+  EXPECT_EQ(onyx_subbyte_value(ONYX_I4, 0x8), -8);
+  EXPECT_EQ(onyx_subbyte_value(ONYX_I4, 0xf), -1);
+  EXPECT_EQ(onyx_subbyte_value(ONYX_U4, 0xf), 15);
+  // 2-bit: element 4i+j in bits 2j..2j+1.
+  const uint8_t codes2[] = {0, 1, 2, 3, 3};
+  uint8_t packed2[2];
+  EXPECT_EQ(onyx_packed_bytes(ONYX_U2, 5), 2u);
+  onyx_pack_elements(ONYX_U2, codes2, 5, packed2);
+  EXPECT_EQ(packed2[0], 0xe4);
+  EXPECT_EQ(packed2[1], 0x03);
+  uint8_t back2[5];
+  onyx_unpack_elements(ONYX_I2, packed2, 5, back2);
+  EXPECT_EQ(std::memcmp(back2, codes2, 5), 0);
+  EXPECT_EQ(onyx_subbyte_value(ONYX_I2, 2), -2);
+  EXPECT_EQ(onyx_subbyte_bits(ONYX_F4E2M1), 4);
+  EXPECT_EQ(onyx_subbyte_bits(ONYX_F8E4M3FN), 0);
+}
+
+TEST(TensorProto, SubByteTypesAreUnpacked) {
+  std::string error;
+  onnx::TensorProto p;
+  p.set_data_type(22); // INT4
+  p.add_dims(3);
+  p.set_raw_data(std::string("\x78\x0f", 2));
+  TensorPtr t = parseTensorProto(p.SerializeAsString(), "'t'", error);
+  ASSERT_NE(t, nullptr) << error;
+  EXPECT_EQ(onyx_tensor_element_type(t.get()), ONYX_I4);
+  EXPECT_EQ(valuesOf<uint8_t>(t.get()), (std::vector<uint8_t>{8, 7, 15}));
+
+  // int32_data: one packed byte per entry.
+  p.clear_raw_data();
+  p.add_int32_data(0x78);
+  p.add_int32_data(0x0f);
+  t = parseTensorProto(p.SerializeAsString(), "'t'", error);
+  ASSERT_NE(t, nullptr) << error;
+  EXPECT_EQ(valuesOf<uint8_t>(t.get()), (std::vector<uint8_t>{8, 7, 15}));
+
+  onnx::TensorProto two;
+  two.set_data_type(26); // INT2
+  two.add_dims(2);
+  two.add_dims(3);
+  two.set_raw_data(std::string("\xe4\x09", 2));
+  t = parseTensorProto(two.SerializeAsString(), "'t'", error);
+  ASSERT_NE(t, nullptr) << error;
+  EXPECT_EQ(valuesOf<uint8_t>(t.get()),
+            (std::vector<uint8_t>{0, 1, 2, 3, 1, 2}));
+
+  // The packed size is checked.
+  p.clear_int32_data();
+  p.set_raw_data(std::string("\x78\x0f\x00", 3));
+  EXPECT_EQ(protoError(p), "'t.pb': raw_data has 3 bytes, but the i4 shape "
+                           "needs 2 (packed)");
+  p.clear_raw_data();
+  p.add_int32_data(0x78);
+  EXPECT_EQ(protoError(p), "'t.pb': int32_data has 1 values, but the i4 "
+                           "shape needs 2 (one packed byte each)");
+}
+
+TEST(TensorProto, Float8BitPatterns) {
+  std::string error;
+  for (int32_t code : {17, 18, 19, 20, 24}) {
+    onnx::TensorProto p;
+    p.set_data_type(code);
+    p.add_dims(3);
+    p.set_raw_data(std::string("\x01\x7f\x80", 3));
+    TensorPtr t = parseTensorProto(p.SerializeAsString(), "'t'", error);
+    ASSERT_NE(t, nullptr) << error;
+    EXPECT_EQ(onyx_tensor_element_type(t.get()), code);
+    EXPECT_EQ(valuesOf<uint8_t>(t.get()),
+              (std::vector<uint8_t>{0x01, 0x7f, 0x80}));
+    p.clear_raw_data();
+    for (int v : {0x01, 0x7f, 0x80})
+      p.add_int32_data(v);
+    t = parseTensorProto(p.SerializeAsString(), "'t'", error);
+    ASSERT_NE(t, nullptr) << error;
+    EXPECT_EQ(valuesOf<uint8_t>(t.get()),
+              (std::vector<uint8_t>{0x01, 0x7f, 0x80}));
+  }
+}
+
+TEST(Npy, NewerTypesFollowTheRunnerContract) {
+  // docs/testing.md: float8/float4 as uint8 bits, int4/int2 as int8 values,
+  // uint4/uint2 as uint8 values.
+  const struct {
+    int32_t type;
+    const char *descr;
+    std::vector<uint8_t> stored;
+    std::vector<int8_t> written;
+  } kCases[] = {
+      {ONYX_F8E4M3FN, "|u1", {0x01, 0x7f, 0xff}, {0x01, 0x7f, -1}},
+      {ONYX_F8E8M0, "|u1", {0x00, 0x7f, 0xff}, {0x00, 0x7f, -1}},
+      {ONYX_F4E2M1, "|u1", {0x0, 0x7, 0xf}, {0, 7, 15}},
+      {ONYX_U4, "|u1", {0x0, 0x7, 0xf}, {0, 7, 15}},
+      {ONYX_U2, "|u1", {0, 1, 3}, {0, 1, 3}},
+      {ONYX_I4, "|i1", {0x8, 0x7, 0xf}, {-8, 7, -1}},
+      {ONYX_I2, "|i1", {2, 1, 3}, {-2, 1, -1}},
+  };
+  for (const auto &c : kCases) {
+    const int64_t shape[] = {3};
+    TensorPtr t(onyx_tensor_create_copy(c.type, 1, shape, c.stored.data()));
+    std::string file, error;
+    ASSERT_TRUE(formatNpy(t.get(), file, error)) << error;
+    EXPECT_NE(file.find(std::string("'descr': '") + c.descr + "'"),
+              std::string::npos);
+    EXPECT_EQ(file.substr(file.size() - 3),
+              std::string(reinterpret_cast<const char *>(c.written.data()), 3))
+        << onyx_element_name(c.type);
+    // Read back for an input of that type: the same elements.
+    TensorPtr read = parseNpy(file, "'f'", error);
+    ASSERT_NE(read, nullptr) << error;
+    TensorPtr back = adaptNpyTensor(std::move(read), c.type, "'f'", error);
+    ASSERT_NE(back, nullptr) << error;
+    EXPECT_EQ(onyx_tensor_element_type(back.get()), c.type);
+    EXPECT_EQ(valuesOf<uint8_t>(back.get()), c.stored)
+        << onyx_element_name(c.type);
+  }
+  // Values out of the type's range are refused.
+  const int8_t tooBig[] = {0, 8};
+  const int64_t shape[] = {2};
+  TensorPtr i8(onyx_tensor_create_copy(ONYX_I8, 1, shape, tooBig));
+  std::string error;
+  EXPECT_EQ(adaptNpyTensor(std::move(i8), ONYX_I4, "'f'", error), nullptr);
+  EXPECT_EQ(error, "'f': element 1 is 8, out of range for i4");
+  // Other element types pass through (the session reports mismatches).
+  TensorPtr f(onyx_tensor_create(ONYX_F32, 1, shape));
+  TensorPtr same = adaptNpyTensor(std::move(f), ONYX_I4, "'f'", error);
+  ASSERT_NE(same, nullptr);
+  EXPECT_EQ(onyx_tensor_element_type(same.get()), ONYX_F32);
+}

@@ -40,6 +40,35 @@ TEST(ElementType, SizesAndNames) {
   EXPECT_STREQ(onyx_element_name(999), "unknown");
 }
 
+TEST(ElementType, NewerOnnxTypesTakeOneBytePerElement) {
+  // float8 (17-20, 24) and the unpacked 4-bit/2-bit types (21-23, 25, 26).
+  const struct {
+    int32_t code;
+    const char *name;
+    int32_t bits;
+  } kTypes[] = {{ONYX_F8E4M3FN, "f8e4m3fn", 8}, {ONYX_F8E4M3FNUZ, "f8e4m3fnuz", 8},
+                {ONYX_F8E5M2, "f8e5m2", 8},     {ONYX_F8E5M2FNUZ, "f8e5m2fnuz", 8},
+                {ONYX_U4, "u4", 4},             {ONYX_I4, "i4", 4},
+                {ONYX_F4E2M1, "f4e2m1", 4},     {ONYX_F8E8M0, "f8e8m0", 8},
+                {ONYX_U2, "u2", 2},             {ONYX_I2, "i2", 2}};
+  int32_t expectedCode = 17;
+  for (const auto &t : kTypes) {
+    EXPECT_EQ(t.code, expectedCode++);
+    EXPECT_EQ(onyx_element_size(t.code), 1u) << t.name;
+    EXPECT_STREQ(onyx_element_name(t.code), t.name);
+    EXPECT_EQ(onyx_element_bits(t.code), t.bits) << t.name;
+    const int64_t shape[] = {3};
+    OnyxTensor *tensor = onyx_tensor_create(t.code, 1, shape);
+    ASSERT_NE(tensor, nullptr) << t.name;
+    EXPECT_EQ(onyx_tensor_byte_size(tensor), 3u);
+    onyx_tensor_destroy(tensor);
+  }
+  EXPECT_EQ(onyx_element_bits(ONYX_F32), 32);
+  EXPECT_EQ(onyx_element_bits(ONYX_BOOL), 8);
+  EXPECT_EQ(onyx_element_bits(27), 0);
+  EXPECT_EQ(onyx_element_size(27), 0u);
+}
+
 TEST(Tensor, CreateIsZeroFilledAndAligned) {
   const int64_t shape[] = {2, 3};
   OnyxTensor *t = onyx_tensor_create(ONYX_F32, 2, shape);

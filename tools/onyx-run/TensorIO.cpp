@@ -1,6 +1,8 @@
 //===- TensorIO.cpp - .npy and TensorProto files <-> OnyxTensor -----------===//
 #include "TensorIO.h"
 
+#include "onyx/onyx_elements.h"
+
 #include <onnx/onnx-data_pb.h>
 #include <onnx/onnx_pb.h>
 
@@ -296,6 +298,21 @@ std::string npyDescr(int32_t elemType) {
     return "<u8";
   case ONYX_BOOL:
     return "|b1";
+  // The newer types as docs/testing.md fixes them: float8 and float4 as
+  // their bit patterns (uint8), int4/int2 as int8 values, uint4/uint2 as
+  // uint8 values.
+  case ONYX_F8E4M3FN:
+  case ONYX_F8E4M3FNUZ:
+  case ONYX_F8E5M2:
+  case ONYX_F8E5M2FNUZ:
+  case ONYX_F8E8M0:
+  case ONYX_F4E2M1:
+  case ONYX_U4:
+  case ONYX_U2:
+    return "|u1";
+  case ONYX_I4:
+  case ONYX_I2:
+    return "|i1";
   default:
     return "";
   }
@@ -332,8 +349,15 @@ bool formatNpy(OnyxTensor *tensor, std::string &bytes, std::string &error) {
   for (size_t i = 0; i < (v1 ? 2u : 4u); ++i)
     bytes.push_back(static_cast<char>((headerLen >> (8 * i)) & 0xff));
   bytes += dict;
+  size_t dataStart = bytes.size();
   bytes.append(static_cast<const char *>(onyx_tensor_data(tensor)),
                onyx_tensor_byte_size(tensor));
+  // int4/int2 codes become the int8 values they stand for.
+  int32_t elemType = onyx_tensor_element_type(tensor);
+  if (elemType == ONYX_I4 || elemType == ONYX_I2)
+    for (size_t i = dataStart; i < bytes.size(); ++i)
+      bytes[i] = static_cast<char>(
+          onyx_subbyte_value(elemType, static_cast<uint8_t>(bytes[i])));
   return true;
 }
 
@@ -401,6 +425,35 @@ TensorPtr parseTensorProto(const std::string &bytes, const std::string &what,
   size_t byteSize = onyx_tensor_byte_size(tensor.get());
   int64_t count = onyx_tensor_num_elements(tensor.get());
 
+  // The 4-bit and 2-bit types are packed in the file (two or four per byte,
+  // in raw_data or one packed byte per int32_data entry) and unpacked in
+  // memory (onyx/onyx_elements.h).
+  if (onyx_subbyte_bits(elemType)) {
+    uint64_t packedBytes = onyx_packed_bytes(elemType, uint64_t(count));
+    std::string packed;
+    if (proto.has_raw_data()) {
+      packed = proto.raw_data();
+      if (packed.size() != packedBytes)
+        return fail("raw_data has " + std::to_string(packed.size()) +
+                    " bytes, but the " + onyx_element_name(elemType) +
+                    " shape needs " + std::to_string(packedBytes) +
+                    " (packed)");
+    } else {
+      if (uint64_t(proto.int32_data_size()) != packedBytes)
+        return fail("int32_data has " +
+                    std::to_string(proto.int32_data_size()) +
+                    " values, but the " + onyx_element_name(elemType) +
+                    " shape needs " + std::to_string(packedBytes) +
+                    " (one packed byte each)");
+      for (int i = 0; i < proto.int32_data_size(); ++i)
+        packed.push_back(static_cast<char>(proto.int32_data(i) & 0xff));
+    }
+    onyx_unpack_elements(elemType,
+                         reinterpret_cast<const uint8_t *>(packed.data()),
+                         uint64_t(count), static_cast<uint8_t *>(data));
+    return tensor;
+  }
+
   if (proto.has_raw_data()) {
     if (proto.raw_data().size() != byteSize)
       return fail("raw_data has " + std::to_string(proto.raw_data().size()) +
@@ -467,6 +520,11 @@ TensorPtr parseTensorProto(const std::string &bytes, const std::string &what,
     copyField<int8_t>(proto.int32_data(), data);
     break;
   case ONYX_U8:
+  case ONYX_F8E4M3FN: // Bit patterns in the low 8 bits.
+  case ONYX_F8E4M3FNUZ:
+  case ONYX_F8E5M2:
+  case ONYX_F8E5M2FNUZ:
+  case ONYX_F8E8M0:
     if (!checkCount(proto.int32_data_size(), "int32_data"))
       return TensorPtr();
     copyField<uint8_t>(proto.int32_data(), data);
@@ -486,7 +544,8 @@ TensorPtr parseTensorProto(const std::string &bytes, const std::string &what,
   return tensor;
 }
 
-TensorPtr readTensorFile(const std::string &path, std::string &error) {
+TensorPtr readTensorFile(const std::string &path, std::string &error,
+                         bool *isNpy) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     error = "cannot open input file '" + path + "': " + std::strerror(errno);
@@ -504,6 +563,8 @@ TensorPtr readTensorFile(const std::string &path, std::string &error) {
     error = what + ": file is empty";
     return TensorPtr();
   }
+  if (isNpy)
+    *isNpy = bytes.compare(0, kNpyMagicSize, kNpyMagic) == 0;
   if (bytes.compare(0, kNpyMagicSize, kNpyMagic) == 0)
     return parseNpy(bytes, what, error);
   if (path.size() >= 4 && path.compare(path.size() - 4, 4, ".npy") == 0)
@@ -582,10 +643,20 @@ TensorPtr sequenceFromProto(const onnx::SequenceProto &proto, int32_t elemType,
 }
 
 void tensorToProto(OnyxTensor *tensor, onnx::TensorProto &proto) {
-  proto.set_data_type(onyx_tensor_element_type(tensor));
+  int32_t elemType = onyx_tensor_element_type(tensor);
+  proto.set_data_type(elemType);
   const int64_t *shape = onyx_tensor_shape(tensor);
   for (int32_t i = 0; i < onyx_tensor_rank(tensor); ++i)
     proto.add_dims(shape[i]);
+  if (onyx_subbyte_bits(elemType)) {
+    uint64_t count = uint64_t(onyx_tensor_num_elements(tensor));
+    std::string packed(onyx_packed_bytes(elemType, count), '\0');
+    onyx_pack_elements(elemType,
+                       static_cast<const uint8_t *>(onyx_tensor_data(tensor)),
+                       count, reinterpret_cast<uint8_t *>(packed.data()));
+    proto.set_raw_data(packed);
+    return;
+  }
   proto.set_raw_data(onyx_tensor_data(tensor), onyx_tensor_byte_size(tensor));
 }
 
@@ -597,10 +668,53 @@ void sequenceToProto(OnyxTensor *seq, onnx::SequenceProto &proto) {
 
 } // namespace
 
+TensorPtr adaptNpyTensor(TensorPtr tensor, int32_t elemType,
+                         const std::string &what, std::string &error) {
+  int32_t have = onyx_tensor_element_type(tensor.get());
+  if (have == elemType || npyDescr(elemType) != npyDescr(have) ||
+      npyDescr(elemType).empty())
+    return tensor;
+  // An .npy of the newer types is the uint8/int8 representation that
+  // npyDescr names; anything else is left for the session to reject.
+  int32_t rank = onyx_tensor_rank(tensor.get());
+  const int64_t *shape = onyx_tensor_shape(tensor.get());
+  std::vector<int64_t> dims(shape, shape + rank);
+  TensorPtr adapted = makeTensor(elemType, dims, what, error);
+  if (!adapted)
+    return adapted;
+  const auto *src =
+      static_cast<const uint8_t *>(onyx_tensor_data(tensor.get()));
+  auto *dst = static_cast<uint8_t *>(onyx_tensor_data(adapted.get()));
+  int64_t count = onyx_tensor_num_elements(tensor.get());
+  int32_t bits = onyx_subbyte_bits(elemType);
+  for (int64_t i = 0; i < count; ++i) {
+    uint8_t byte = src[i];
+    if (bits) {
+      int32_t value = have == ONYX_I8 ? int32_t(int8_t(byte)) : int32_t(byte);
+      uint8_t code = uint8_t(value & ((1 << bits) - 1));
+      if (onyx_subbyte_value(elemType, code) != value) {
+        error = what + ": element " + std::to_string(i) + " is " +
+                std::to_string(value) + ", out of range for " +
+                onyx_element_name(elemType);
+        return TensorPtr();
+      }
+      byte = code;
+    }
+    dst[i] = byte;
+  }
+  return adapted;
+}
+
 TensorPtr readValueFile(const std::string &path, int32_t kind, int32_t elemType,
                         std::string &error) {
-  if (kind == ONYX_SIGNATURE_TENSOR)
-    return readTensorFile(path, error);
+  if (kind == ONYX_SIGNATURE_TENSOR) {
+    bool isNpy = false;
+    TensorPtr tensor = readTensorFile(path, error, &isNpy);
+    if (!tensor || !isNpy)
+      return tensor;
+    return adaptNpyTensor(std::move(tensor), elemType, "'" + path + "'",
+                          error);
+  }
   std::string bytes;
   if (!readBytes(path, bytes, error))
     return TensorPtr();

@@ -29,8 +29,10 @@ TensorPtr parseNpy(const std::string &bytes, const std::string &what,
 /// Parses a serialized onnx.TensorProto.
 TensorPtr parseTensorProto(const std::string &bytes, const std::string &what,
                            std::string &error);
-/// Reads `path`, as .npy when it has the .npy magic, else as a TensorProto.
-TensorPtr readTensorFile(const std::string &path, std::string &error);
+/// Reads `path`, as .npy when it has the .npy magic, else as a TensorProto
+/// (`isNpy`, when given, says which).
+TensorPtr readTensorFile(const std::string &path, std::string &error,
+                         bool *isNpy = nullptr);
 
 /// The .npy descr of an element type ("<f4", "|b1", ...); "" if none.
 std::string npyDescr(int32_t elemType);
@@ -43,10 +45,18 @@ bool writeNpyFile(OnyxTensor *tensor, const std::string &path,
 /// sequence and empty-optional values.
 std::string describeTensor(OnyxTensor *tensor);
 
+/// A tensor read from an .npy file for an input of element type
+/// `elemType`: the .npy form of the newer ONNX types (uint8 bit patterns
+/// for float8/float4, int8 or uint8 values for int4/int2/uint4/uint2,
+/// npyDescr) becomes a tensor of `elemType`; values out of range are an
+/// error. Other tensors are returned unchanged.
+TensorPtr adaptNpyTensor(TensorPtr tensor, int32_t elemType,
+                         const std::string &what, std::string &error);
+
 /// Sequences and optionals (docs/sequences.md): a graph input of
 /// OnyxSignatureKind `kind` read from a serialized onnx.SequenceProto or
 /// onnx.OptionalProto (tensor kinds: readTensorFile). `elemType` is the
-/// model's element type, for empty values.
+/// model's element type, for empty values and adaptNpyTensor.
 TensorPtr readValueFile(const std::string &path, int32_t kind, int32_t elemType,
                         std::string &error);
 /// Writes a sequence value as an onnx.SequenceProto, and a value of an

@@ -265,8 +265,11 @@ FailureOr<SmallVector<Value>> lowerConstant(Operation *op, OpBuilder &b) {
   } else {
     return op->emitError("only numeric tensor constants are supported");
   }
-  if (failed(requireSupportedElement(
-          op, cast<ShapedType>(value.getType()).getElementType())))
+  // Unsigned constants (ui8, and ui4/ui2 stored one element per byte) are
+  // plain data as well: arith.constant takes any integer tensor.
+  Type constantElement = cast<ShapedType>(value.getType()).getElementType();
+  if (!isa<IntegerType>(constantElement) &&
+      failed(requireSupportedElement(op, constantElement)))
     return failure();
   // No elements, no data: an empty tensor (a zero-size global crashes the
   // LLVM translation). Empty initial values are common in Loop models.

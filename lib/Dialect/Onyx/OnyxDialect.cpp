@@ -238,11 +238,27 @@ int32_t onyx::onnxElementCode(Type type) {
     return 10;
   if (type.isBF16())
     return 16;
+  if (isa<Float8E4M3FNType>(type))
+    return 17;
+  if (isa<Float8E4M3FNUZType>(type))
+    return 18;
+  if (isa<Float8E5M2Type>(type))
+    return 19;
+  if (isa<Float8E5M2FNUZType>(type))
+    return 20;
+  if (isa<Float4E2M1FNType>(type))
+    return 23;
+  if (isa<Float8E8M0FNUType>(type))
+    return 24;
   if (auto intType = dyn_cast<IntegerType>(type)) {
     bool isUnsigned = intType.isUnsigned();
     switch (intType.getWidth()) {
     case 1:
       return 9;
+    case 2:
+      return isUnsigned ? 25 : 26;
+    case 4:
+      return isUnsigned ? 21 : 22;
     case 8:
       return isUnsigned ? 2 : 3;
     case 16:

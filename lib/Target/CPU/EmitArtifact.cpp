@@ -149,19 +149,26 @@ unsigned flattenConstantGlobals(ModuleOp module) {
     if (!arrayType || !elements)
       continue;
     // Only scalars whose in-memory form is their raw bytes: byte-sized
-    // integers and floats (i1 is bit-packed in a DenseElementsAttr; complex,
-    // index and vector elements keep upstream's form).
+    // integers and floats, and the 4-bit and 2-bit types, one element per
+    // byte (i1 is bit-packed in a DenseElementsAttr; complex, index and
+    // vector elements keep upstream's form). Floats LLVM lacks (float8,
+    // float4) are integers of their width in the LLVM type.
     Type elementType = elements.getElementType();
     if (!isa<IntegerType, FloatType>(elementType))
       continue;
     unsigned bits = elementType.getIntOrFloatBitWidth();
-    if (bits % 8 != 0)
+    if (bits % 8 != 0 && bits != 4 && bits != 2)
       continue;
+    unsigned elementBytes = (bits + 7) / 8;
     auto [scalars, scalarType] = flattenArrayType(arrayType);
-    if (scalarType != elementType ||
-        scalars != uint64_t(elements.getNumElements()) || scalars == 0)
+    bool sameScalar =
+        scalarType == elementType ||
+        (isa<IntegerType>(scalarType) &&
+         scalarType.getIntOrFloatBitWidth() == bits);
+    if (!sameScalar || scalars != uint64_t(elements.getNumElements()) ||
+        scalars == 0)
       continue;
-    uint64_t bytes = scalars * (bits / 8);
+    uint64_t bytes = scalars * elementBytes;
     auto flatType = RankedTensorType::get({int64_t(bytes)}, i8);
     Attribute flat;
     if (auto resource = dyn_cast<DenseResourceElementsAttr>(elements)) {
@@ -182,7 +189,7 @@ unsigned flattenConstantGlobals(ModuleOp module) {
     // An i8 array is only byte-aligned by default: keep at least the
     // element's alignment, and a cache line for anything that large (vector
     // loads of weights never straddle one needlessly).
-    uint64_t align = bytes >= 64 ? 64 : llvm::PowerOf2Ceil(bits / 8);
+    uint64_t align = bytes >= 64 ? 64 : llvm::PowerOf2Ceil(elementBytes);
     align = std::max<uint64_t>(align, global.getAlignment().value_or(0));
     global.setGlobalType(LLVM::LLVMArrayType::get(i8, bytes));
     global.setValueAttr(flat);

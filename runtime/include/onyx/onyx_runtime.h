@@ -27,7 +27,12 @@ extern "C" {
 #define ONYX_API
 #endif
 
-/* Element types use the ONNX TensorProto.DataType codes. */
+/* Element types use the ONNX TensorProto.DataType codes. Every element takes
+ * at least one byte: the 4-bit and 2-bit types (codes 21-23, 25, 26) are
+ * stored unpacked, one element per byte, its bit pattern (two's complement
+ * for i4/i2, the e2m1 code for f4e2m1) in the low bits and the upper bits
+ * zero; onyxrt_run rejects an input byte with upper bits set. The float8
+ * types are their bit patterns (docs/element-types.md). */
 typedef enum OnyxElementType {
   ONYX_UNDEFINED = 0,
   ONYX_F32 = 1,
@@ -43,11 +48,25 @@ typedef enum OnyxElementType {
   ONYX_F64 = 11,
   ONYX_U32 = 12,
   ONYX_U64 = 13,
-  ONYX_BF16 = 16
+  ONYX_BF16 = 16,
+  ONYX_F8E4M3FN = 17,
+  ONYX_F8E4M3FNUZ = 18,
+  ONYX_F8E5M2 = 19,
+  ONYX_F8E5M2FNUZ = 20,
+  ONYX_U4 = 21,
+  ONYX_I4 = 22,
+  ONYX_F4E2M1 = 23,
+  ONYX_F8E8M0 = 24,
+  ONYX_U2 = 25,
+  ONYX_I2 = 26
 } OnyxElementType;
 
-/* Size in bytes of one element, 0 for unknown/unsupported codes. */
+/* Size in bytes of one element in memory, 0 for unknown/unsupported codes
+ * (1 for the 4-bit and 2-bit types, which are stored unpacked). */
 ONYX_API size_t onyx_element_size(int32_t elemType);
+/* Significant bits of one element: 4 for u4/i4/f4e2m1, 2 for u2/i2, else
+ * 8 * onyx_element_size (bool: 8); 0 for unknown codes. */
+ONYX_API int32_t onyx_element_bits(int32_t elemType);
 /* Short name ("f32", "i64", "bool", ...); "unknown" for bad codes. */
 ONYX_API const char *onyx_element_name(int32_t elemType);
 
