@@ -223,6 +223,126 @@ tensorScatterShape(OpBuilder &b, Location loc, Value cache, Value update,
 }
 
 //===----------------------------------------------------------------------===//
+// DFT, STFT, MelWeightMatrix
+//===----------------------------------------------------------------------===//
+
+FailureOr<DFTShape> dftShape(OpBuilder &b, Location loc, Value input,
+                             OpFoldResult axis,
+                             std::optional<OpFoldResult> length, bool inverse,
+                             bool onesided, Operation *diagOp) {
+  IndexMath m(b, loc);
+  int64_t rank = cast<RankedTensorType>(input.getType()).getRank();
+  if (rank < 2)
+    return diagOp->emitError() << "DFT: the input must have rank >= 2 "
+                                  "([signal dims..., 1 or 2]), got "
+                               << input.getType();
+  SmallVector<OpFoldResult> in = getDims(b, loc, input);
+  DFTShape shape;
+  shape.components = in.back();
+  if (failed(m.require(m.orOf(m.eq(in.back(), m.cst(1)),
+                              m.eq(in.back(), m.cst(2))),
+                       "DFT: the input's last dim has extent {0}; it must "
+                       "be 1 (real) or 2 (complex)",
+                       {in.back()}, diagOp)))
+    return failure();
+  // Accepted: [-r, -2] and [0, r - 2].
+  Cond negative = m.lt(axis, m.cst(0));
+  shape.axis = m.select(negative, m.add(axis, m.cst(rank)), axis);
+  if (failed(m.require(m.andOf(m.le(m.cst(0), shape.axis),
+                               m.le(shape.axis, m.cst(rank - 2))),
+                       "DFT: axis {0} is out of range for rank {1} (the "
+                       "last dim holds the complex parts)",
+                       {axis, m.cst(rank)}, diagOp)))
+    return failure();
+  // The extent along the (possibly run-time) axis.
+  OpFoldResult extent = in[0];
+  for (int64_t i = 1; i < rank - 1; ++i)
+    extent = m.select(m.eq(shape.axis, m.cst(i)), in[i], extent);
+  bool irfft = inverse && onesided;
+  shape.length = length ? *length
+                 : irfft ? m.mul(m.cst(2), m.sub(extent, m.cst(1)))
+                         : extent;
+  if (failed(m.require(m.le(m.cst(1), shape.length),
+                       "DFT: the transform length {0} must be positive",
+                       {shape.length}, diagOp)))
+    return failure();
+  OpFoldResult half = m.add(m.floorDiv(shape.length, m.cst(2)), m.cst(1));
+  shape.terms = m.min(extent, irfft ? half : shape.length);
+  OpFoldResult outLength = (onesided && !inverse) ? half : shape.length;
+  for (int64_t i = 0; i < rank - 1; ++i)
+    shape.dims.push_back(
+        m.select(m.eq(shape.axis, m.cst(i)), outLength, in[i]));
+  shape.dims.push_back(m.cst(irfft ? 1 : 2));
+  return shape;
+}
+
+FailureOr<STFTShape> stftShape(OpBuilder &b, Location loc, Value signal,
+                               OpFoldResult frameStep, Value window,
+                               std::optional<OpFoldResult> frameLength,
+                               bool onesided, Operation *diagOp) {
+  IndexMath m(b, loc);
+  auto type = cast<RankedTensorType>(signal.getType());
+  if (type.getRank() != 3)
+    return diagOp->emitError() << "STFT: the signal must be [batch, length, "
+                                  "1 or 2], got "
+                               << signal.getType();
+  SmallVector<OpFoldResult> in = getDims(b, loc, signal);
+  STFTShape shape;
+  shape.components = in[2];
+  if (failed(m.require(m.orOf(m.eq(in[2], m.cst(1)), m.eq(in[2], m.cst(2))),
+                       "STFT: the signal's last dim has extent {0}; it must "
+                       "be 1 (real) or 2 (complex)",
+                       {in[2]}, diagOp)))
+    return failure();
+  OpFoldResult frame = in[1];
+  if (window) {
+    if (cast<RankedTensorType>(window.getType()).getRank() != 1)
+      return diagOp->emitError() << "STFT: the window must be 1-D, got "
+                                 << window.getType();
+    frame = getDim(b, loc, window, 0);
+    if (frameLength &&
+        failed(m.require(m.eq(*frameLength, frame),
+                         "STFT: frame_length {0} differs from the window's "
+                         "extent {1}",
+                         {*frameLength, frame}, diagOp)))
+      return failure();
+  } else if (frameLength) {
+    frame = *frameLength;
+  }
+  shape.frameLength = frame;
+  shape.frameStep = frameStep;
+  if (failed(m.require(m.le(m.cst(1), frameStep),
+                       "STFT: frame_step {0} must be positive", {frameStep},
+                       diagOp)) ||
+      failed(m.require(m.andOf(m.le(m.cst(1), frame), m.le(frame, in[1])),
+                       "STFT: the frame length {0} must be in [1, {1}] (the "
+                       "signal length)",
+                       {frame, in[1]}, diagOp)))
+    return failure();
+  OpFoldResult frames =
+      m.add(m.floorDiv(m.sub(in[1], frame), frameStep), m.cst(1));
+  OpFoldResult bins =
+      onesided ? m.add(m.floorDiv(frame, m.cst(2)), m.cst(1)) : frame;
+  shape.dims = {in[0], frames, bins, m.cst(2)};
+  return shape;
+}
+
+FailureOr<SmallVector<OpFoldResult>>
+melWeightMatrixShape(OpBuilder &b, Location loc, OpFoldResult numMelBins,
+                     OpFoldResult dftLength, Operation *diagOp) {
+  IndexMath m(b, loc);
+  if (failed(m.require(m.le(m.cst(1), numMelBins),
+                       "MelWeightMatrix: num_mel_bins {0} must be positive",
+                       {numMelBins}, diagOp)) ||
+      failed(m.require(m.le(m.cst(1), dftLength),
+                       "MelWeightMatrix: dft_length {0} must be positive",
+                       {dftLength}, diagOp)))
+    return failure();
+  return SmallVector<OpFoldResult>{
+      m.add(m.floorDiv(dftLength, m.cst(2)), m.cst(1)), numMelBins};
+}
+
+//===----------------------------------------------------------------------===//
 // Resize-18: axes, keep_aspect_ratio_policy
 //===----------------------------------------------------------------------===//
 

@@ -2,7 +2,8 @@
 //-*-===//
 //
 // Result dims of CenterCropPad (18), Col2Im (18), AffineGrid (20),
-// GroupNormalization (21) and TensorScatter (24), and Resize-18's `axes`
+// GroupNormalization (21), TensorScatter (24), DFT (20), STFT (17) and
+// MelWeightMatrix (17), and Resize-18's `axes`
 // and `keep_aspect_ratio_policy` on top of shape::resizeShape. Their size-giving inputs
 // (a target shape, an image and block shape, an output size) are IntLists:
 // constants fold to static dims, anything else is read at run time; every
@@ -72,6 +73,47 @@ mlir::FailureOr<llvm::SmallVector<OpFoldResult>>
 tensorScatterShape(mlir::OpBuilder &b, mlir::Location loc, mlir::Value cache,
                    mlir::Value update, mlir::Value writeIndices, int64_t axis,
                    mlir::Operation *diagOp);
+
+/// DFT-20 of `input` [signal dims..., 1 or 2] along `axis` (a run-time
+/// value is allowed: in [-r, -2] or [0, r - 2], r the input rank) with
+/// `length` (dft_length; null: the axis extent, or 2 * (extent - 1) for
+/// the inverse one-sided transform, IRFFT), which must be positive.
+struct DFTShape {
+  llvm::SmallVector<OpFoldResult> dims; ///< the result's
+  OpFoldResult axis;                    ///< normalized
+  OpFoldResult length;                  ///< the transform length L
+  /// The input positions along the axis that take part: min(extent, L),
+  /// or min(extent, L / 2 + 1) for IRFFT.
+  OpFoldResult terms;
+  OpFoldResult components; ///< the input's last extent (1 or 2)
+};
+mlir::FailureOr<DFTShape> dftShape(mlir::OpBuilder &b, mlir::Location loc,
+                                   mlir::Value input, OpFoldResult axis,
+                                   std::optional<OpFoldResult> length,
+                                   bool inverse, bool onesided,
+                                   mlir::Operation *diagOp);
+
+/// STFT-17 of `signal` [batch, length, 1 or 2] with `frameStep` (>= 1),
+/// the optional window (1-D, null when absent) and frame length (absent:
+/// the window's extent, else the signal length; both given: equal):
+/// [batch, frames, bins, 2] with frames = (length - frame) / step + 1 and
+/// bins = frame / 2 + 1 when `onesided`, else frame.
+struct STFTShape {
+  llvm::SmallVector<OpFoldResult> dims;
+  OpFoldResult frameLength, frameStep, components;
+};
+mlir::FailureOr<STFTShape>
+stftShape(mlir::OpBuilder &b, mlir::Location loc, mlir::Value signal,
+          OpFoldResult frameStep, mlir::Value window,
+          std::optional<OpFoldResult> frameLength, bool onesided,
+          mlir::Operation *diagOp);
+
+/// MelWeightMatrix-17: [dft_length / 2 + 1, num_mel_bins] (dft_length >= 1,
+/// num_mel_bins >= 1).
+mlir::FailureOr<llvm::SmallVector<OpFoldResult>>
+melWeightMatrixShape(mlir::OpBuilder &b, mlir::Location loc,
+                     OpFoldResult numMelBins, OpFoldResult dftLength,
+                     mlir::Operation *diagOp);
 
 /// Resize-18 `axes` (normalized, no repeats): scales, sizes and (when
 /// `withRoi`) roi name only these dims, in this order; spreads them over

@@ -1,7 +1,7 @@
 //===- NewOperators.cpp - Lowerings of the newer ONNX operators -----------===//
 //
 // The registration of the operator families added for the ONNX 1.23 node
-// suite (NewDataMovement.cpp, NewNormalization.cpp) and the scalar helpers
+// suite (NewDataMovement.cpp, NewNormalization.cpp, NewSignal.cpp) and the scalar helpers
 // they share (NewOperators.h).
 //
 //===----------------------------------------------------------------------===//
@@ -15,6 +15,7 @@ namespace onyx::conversion {
 void addNewOperatorLowerings(LoweringTable &t) {
   addNewDataMovementLowerings(t);
   addNewNormalizationLowerings(t);
+  addNewSignalLowerings(t);
 }
 
 namespace newops {

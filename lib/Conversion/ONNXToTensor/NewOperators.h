@@ -6,6 +6,7 @@
 //   NewDataMovement.cpp   CumProd, CenterCropPad, Col2Im, TensorScatter,
 //                         AffineGrid, BitCast
 //   NewNormalization.cpp  LpNormalization, GroupNormalization, SwiGLU
+//   NewSignal.cpp         DFT, STFT, MelWeightMatrix
 //
 //===----------------------------------------------------------------------===//
 #ifndef ONYX_LIB_CONVERSION_ONNXTOTENSOR_NEWOPERATORS_H
@@ -17,6 +18,7 @@ namespace onyx::conversion {
 
 void addNewDataMovementLowerings(LoweringTable &table);
 void addNewNormalizationLowerings(LoweringTable &table);
+void addNewSignalLowerings(LoweringTable &table);
 
 namespace newops {
 

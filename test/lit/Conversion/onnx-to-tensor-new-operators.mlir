@@ -411,3 +411,93 @@ func.func @resize_axes_count(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x2x4xf32> {
   %0 = "onnx.Resize"(%x, %none, %s, %none) {axes = [3], mode = "nearest"} : (tensor<1x1x2x2xf32>, none, tensor<2xf32>, none) -> tensor<1x1x2x4xf32>
   return %0 : tensor<1x1x2x4xf32>
 }
+
+// -----
+
+// DFT with a run-time axis: the axis is normalized and checked, each
+// result dim is the transform length where the axis is, and the body
+// picks the frequency index and the input position by the same selects.
+// Sums are f64 over (k * n mod L) angles; real input: no imaginary read.
+// CHECK-LABEL: func.func @dft_runtime_axis
+// CHECK:         onyx.assert %{{.*}}, "DFT: axis {0} is out of range for rank {1} (the last dim holds the complex parts)"
+// CHECK:         onyx.assert %{{.*}}, "DFT: the transform length {0} must be positive"
+// CHECK:         %[[SUM:.*]] = linalg.generic
+// CHECK-SAME:      iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]
+// CHECK-SAME:      outs(%{{.*}} : tensor<1x10x10x2xf64>)
+// CHECK:           arith.muli
+// CHECK:           arith.remui
+// CHECK:           math.cos
+// CHECK:           math.sin
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%[[SUM]] : tensor<1x10x10x2xf64>)
+// CHECK:           arith.truncf %{{.*}} : f64 to f32
+func.func @dft_runtime_axis(%x: tensor<1x10x10x1xf32>, %axis: tensor<i64>) -> tensor<1x10x10x2xf32> {
+  %none = onnx.NoValue
+  %0 = "onnx.DFT"(%x, %none, %axis) : (tensor<1x10x10x1xf32>, none, tensor<i64>) -> tensor<1x10x10x2xf32>
+  return %0 : tensor<1x10x10x2xf32>
+}
+
+// -----
+
+// IRFFT (inverse, onesided): L = 2 * (6 - 1) = 10 by default, the 6 input
+// bins summed (all but 0 and L/2 twice), a real result scaled by 1 / L.
+// CHECK-LABEL: func.func @dft_irfft
+// CHECK:         %[[W:.*]] = tensor.empty() : tensor<6xi8>
+// CHECK:         linalg.generic
+// CHECK-SAME:      ins(%[[W]] : tensor<6xi8>)
+// CHECK-SAME:      outs(%{{.*}} : tensor<1x10x10x1xf64>)
+// CHECK:           arith.constant 2.000000e+00 : f64
+// CHECK:         linalg.generic
+// CHECK:           arith.mulf %in, %{{.*}} : f64
+// CHECK:           arith.truncf
+func.func @dft_irfft(%x: tensor<1x6x10x2xf32>) -> tensor<1x10x10x1xf32> {
+  %none = onnx.NoValue
+  %axis = "onnx.Constant"() {value = dense<1> : tensor<i64>} : () -> tensor<i64>
+  %0 = "onnx.DFT"(%x, %none, %axis) {inverse = 1 : i64, onesided = 1 : i64} : (tensor<1x6x10x2xf32>, none, tensor<i64>) -> tensor<1x10x10x1xf32>
+  return %0 : tensor<1x10x10x1xf32>
+}
+
+// -----
+
+// STFT: frame f reads samples f * step + n, weighted by the window in f32.
+// CHECK-LABEL: func.func @stft_window
+// CHECK:         onyx.assert %{{.*}}, "STFT: frame_step {0} must be positive"
+// CHECK:         linalg.generic
+// CHECK-SAME:      outs(%{{.*}} : tensor<1x15x9x2xf64>)
+// CHECK:           %[[P:.*]] = arith.muli %{{.*}}, %{{.*}} : index
+// CHECK:           %[[POS:.*]] = arith.addi %[[P]], %{{.*}} : index
+// CHECK:           %[[S:.*]] = tensor.extract %{{.*}}[%{{.*}}, %[[POS]], %{{.*}}] : tensor<1x128x1xf32>
+// CHECK:           %[[WV:.*]] = tensor.extract %{{.*}} : tensor<16xf32>
+// CHECK:           arith.mulf %[[S]], %[[WV]] : f32
+func.func @stft_window(%x: tensor<1x128x1xf32>, %step: tensor<i64>, %w: tensor<16xf32>) -> tensor<1x15x9x2xf32> {
+  %none = onnx.NoValue
+  %0 = "onnx.STFT"(%x, %step, %w, %none) : (tensor<1x128x1xf32>, tensor<i64>, tensor<16xf32>, none) -> tensor<1x15x9x2xf32>
+  return %0 : tensor<1x15x9x2xf32>
+}
+
+// -----
+
+// MelWeightMatrix: [dft_length / 2 + 1, num_mel_bins] from run-time
+// scalars; mel edges in f32, bins in f64 (10^(mel / 2595), floor division).
+// CHECK-LABEL: func.func @mel_weight_matrix
+// CHECK:         onyx.assert %{{.*}}, "MelWeightMatrix: num_mel_bins {0} must be positive"
+// CHECK:         math.log10 %{{.*}} : f32
+// CHECK:         linalg.generic
+// CHECK-SAME:      outs(%{{.*}} : tensor<?x?xf32>)
+// CHECK:           math.powf %{{.*}} : f64
+// CHECK:           arith.remf
+// CHECK:           math.floor
+func.func @mel_weight_matrix(%n: tensor<i32>, %l: tensor<i32>, %r: tensor<i32>, %lo: tensor<f32>, %hi: tensor<f32>) -> tensor<?x?xf32> {
+  %0 = "onnx.MelWeightMatrix"(%n, %l, %r, %lo, %hi) : (tensor<i32>, tensor<i32>, tensor<i32>, tensor<f32>, tensor<f32>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// -----
+
+func.func @dft_bad_axis(%x: tensor<4x8x2xf32>) -> tensor<4x8x2xf32> {
+  %none = onnx.NoValue
+  %axis = "onnx.Constant"() {value = dense<2> : tensor<i64>} : () -> tensor<i64>
+  // expected-error @below {{DFT: axis 2 is out of range for rank 3 (the last dim holds the complex parts)}}
+  %0 = "onnx.DFT"(%x, %none, %axis) : (tensor<4x8x2xf32>, none, tensor<i64>) -> tensor<4x8x2xf32>
+  return %0 : tensor<4x8x2xf32>
+}
