@@ -178,6 +178,12 @@ void registerOnyxPassesAndPipelines() {
                                buildBufferizationPipeline(pm, "lifetime");
                                buildCUDACodegenPipeline(pm);
                              });
+  // The CUDA codegen alone, on the IR of `onyx-compile --emit=buffers`
+  // (scripts/gpu/compare_cuda_artifacts.py runs it on saved inputs).
+  PassPipelineRegistration<>(
+      "onyx-cuda-codegen-pipeline",
+      "The CUDA code generation stage alone (input: --emit=buffers IR)",
+      [](OpPassManager &pm) { buildCUDACodegenPipeline(pm); });
 }
 
 } // namespace onyx
