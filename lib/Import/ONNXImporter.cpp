@@ -726,10 +726,10 @@ bool changedMeaning(const std::string &opType, int sinceVersion) {
 /// accepted only with its default value (see checkAttributes).
 bool isImplementedNewAttribute(llvm::StringRef opType, llvm::StringRef name) {
   static const std::set<std::pair<std::string, std::string>> kImplemented = {
-      // Only float8 targets saturate, and Cast rejects float8 targets.
+      // float8 targets saturate and float8e8m0 targets round
+      // (LowPrecision.cpp).
       {"Cast", "saturate"},
       {"CastLike", "saturate"},
-      // Only float8e8m0 targets round, and Cast rejects them.
       {"Cast", "round_mode"},
       {"CastLike", "round_mode"},
       // The shared window code reads dilations and ceil_mode for every

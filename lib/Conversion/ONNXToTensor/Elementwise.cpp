@@ -30,6 +30,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Lowering.h"
+#include "LowPrecision.h"
 
 #include <limits>
 
@@ -780,24 +781,80 @@ FailureOr<Type> elementTypeForCode(Operation *op, int64_t code) {
     return Type(IntegerType::get(ctx, 64, IntegerType::Unsigned));
   case 16:
     return Type(BFloat16Type::get(ctx));
+  // The newer types (docs/element-types.md).
+  case 17:
+    return Type(Float8E4M3FNType::get(ctx));
+  case 18:
+    return Type(Float8E4M3FNUZType::get(ctx));
+  case 19:
+    return Type(Float8E5M2Type::get(ctx));
+  case 20:
+    return Type(Float8E5M2FNUZType::get(ctx));
+  case 21:
+    return Type(IntegerType::get(ctx, 4, IntegerType::Unsigned));
+  case 22:
+    return Type(IntegerType::get(ctx, 4));
+  case 23:
+    return Type(Float4E2M1FNType::get(ctx));
+  case 24:
+    return Type(Float8E8M0FNUType::get(ctx));
+  case 25:
+    return Type(IntegerType::get(ctx, 2, IntegerType::Unsigned));
+  case 26:
+    return Type(IntegerType::get(ctx, 2));
   default:
     return op->emitError() << "Cast to data type " << code
                            << " is not supported by the CPU lowering yet";
   }
 }
 
+/// A Cast operand or result type: numeric, or a storage-only float.
+LogicalResult requireCastable(Operation *op, Type type) {
+  if (isStorageFloat(type))
+    return success();
+  return requireNumeric(op, type);
+}
+
+/// Cast and CastLike. float8/float4 elements are decoded to f32 (exactly)
+/// and encoded from the source's float (integers via f64, exact below
+/// 2^53) with one rounding; `saturate` and `rounding` apply to float8
+/// targets (LowPrecision.h).
 FailureOr<SmallVector<Value>> castTo(Operation *op, OpBuilder &b, Value input,
-                                     Type to) {
-  FailureOr<Type> from = operandElementType(op, input);
-  if (failed(from))
+                                     Type to, bool saturate,
+                                     StringRef roundMode) {
+  auto type = requireRanked(op, input, "an operand");
+  if (failed(type))
     return failure();
-  if (failed(requireNumeric(op, to)))
+  Type src = type->getElementType();
+  if (failed(requireCastable(op, src)) || failed(requireCastable(op, to)))
     return failure();
-  Type src = *from;
-  return mapBroadcast(op, b, ValueRange{input}, to,
-                      [&](OpBuilder &nb, Location l, ValueRange v) {
-                        return convertElement(nb, l, v[0], src, to);
-                      });
+  std::optional<E8M0Rounding> rounding = parseE8M0Rounding(roundMode);
+  if (!rounding)
+    return op->emitError() << "round_mode '" << roundMode
+                           << "' is not supported (up, down, nearest)";
+  // mapBroadcast, without its numeric-operand check.
+  Location loc = op->getLoc();
+  auto shape = shape::broadcastShapes(b, loc, ValueRange{input}, op);
+  if (failed(shape))
+    return failure();
+  int64_t rank = int64_t(shape->dims.size());
+  OperandAccess access = broadcastAccess(input, shape->operands[0], rank);
+  Value result = buildMap(
+      b, loc, {access}, shape->dims, to,
+      [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
+        Value x = v[0];
+        Type from = src;
+        if (isStorageFloat(from)) {
+          x = decodeStorageFloat(nb, l, x);
+          from = x.getType();
+        }
+        if (!isStorageFloat(to))
+          return convertElement(nb, l, x, from, to);
+        if (!isa<FloatType>(from))
+          x = convertElement(nb, l, x, from, nb.getF64Type());
+        return encodeStorageFloat(nb, l, x, to, saturate, *rounding);
+      });
+  return SmallVector<Value>{result};
 }
 
 FailureOr<SmallVector<Value>> lowerCast(Operation *op, OpBuilder &b) {
@@ -805,7 +862,8 @@ FailureOr<SmallVector<Value>> lowerCast(Operation *op, OpBuilder &b) {
   FailureOr<Type> to = elementTypeForCode(op, cast_.getTo());
   if (failed(to))
     return failure();
-  return castTo(op, b, cast_.getInput(), *to);
+  return castTo(op, b, cast_.getInput(), *to, cast_.getSaturate() != 0,
+                cast_.getRoundMode());
 }
 
 FailureOr<SmallVector<Value>> lowerCastLike(Operation *op, OpBuilder &b) {
@@ -813,7 +871,8 @@ FailureOr<SmallVector<Value>> lowerCastLike(Operation *op, OpBuilder &b) {
   auto like = requireRanked(op, castLike.getTargetType(), "the target_type");
   if (failed(like))
     return failure();
-  return castTo(op, b, castLike.getInput(), like->getElementType());
+  return castTo(op, b, castLike.getInput(), like->getElementType(),
+                castLike.getSaturate() != 0, castLike.getRoundMode());
 }
 
 //===----------------------------------------------------------------------===//
