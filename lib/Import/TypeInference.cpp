@@ -88,6 +88,26 @@ void markOpaque(
       node.set_op_type(kOpaquePrefix + node.op_type());
     }
   }
+  // libonnx 1.12's data propagation dereferences the type of every input
+  // it reads (Shape of a hidden node's result crashed it): the results of
+  // hidden nodes get a placeholder type (a tensor of unknown element type,
+  // no shape) until Onyx's rules type them.
+  std::set<std::string> typed;
+  for (const auto &info : graph.value_info())
+    typed.insert(info.name());
+  for (const auto &info : graph.output())
+    typed.insert(info.name());
+  for (const auto &node : graph.node()) {
+    if (node.op_type().rfind(kOpaquePrefix, 0) != 0)
+      continue;
+    for (const auto &name : node.output()) {
+      if (name.empty() || !typed.insert(name).second)
+        continue;
+      auto *info = graph.add_value_info();
+      info->set_name(name);
+      info->mutable_type()->mutable_tensor_type()->set_elem_type(0);
+    }
+  }
 }
 
 //===----------------------------------------------------------------------===//

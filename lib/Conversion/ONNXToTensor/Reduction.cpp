@@ -56,6 +56,10 @@ Value identityValue(OpBuilder &b, Location loc, Combine combine, Type type) {
         b.getFloatAttr(floatType,
                        APFloat::getInf(floatType.getFloatSemantics(), lowest)));
   unsigned width = type.getIntOrFloatBitWidth();
+  // Bool (ReduceMax/Min-20): max is any, min is all.
+  if (width == 1)
+    return arith::ConstantOp::create(b, loc,
+                                     b.getIntegerAttr(type, lowest ? 0 : 1));
   APInt value = lowest ? APInt::getSignedMinValue(width)
                        : APInt::getSignedMaxValue(width);
   return arith::ConstantOp::create(b, loc, b.getIntegerAttr(type, value));
@@ -72,10 +76,14 @@ Value combineValues(OpBuilder &b, Location loc, Combine combine, Value acc,
     return f ? arith::MulFOp::create(b, loc, acc, x).getResult()
              : arith::MulIOp::create(b, loc, acc, x).getResult();
   case Combine::Max:
-    // maximumf propagates NaN, like numpy's max.
+    // maximumf propagates NaN, like numpy's max; bool max is or.
+    if (x.getType().isInteger(1))
+      return arith::OrIOp::create(b, loc, acc, x);
     return f ? arith::MaximumFOp::create(b, loc, acc, x).getResult()
              : arith::MaxSIOp::create(b, loc, acc, x).getResult();
   case Combine::Min:
+    if (x.getType().isInteger(1))
+      return arith::AndIOp::create(b, loc, acc, x);
     return f ? arith::MinimumFOp::create(b, loc, acc, x).getResult()
              : arith::MinSIOp::create(b, loc, acc, x).getResult();
   }
