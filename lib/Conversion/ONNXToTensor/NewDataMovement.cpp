@@ -71,7 +71,12 @@ FailureOr<SmallVector<Value>> lowerCumProd(Operation *op, OpBuilder &b) {
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value extent = shape::toValue(b, loc, view->extent);
   Value lastIndex = arith::SubIOp::create(b, loc, extent, one);
-  Value unit = scalarConstant(b, loc, computeType, 1.0);
+  // float16/bfloat16 products are formed in f32 and rounded at each step
+  // (what a reference accumulating in the narrow type holds).
+  Type carryType =
+      isa<FloatType>(computeType) ? computeFloatType(b, computeType)
+                                  : computeType;
+  Value unit = scalarConstant(b, loc, carryType, 1.0);
   bool reverse = cumprod.getReverse() != 0;
   bool exclusive = cumprod.getExclusive() != 0;
   scf::LoopNest nest = scf::buildLoopNest(
@@ -91,8 +96,14 @@ FailureOr<SmallVector<Value>> lowerCumProd(Operation *op, OpBuilder &b) {
               SmallVector<Value> at = {ivs[0], pos, ivs[1]};
               Value v = toSignless(
                   fb, fl, tensor::ExtractOp::create(fb, fl, x3, at));
+              if (isa<FloatType>(v.getType()))
+                v = convertFloat(fb, fl, v, carryType);
               Value product = mul(fb, fl, iter[1], v);
+              if (isa<FloatType>(product.getType()))
+                product = roundThrough(fb, fl, product, computeType);
               Value out = exclusive ? iter[1] : product;
+              if (isa<FloatType>(out.getType()))
+                out = convertFloat(fb, fl, out, computeType);
               Value acc = tensor::InsertOp::create(
                   fb, fl, fromSignless(fb, fl, out, elementType), iter[0], at);
               scf::YieldOp::create(fb, fl, ValueRange{acc, product});
