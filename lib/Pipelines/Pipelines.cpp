@@ -11,6 +11,7 @@
 #include "onyx/Dialect/ONNX/ONNXDialect.h"
 #include "onyx/Dialect/Onyx/OnyxDialect.h"
 #include "onyx/Target/CUDA/CUDATarget.h"
+#include "onyx/Target/CUDA/Passes.h"
 #include "onyx/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -121,17 +122,32 @@ void buildCPUCodegenPipeline(OpPassManager &pm) {
 }
 
 void buildCUDACodegenPipeline(OpPassManager &pm, StringRef chip) {
-  // RFC Fix 3: host loops over device data are rejected up front; the
-  // outliner downloads the other payload scalars host code needs.
+  // Store forwarding only: the CUDA passes below decide what the host reads.
   HostVisibilityOptions visibility;
   visibility.target = "cuda";
   pm.addPass(createHostVisibility(visibility));
-  // Stage 5 for the CUDA target: GEMMs and convolutions become cuBLASLt /
-  // cuDNN calls, every other top-level linalg op one kernel.
+  // GEMMs and convolutions become cuBLASLt / cuDNN calls.
   pm.addPass(createCUDALowerLibraryCalls());
+  // RFC Fix 3 on the CUDA target: where data lives and what the host may
+  // read. Small host-only buffers stay on the host; payload scalars only
+  // device code reads are copied on the device at their point; host loop
+  // nests over device data run as serial kernels (their scalar results read
+  // back); what host logic still reads of device data is read back, the
+  // readbacks of one point adjacent (one synchronization).
+  pm.addPass(createCUDAHostStackBuffers());
+  pm.addPass(createCUDASnapshotDeviceScalars());
+  CUDAFormSerialKernelsOptions serial;
+  serial.chip = chip.str();
+  pm.addPass(createCUDAFormSerialKernels(serial));
+  pm.addPass(createCUDAInsertReadbacks());
+  // Stage 5 for the CUDA target: every other linalg op one kernel, whose op
+  // is then lowered: warp reductions, the rest grid-stride loops.
   CUDAOutlineDispatchesOptions outline;
   outline.chip = chip.str();
   pm.addPass(createCUDAOutlineDispatches(outline));
+  pm.addPass(createCUDALowerReductions());
+  pm.addPass(createCUDALowerDispatchLoops());
+  pm.addPass(createCUDADeduplicateKernels());
   pm.addPass(createCanonicalizerPass());
   // Kernels: NVVM, then cubin + PTX.
   OpPassManager &kernels = pm.nest<gpu::GPUModuleOp>();
@@ -161,6 +177,7 @@ void buildCUDACodegenPipeline(OpPassManager &pm, StringRef chip) {
 
 void registerOnyxPassesAndPipelines() {
   registerOnyxPasses();
+  registerOnyxCUDAPasses();
   PassPipelineRegistration<>("onyx-cpu-pipeline",
                              "The whole ONNX -> LLVM dialect pipeline (CPU)",
                              [](OpPassManager &pm) {

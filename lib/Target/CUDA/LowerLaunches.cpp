@@ -25,7 +25,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "onyx/Transforms/Passes.h"
+#include "onyx/Target/CUDA/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -36,7 +36,7 @@
 
 namespace onyx {
 #define GEN_PASS_DEF_CUDALOWERLAUNCHES
-#include "onyx/Transforms/Passes.h.inc"
+#include "onyx/Target/CUDA/Passes.h.inc"
 } // namespace onyx
 
 using namespace mlir;

@@ -44,7 +44,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "onyx/Dialect/Onyx/OnyxDialect.h"
-#include "onyx/Transforms/Passes.h"
+#include "onyx/Target/CUDA/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -58,7 +58,7 @@
 
 namespace onyx {
 #define GEN_PASS_DEF_CUDALOWERLIBRARYCALLS
-#include "onyx/Transforms/Passes.h.inc"
+#include "onyx/Target/CUDA/Passes.h.inc"
 } // namespace onyx
 
 using namespace mlir;

@@ -9,14 +9,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "onyx/Target/CUDA/CUDATarget.h"
-#include "onyx/Transforms/Passes.h"
+#include "onyx/Target/CUDA/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 
 namespace onyx {
 #define GEN_PASS_DEF_CUDASERIALIZEKERNELS
-#include "onyx/Transforms/Passes.h.inc"
+#include "onyx/Target/CUDA/Passes.h.inc"
 } // namespace onyx
 
 using namespace mlir;

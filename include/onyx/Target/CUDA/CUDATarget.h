@@ -3,7 +3,7 @@
 // What the rest of the compiler needs to know about the CUDA target: the
 // dialects, interfaces and translations its passes use (registered once with
 // the other Onyx dialects) and where the CUDA toolkit is. The passes
-// themselves are declared in onyx/Transforms/Passes.td (onyx-cuda-*); the
+// themselves are declared in onyx/Target/CUDA/Passes.td (onyx-cuda-*); the
 // pipeline is buildCUDACodegenPipeline in onyx/Pipelines/Pipelines.h.
 //
 // The kernel ABI (docs/cuda-backend.md): one kernel per dispatch, arguments

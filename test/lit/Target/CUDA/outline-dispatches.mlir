@@ -1,4 +1,8 @@
-// RUN: onyx-opt %s --onyx-cuda-outline-dispatches --canonicalize --cse \
+// RUN: onyx-opt %s --onyx-cuda-host-stack-buffers \
+// RUN:   --onyx-cuda-snapshot-device-scalars --onyx-cuda-form-serial-kernels \
+// RUN:   --onyx-cuda-insert-readbacks --onyx-cuda-outline-dispatches \
+// RUN:   --onyx-cuda-lower-reductions --onyx-cuda-lower-dispatch-loops \
+// RUN:   --onyx-cuda-deduplicate-kernels --canonicalize --cse \
 // RUN:   -split-input-file -verify-diagnostics | FileCheck %s
 //
 // Each top-level linalg op of the entry becomes one kernel (the IREE seed's

@@ -1,0 +1,244 @@
+//===- Passes.td - The CUDA target's passes ----------------*- tablegen -*-===//
+//
+// The passes of lib/Target/CUDA, in the order buildCUDACodegenPipeline
+// (lib/Pipelines/Pipelines.cpp) runs them; docs/cuda-backend.md describes
+// each. Each has a lit test under test/lit/Target/CUDA.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef ONYX_TARGET_CUDA_PASSES_TD
+#define ONYX_TARGET_CUDA_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def CUDALowerLibraryCalls
+    : Pass<"onyx-cuda-lower-library-calls", "mlir::ModuleOp"> {
+  let summary = "GEMMs and convolutions on buffers become cuBLASLt/cuDNN calls";
+  let description = [{
+    Runs before the kernels are formed. Every top-level linalg op of
+    the bound entry that computes `out += in0 * in1` on dense f32 buffers
+    and is a (batched) GEMM after collapsing its batch, M, N and K loops
+    becomes a call of `onyxrt_cuda_gemm` (cuBLASLt); the grouped convolution
+    generic of the Conv lowering becomes `onyxrt_cuda_conv` (cuDNN). Dynamic
+    dims are call arguments. A zero linalg.fill of the output right before
+    is absorbed (the call overwrites). Host constants are passed as their
+    session copy on the device (`gpu.memcpy {onyx.session_constant}`). The
+    calls carry `onyx.cuda_status`; onyx-cuda-lower-launches checks them.
+    Ops that do not match are left for the outlining pass.
+  }];
+  let options = [
+    Option<"tf32", "tf32", "bool", "false",
+           "Allow TF32 tensor-core arithmetic for f32 GEMMs and convolutions">
+  ];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
+    "mlir::gpu::GPUDialect", "mlir::LLVM::LLVMDialect",
+    "mlir::memref::MemRefDialect", "onyx::OnyxDialect"
+  ];
+}
+
+def CUDAHostStackBuffers
+    : Pass<"onyx-cuda-host-stack-buffers", "mlir::ModuleOp"> {
+  let summary = "Small buffers only host code touches become host stack buffers";
+  let description = [{
+    In a CUDA session temporaries and pools are device memory. Small static
+    buffers (at most 512 elements) that only loads and stores of the entry's
+    own block touch, or that are the shape operand of a memref.reshape,
+    become `memref.alloca`s: the host writes and reads them without a kernel
+    or a readback.
+  }];
+  let dependentDialects = ["mlir::memref::MemRefDialect"];
+}
+
+def CUDASnapshotDeviceScalars
+    : Pass<"onyx-cuda-snapshot-device-scalars", "mlir::ModuleOp"> {
+  let summary = "Payload scalars only device code reads are copied at their point";
+  let description = [{
+    A `memref.load` of a device temporary or pool view whose value only
+    device code uses (kernels, or host loops that
+    onyx-cuda-form-serial-kernels runs as kernels) is read there later than
+    the load stood, when its buffer may hold something else. It is first
+    copied, on the device and in stream order, into a temporary of its own
+    (`onyx.alloc_temp` + `memref.copy`), which the device code reads. Graph
+    inputs are never written: their loads stay.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",
+    "onyx::OnyxDialect"
+  ];
+}
+
+def CUDAFormSerialKernels
+    : Pass<"onyx-cuda-form-serial-kernels", "mlir::ModuleOp"> {
+  let summary = "Host loop nests over device data become serial kernels";
+  let description = [{
+    A host loop nest (or a lone store) of the entry that reads or writes
+    device data element by element - the CPU form of CumSum, TopK,
+    NonZero, Unique, Compress, NonMaxSuppression, the scatters - becomes a
+    kernel launched with one thread, its linalg ops and copies lowered to
+    loops inside; its scalar results come back through a small device
+    buffer and one readback (`gpu.memcpy {onyx.readback}`). An outer loop
+    whose iterations write disjoint slices runs one iteration per thread
+    (lb + thread * step, step * threads). The model metadata gains
+    `device cuda` and `serial <node>` per node with such a kernel.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", "\"sm_90\"",
+           "NVVM target chip of the kernels">,
+    Option<"blockSize", "block-size", "int64_t", "256",
+           "Threads per block of a row-parallel serial kernel">
+  ];
+  let dependentDialects = [
+    "mlir::gpu::GPUDialect", "mlir::NVVM::NVVMDialect",
+    "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
+    "mlir::linalg::LinalgDialect", "mlir::memref::MemRefDialect",
+    "mlir::scf::SCFDialect", "mlir::ub::UBDialect", "onyx::OnyxDialect"
+  ];
+}
+
+def CUDAInsertReadbacks
+    : Pass<"onyx-cuda-insert-readbacks", "mlir::ModuleOp"> {
+  let summary = "What host code reads of device data is read back, grouped per point";
+  let description = [{
+    RFC Fix 3 on the CUDA target, per use. A host op that reads device data
+    it cannot leave to a kernel (a size from a shape input) reads a host
+    copy made by a `gpu.memcpy {onyx.readback}`: of the whole buffer when
+    it is static and small (shared by the other reads at the same point),
+    else of the one element. Readbacks are issued right after the last op
+    that may write device memory, so that those of one point are adjacent
+    (onyx-cuda-lower-launches gives them one synchronization). Loads only
+    kernels use are left to the kernels. A sequence element inserted from
+    host memory is inserted from its session copy. A host op that still
+    reads or writes device data, or reads a buffer that is host memory on
+    one path and device memory on another, is an error naming the node.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::gpu::GPUDialect",
+    "mlir::memref::MemRefDialect", "onyx::OnyxDialect"
+  ];
+}
+
+def CUDAOutlineDispatches
+    : Pass<"onyx-cuda-outline-dispatches", "mlir::ModuleOp"> {
+  let summary = "Outline the entry's linalg ops into GPU kernels";
+  let description = [{
+    The IREE seed's dispatch outlining, one dispatch per linalg op of the
+    entry outside kernels (top level or inside host control flow such as a
+    Loop body; copies and named ops generalized first, a constant fill
+    before a warp reduction absorbed into it as `onyx.reduction_init`).
+    Each dispatch becomes a `gpu.module` holding one `gpu.func` kernel whose
+    arguments are the buffer bindings (a bare base pointer per distinct
+    buffer) followed by i64 scalars: the dynamic offset, sizes and strides
+    of each binding (deduplicated, so a dim shared by several buffers is
+    passed once) and the scalars the body captures. Inside, each binding is
+    rebuilt with `memref.reinterpret_cast` and the op is cloned onto the
+    rebuilt buffers, for onyx-cuda-lower-reductions and
+    onyx-cuda-lower-dispatch-loops. The host launches it with
+    `gpu.launch_func`, the grid computed from the dynamic dims (32 threads
+    per output element for a warp reduction). Constants and external
+    weights are read through their session copy on the device; host reads
+    of device data that only kernels use are recomputed there. The model
+    metadata gains the line `device cuda`.
+  }];
+  let options = [
+    Option<"chip", "chip", "std::string", "\"sm_90\"",
+           "NVVM target chip of the kernels">,
+    Option<"blockSize", "block-size", "int64_t", "256",
+           "Threads per block of every kernel">
+  ];
+  let dependentDialects = [
+    "mlir::gpu::GPUDialect", "mlir::NVVM::NVVMDialect",
+    "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
+    "mlir::linalg::LinalgDialect", "mlir::memref::MemRefDialect",
+    "mlir::scf::SCFDialect", "mlir::ub::UBDialect", "onyx::OnyxDialect"
+  ];
+}
+
+def CUDALowerReductions
+    : Pass<"onyx-cuda-lower-reductions", "mlir::ModuleOp"> {
+  let summary = "Long f32 reductions in dispatch kernels: one warp per output element";
+  let description = [{
+    The op of a dispatch kernel whose body is `yield C(out, v)` with C an
+    f32 add, mul, max or min, over a reduction of at least 32 points (or a
+    dynamic one), becomes one warp per output element: each lane folds
+    every 32nd point of the linearized reduction space into a register
+    (f32 sums in f64), a `gpu.shuffle xor` butterfly combines the lanes and
+    lane 0 combines the result into the output element, or into the
+    absorbed fill value (`onyx.reduction_init`).
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::gpu::GPUDialect",
+    "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect"
+  ];
+}
+
+def CUDALowerDispatchLoops
+    : Pass<"onyx-cuda-lower-dispatch-loops", "mlir::ModuleOp"> {
+  let summary = "The op of each remaining dispatch kernel becomes a grid-stride loop";
+  let description = [{
+    The linalg op onyx-cuda-outline-dispatches put in a kernel becomes a
+    grid-stride loop over its linearized parallel iteration space; each
+    thread walks the reduction dims (if any) of its output elements
+    serially.
+  }];
+  let dependentDialects = [
+    "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
+    "mlir::gpu::GPUDialect", "mlir::memref::MemRefDialect",
+    "mlir::scf::SCFDialect"
+  ];
+}
+
+def CUDADeduplicateKernels
+    : Pass<"onyx-cuda-deduplicate-kernels", "mlir::ModuleOp"> {
+  let summary = "Identical kernels are one executable";
+  let description = [{
+    Kernels with identical bodies and targets are one `gpu.module`, which
+    the launches of the others use; the kernels left are renumbered
+    `<func>_dispatch_<N>` in order.
+  }];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
+def CUDASerializeKernels
+    : Pass<"onyx-cuda-serialize-kernels", "mlir::ModuleOp"> {
+  let summary = "Compile each NVVM gpu.module to a cubin plus its PTX";
+  let description = [{
+    Serializes every `gpu.module` (already in the NVVM dialect) through its
+    `#nvvm.target` to PTX and, with `ptxas` from the CUDA toolkit, to a
+    cubin, and replaces it with a `gpu.binary` holding both objects: the
+    cubin (`bin`) first, the PTX (`assembly`) as the fallback the driver
+    can JIT for another GPU. The toolkit is `toolkit`, else `$CUDA_HOME`,
+    `$CUDA_PATH` or /usr/local/cuda.
+  }];
+  let options = [
+    Option<"toolkit", "toolkit", "std::string", "\"\"",
+           "CUDA toolkit root (holds bin/ptxas and nvvm/libdevice)">,
+    Option<"emitBinary", "emit-binary", "bool", "true",
+           "Run ptxas (false: keep only the PTX)">
+  ];
+  let dependentDialects = ["mlir::gpu::GPUDialect"];
+}
+
+def CUDALowerLaunches : Pass<"onyx-cuda-lower-launches", "mlir::ModuleOp"> {
+  let summary = "Host side of the CUDA target: launches become runtime calls";
+  let description = [{
+    In the entry function, each `gpu.launch_func` becomes a call to
+    `onyxrt_cuda_launch(ctx, kernel, label, grid, block, n, args)` with the
+    kernel arguments packed as 8-byte slots, each `gpu.memcpy` a constant
+    upload (`onyxrt_cuda_upload`, or the session's copy for
+    `onyx.session_constant`) or a readback (`onyxrt_cuda_readback` into
+    pinned staging, the last of a run at one point followed by the run's one
+    synchronization, `onyxrt_cuda_readback_wait`); a non-zero status returns 1
+    from the entry (the runtime has recorded the message naming the CUDA
+    call and the node). Each `gpu.binary` becomes private constant globals
+    (the cubin, the NUL-terminated PTX) and one `OnyxCudaKernel` descriptor
+    per kernel.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::cf::ControlFlowDialect",
+    "mlir::func::FuncDialect", "mlir::LLVM::LLVMDialect",
+    "mlir::memref::MemRefDialect"
+  ];
+}
+
+#endif // ONYX_TARGET_CUDA_PASSES_TD
