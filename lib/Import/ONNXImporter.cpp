@@ -732,6 +732,14 @@ bool isImplementedNewAttribute(llvm::StringRef opType, llvm::StringRef name) {
       {"CastLike", "saturate"},
       {"Cast", "round_mode"},
       {"CastLike", "round_mode"},
+      // Quantization.cpp: blocked quantization, the result type and the
+      // division's precision; saturate for float8 results.
+      {"QuantizeLinear", "block_size"},
+      {"QuantizeLinear", "output_dtype"},
+      {"QuantizeLinear", "precision"},
+      {"QuantizeLinear", "saturate"},
+      {"DequantizeLinear", "block_size"},
+      {"DequantizeLinear", "output_dtype"},
       // The shared window code reads dilations and ceil_mode for every
       // pooling operator.
       {"AveragePool", "dilations"},

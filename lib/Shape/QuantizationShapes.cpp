@@ -69,6 +69,36 @@ quantParamBroadcast(OpBuilder &b, Location loc,
          << dims.size();
 }
 
+LogicalResult checkBlockedParam(OpBuilder &b, Location loc,
+                                ArrayRef<OpFoldResult> paramDims,
+                                ArrayRef<OpFoldResult> dims, int64_t axis,
+                                int64_t blockSize, StringRef what,
+                                Operation *diagOp) {
+  assert(blockSize > 0 && axis >= 0 && axis < int64_t(dims.size()) &&
+         "bad blocked quantization arguments");
+  if (paramDims.size() != dims.size())
+    return diagOp->emitError()
+           << what << " has rank " << paramDims.size()
+           << ", but blocked quantization needs the input's rank "
+           << dims.size();
+  IndexMath m(b, loc);
+  for (int64_t d = 0; d < int64_t(dims.size()); ++d) {
+    OpFoldResult want = d == axis ? m.ceilDiv(dims[d], m.cst(blockSize))
+                                  : dims[d];
+    std::string message =
+        (what + " dim " + std::to_string(d) + " is {0}, but " +
+         (d == axis ? "block_size " + std::to_string(blockSize) +
+                          " along axis " + std::to_string(axis) +
+                          " needs {1} blocks"
+                    : std::string("the input has {1}")))
+            .str();
+    if (failed(m.require(m.eq(paramDims[d], want), message,
+                         {paramDims[d], want}, diagOp)))
+      return failure();
+  }
+  return success();
+}
+
 FailureOr<OpFoldResult> windowLength(OpBuilder &b, Location loc,
                                      const IntList &size, Operation *diagOp) {
   IndexMath m(b, loc);

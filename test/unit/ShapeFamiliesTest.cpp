@@ -1566,6 +1566,38 @@ TEST_F(ShapeFamiliesTest, QuantParamBroadcast) {
   }
 }
 
+TEST_F(ShapeFamiliesTest, BlockedQuantParam) {
+  std::mt19937 rng(128);
+  for (int iter = 0; iter < 120; ++iter) {
+    Shape dims = randomShape(rng, 4, 1);
+    int64_t rank = int64_t(dims.size());
+    int64_t axis = pick(rng, 0, rank - 1), block = pick(rng, 1, 4);
+    // Reference: the input's dims with ceil(D / block) along the axis.
+    Shape good = dims;
+    good[axis] = (dims[axis] + block - 1) / block;
+    Shape param = good;
+    if (chance(rng, 30)) // a wrong extent somewhere
+      param[pick(rng, 0, rank - 1)] += pick(rng, 1, 2);
+    else if (chance(rng, 10)) // a wrong rank
+      param.push_back(1);
+    MaybeShape expected;
+    if (param == good)
+      expected = dims;
+    auto compute = [&](OpBuilder &b, Location loc, ArrayRef<Value> t,
+                       Operation *diag, bool) -> Dims {
+      auto d = sh::getDims(b, loc, t[0]);
+      if (failed(sh::checkBlockedParam(b, loc, sh::getDims(b, loc, t[1]), d,
+                                       axis, block, "scale", diag)))
+        return failure();
+      return d;
+    };
+    checkProperty({dims, param}, expected, compute,
+                  "blocked param " + str(param) + " for " + str(dims) +
+                      " axis " + std::to_string(axis) + " block " +
+                      std::to_string(block));
+  }
+}
+
 TEST_F(ShapeFamiliesTest, WindowLength) {
   std::mt19937 rng(125);
   for (int iter = 0; iter < 40; ++iter) {

@@ -40,6 +40,18 @@ quantParamBroadcast(mlir::OpBuilder &b, mlir::Location loc,
                     llvm::ArrayRef<OpFoldResult> dims, int64_t axis,
                     llvm::StringRef what, mlir::Operation *diagOp);
 
+/// Blocked quantization (QuantizeLinear/DequantizeLinear from opset 21,
+/// `block_size` > 0): the parameter has the operand's rank and its dims,
+/// except along `axis`, where it has ceil(dims[axis] / blockSize) entries
+/// (element i of the axis uses entry i / blockSize). Checked statically
+/// when known, else with `onyx.assert`; `what` names the parameter.
+mlir::LogicalResult checkBlockedParam(mlir::OpBuilder &b, mlir::Location loc,
+                                      llvm::ArrayRef<OpFoldResult> paramDims,
+                                      llvm::ArrayRef<OpFoldResult> dims,
+                                      int64_t axis, int64_t blockSize,
+                                      llvm::StringRef what,
+                                      mlir::Operation *diagOp);
+
 /// HannWindow / HammingWindow / BlackmanWindow: the output length, the value
 /// of the one-entry `size` list clamped at 0 (the operators' function bodies
 /// generate Range(0, size, 1), empty for a negative size).

@@ -184,6 +184,14 @@ Value convertFloat(OpBuilder &b, Location l, Value v, Type to) {
   return arith::TruncFOp::create(b, l, to, v);
 }
 
+} // namespace
+
+Value castFloatTo(OpBuilder &b, Location l, Value v, Type to) {
+  return convertFloat(b, l, v, to);
+}
+
+namespace {
+
 /// An element as read from a tensor -> its compute-type value.
 Value enterScalar(OpBuilder &b, Location l, Value v) {
   Type t = v.getType();
@@ -749,6 +757,8 @@ FailureOr<SmallVector<Value>> lowerClip(Operation *op, OpBuilder &b) {
 // Cast
 //===----------------------------------------------------------------------===//
 
+} // namespace
+
 /// The element type for an ONNX TensorProto.DataType code.
 FailureOr<Type> elementTypeForCode(Operation *op, int64_t code) {
   MLIRContext *ctx = op->getContext();
@@ -807,6 +817,8 @@ FailureOr<Type> elementTypeForCode(Operation *op, int64_t code) {
                            << " is not supported by the CPU lowering yet";
   }
 }
+
+namespace {
 
 /// A Cast operand or result type: numeric, or a storage-only float.
 LogicalResult requireCastable(Operation *op, Type type) {

@@ -54,6 +54,14 @@ mlir::LogicalResult convertHandleArguments(mlir::func::FuncOp func);
 /// and Scan lowerings call this on their bodies.
 mlir::LogicalResult lowerONNXOpsIn(mlir::Block &block);
 
+/// Float -> float with one rounding; bf16 by integer ops (Elementwise.cpp).
+mlir::Value castFloatTo(mlir::OpBuilder &b, mlir::Location l, mlir::Value v,
+                        mlir::Type to);
+/// The element type of an ONNX TensorProto.DataType code (Cast's `to`,
+/// QuantizeLinear's `output_dtype`, ...), or an error on `op`.
+mlir::FailureOr<mlir::Type> elementTypeForCode(mlir::Operation *op,
+                                               int64_t code);
+
 /// How the generic body reads one operand.
 struct OperandAccess {
   mlir::Value tensor;

@@ -6,12 +6,16 @@
 // BlackmanWindow).
 //
 // Quantization arithmetic follows the ONNX reference: quantizing is
-// `saturate(round_half_even(x / scale) + zero_point)` computed in x's float
-// type, dequantizing is `(x - zero_point) * scale` with the difference taken
-// exactly in integers. Scales and zero points are scalars, 1-D tensors along
-// an axis, or (MatMulInteger) tensors of the operand's rank; their layouts
-// come from shape::quantParamBroadcast. Only 8-bit quantized types are
-// handled (the operators' opset 10-13 type constraints). ui8 and i8 are
+// `saturate(round_half_even(x / scale) + zero_point)` with the division in
+// the type numpy promotes x and the scale to, dequantizing is
+// `(x - zero_point) * scale` with the difference taken exactly in integers
+// (docs/element-types.md has the details for every type). Scales and zero
+// points are scalars, 1-D tensors along an axis, tensors of the operand's
+// rank (MatMulInteger), or blocked (`block_size`); their layouts come from
+// shape::quantParamBroadcast and shape::checkBlockedParam. QuantizeLinear
+// and DequantizeLinear take every opset-25 quantized type (2- to 16-bit
+// integers, float8, float4e2m1, LowPrecision.h); the other operators take
+// 8-bit types. ui8 and i8 are
 // different MLIR types while arith only takes signless integers: unsigned
 // elements are reinterpreted with unrealized_conversion_cast, which
 // reconcile-unrealized-casts removes after the LLVM lowering.
@@ -40,6 +44,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Lowering.h"
+#include "LowPrecision.h"
 
 #include "onyx/Shape/QuantizationShapes.h"
 
@@ -220,6 +225,11 @@ FailureOr<int64_t> perAxis(Operation *op, ArrayRef<Value> params, int64_t axis,
   }
   if (!needsAxis || rank == 0)
     return int64_t(-1);
+  // An axis the input does not have (QuantizeLinear's default 1 on a 1-D
+  // input, whose parameters' lengths are only known at run time): per
+  // tensor, the lengths then checked to be 1.
+  if (axis < -rank || axis >= rank)
+    return int64_t(-1);
   return normalizeAxis(op, axis, rank);
 }
 
@@ -248,6 +258,119 @@ quantInputs(Operation *op, OpBuilder &b, Value x, Value scale,
 // QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear
 //===----------------------------------------------------------------------===//
 
+/// The quantized element types of QuantizeLinear/DequantizeLinear (opset
+/// 25): the 2-, 4-, 8- and 16-bit integers, the four signed float8 kinds
+/// and float4e2m1.
+bool isQuantizedType(Type type) {
+  if (auto intType = dyn_cast<IntegerType>(type))
+    return llvm::is_contained({2u, 4u, 8u, 16u}, intType.getWidth());
+  return isStorageFloat(type) && !isa<Float8E8M0FNUType>(type);
+}
+
+/// The saturation range of a quantized integer type.
+std::pair<int64_t, int64_t> integerRange(IntegerType type) {
+  unsigned w = type.getWidth();
+  if (type.isUnsigned())
+    return {0, (int64_t(1) << w) - 1};
+  return {-(int64_t(1) << (w - 1)), (int64_t(1) << (w - 1)) - 1};
+}
+
+/// A scalar as a float compute value: floats widened (f16/bf16 to f32,
+/// exactly), float8/float4 decoded, integers converted to `intTo`.
+Value toCompute(OpBuilder &b, Location loc, Value v, Type intTo) {
+  Type t = v.getType();
+  if (isStorageFloat(t))
+    return decodeStorageFloat(b, loc, v);
+  if (isa<FloatType>(t))
+    return t.getIntOrFloatBitWidth() < 32
+               ? castFloatTo(b, loc, v, b.getF32Type())
+               : v;
+  return toFloat(b, loc, v, intTo);
+}
+
+/// Where a (de)quantization generic reads its scale and zero point: inputs
+/// 1 and 2 of the generic (per tensor, per axis), or, for blocked
+/// quantization, tensor.extract at the element's index with the axis index
+/// divided by the block size.
+struct QuantLayout {
+  SmallVector<OperandAccess> inputs; ///< x first
+  Value scale, zeroPoint;            ///< blocked only (zeroPoint may be null)
+  int64_t axis = -1, blockSize = 0;
+
+  /// The scale and zero point (null when absent) of the current element.
+  std::pair<Value, Value> read(OpBuilder &b, Location loc, ValueRange in,
+                               int64_t rank) const {
+    if (blockSize == 0)
+      return {in[1], in.size() > 2 ? in[2] : Value()};
+    SmallVector<Value> indices;
+    for (int64_t d = 0; d < rank; ++d) {
+      Value i = linalg::IndexOp::create(b, loc, d);
+      if (d == axis)
+        i = arith::DivUIOp::create(
+            b, loc, i, arith::ConstantIndexOp::create(b, loc, blockSize));
+      indices.push_back(i);
+    }
+    Value s = tensor::ExtractOp::create(b, loc, scale, indices);
+    Value z = zeroPoint ? tensor::ExtractOp::create(b, loc, zeroPoint, indices)
+                              .getResult()
+                        : Value();
+    return {s, z};
+  }
+};
+
+FailureOr<QuantLayout> quantLayout(Operation *op, OpBuilder &b, Value x,
+                                   Value scale, StringRef scaleWhat,
+                                   Value zeroPoint, StringRef zeroPointWhat,
+                                   ArrayRef<OpFoldResult> dims,
+                                   int64_t axisAttr, int64_t blockSize) {
+  Location loc = op->getLoc();
+  int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
+  QuantLayout layout;
+  if (blockSize < 0)
+    return op->emitError() << "block_size " << blockSize
+                           << " is negative";
+  if (blockSize == 0) {
+    auto axis = perAxis(op, {scale, zeroPoint}, axisAttr, rank);
+    if (failed(axis))
+      return failure();
+    auto inputs = quantInputs(op, b, x, scale, scaleWhat, zeroPoint,
+                              zeroPointWhat, dims, *axis);
+    if (failed(inputs))
+      return failure();
+    layout.inputs = std::move(*inputs);
+    return layout;
+  }
+  if (rank == 0)
+    return op->emitError("blocked quantization of a scalar");
+  auto axis = normalizeAxis(op, axisAttr, rank);
+  if (failed(axis))
+    return failure();
+  for (auto [param, what] : {std::pair{scale, scaleWhat},
+                             std::pair{zeroPoint, zeroPointWhat}}) {
+    if (isAbsent(param))
+      continue;
+    auto type = requireRanked(op, param, what);
+    if (failed(type) ||
+        failed(shape::checkBlockedParam(b, loc, shape::getDims(b, loc, param),
+                                        dims, *axis, blockSize, what, op)))
+      return failure();
+  }
+  layout.inputs = {identityAccess(x)};
+  layout.scale = scale;
+  layout.zeroPoint = isAbsent(zeroPoint) ? Value() : zeroPoint;
+  layout.axis = *axis;
+  layout.blockSize = blockSize;
+  return layout;
+}
+
+/// QuantizeLinear as the ONNX reference computes it: x / y_scale in the
+/// type numpy promotes the two to (f64 for int32 inputs or scales; f16 or
+/// bf16 only when both are), or `precision`'s; then
+///  - integers: saturate(round_half_even(x / y_scale) + y_zero_point), the
+///    sum taken in integers (NaN gives the range's low end);
+///  - float8: x / y_scale rounded to the type (saturate as the attribute
+///    says; a zero point must be zero, and adding it would turn -0 into 0);
+///  - float4e2m1: x / y_scale + y_zero_point, rounded (always saturating).
 FailureOr<SmallVector<Value>> lowerQuantizeLinear(Operation *op, OpBuilder &b) {
   auto quant = cast<onnx::ONNXQuantizeLinearOp>(op);
   Location loc = op->getLoc();
@@ -258,52 +381,141 @@ FailureOr<SmallVector<Value>> lowerQuantizeLinear(Operation *op, OpBuilder &b) {
   if (failed(xType) || failed(scaleType))
     return failure();
   Type xElement = xType->getElementType();
-  if (!isa<FloatType>(xElement) && !xElement.isSignlessInteger(32))
+  Type scaleElement = scaleType->getElementType();
+  auto isInput = [](Type t) {
+    return (isa<FloatType>(t) && !isStorageFloat(t)) ||
+           t.isSignlessInteger(32);
+  };
+  if (!isInput(xElement))
     return op->emitError() << "QuantizeLinear of " << xElement
                            << " is not supported (float or int32 only)";
-  if (!isa<FloatType>(scaleType->getElementType()))
-    return op->emitError("y_scale must be a float tensor");
-  // The result type is the zero point's; without one, uint8.
+  if (!isInput(scaleElement) && !isa<Float8E8M0FNUType>(scaleElement))
+    return op->emitError() << "y_scale of element type " << scaleElement
+                           << " is not supported";
+  // The result type: the zero point's, else output_dtype's, else uint8.
   Type resultElement =
       IntegerType::get(b.getContext(), 8, IntegerType::Unsigned);
+  if (int64_t code = quant.getOutputDtype()) {
+    auto type = elementTypeForCode(op, code);
+    if (failed(type))
+      return failure();
+    resultElement = *type;
+  }
   if (!isAbsent(zeroPoint)) {
     auto zpType = requireRanked(op, zeroPoint, "y_zero_point");
     if (failed(zpType))
       return failure();
+    if (quant.getOutputDtype() && zpType->getElementType() != resultElement)
+      return op->emitError()
+             << "output_dtype " << resultElement
+             << " differs from y_zero_point's element type "
+             << zpType->getElementType();
     resultElement = zpType->getElementType();
   }
-  auto resultInt = require8Bit(op, resultElement, "QuantizeLinear's result");
-  if (failed(resultInt))
-    return failure();
-  // numpy divides an int32 x by a float32 scale in float64.
-  Type computeType = isa<FloatType>(xElement) ? xElement : b.getF64Type();
+  if (!isQuantizedType(resultElement))
+    return op->emitError() << "QuantizeLinear's result of element type "
+                           << resultElement
+                           << " is not supported (int2/4/8/16, uint2/4/8/16, "
+                              "float8, float4e2m1)";
+  // The division's type.
+  Type f32 = b.getF32Type(), f64 = b.getF64Type();
+  Type divType;
+  if (int64_t precision = quant.getPrecision()) {
+    auto type = elementTypeForCode(op, precision);
+    if (failed(type))
+      return failure();
+    if (!isa<FloatType>(*type) || isStorageFloat(*type))
+      return op->emitError() << "precision " << *type
+                             << " is not supported (float types only)";
+    divType = *type;
+  } else if (!isa<FloatType>(xElement) || !isa<FloatType>(scaleElement) ||
+             xElement.isF64() || scaleElement.isF64()) {
+    divType = f64;
+  } else if (isStorageFloat(scaleElement)) {
+    divType = xElement.isF64() ? f64 : f32;
+  } else if (xElement == scaleElement) {
+    divType = xElement;
+  } else {
+    divType = xElement.getIntOrFloatBitWidth() >
+                      scaleElement.getIntOrFloatBitWidth()
+                  ? xElement
+                  : scaleElement.getIntOrFloatBitWidth() >
+                            xElement.getIntOrFloatBitWidth()
+                        ? scaleElement
+                        : f32; // f16 with bf16
+  }
+  // Computed in f32 or f64; a 16-bit division is rounded to its type.
+  Type wide = divType.isF64() ? f64 : f32;
+  bool saturate = quant.getSaturate() != 0;
 
   int64_t rank = xType->getRank();
-  auto axis = perAxis(op, {scale, zeroPoint}, quant.getAxis(), rank);
-  if (failed(axis))
-    return failure();
   SmallVector<OpFoldResult> dims = shape::getDims(b, loc, x);
-  auto inputs = quantInputs(op, b, x, scale, "y_scale", zeroPoint,
-                            "y_zero_point", dims, *axis);
-  if (failed(inputs))
+  auto layout = quantLayout(op, b, x, scale, "y_scale", zeroPoint,
+                            "y_zero_point", dims, quant.getAxis(),
+                            quant.getBlockSize());
+  if (failed(layout))
     return failure();
   Value init = emptyTensor(b, loc, dims, resultElement);
   Value result = buildGeneric(
-      b, loc, *inputs, init, iota(rank),
+      b, loc, layout->inputs, init, iota(rank),
       SmallVector<IteratorType>(rank, IteratorType::parallel),
       [&](OpBuilder &nb, Location nl, ValueRange in, Value) -> Value {
-        Value v = toFloat(nb, nl, in[0], computeType);
-        Value s = toFloat(nb, nl, in[1], computeType);
-        Value r = math::RoundEvenOp::create(
-            nb, nl, arith::DivFOp::create(nb, nl, v, s));
-        if (in.size() > 2)
-          r = arith::AddFOp::create(nb, nl, r,
-                                    toFloat(nb, nl, in[2], computeType));
-        return saturateTo(nb, nl, r, *resultInt);
+        auto [sv, zv] = layout->read(nb, nl, in, rank);
+        Value v = castFloatTo(nb, nl, toCompute(nb, nl, in[0], wide), wide);
+        Value s = castFloatTo(nb, nl, toCompute(nb, nl, sv, wide), wide);
+        Value q = arith::DivFOp::create(nb, nl, v, s);
+        if (divType != wide)
+          q = castFloatTo(nb, nl, castFloatTo(nb, nl, q, divType), wide);
+        if (isStorageFloat(resultElement)) {
+          if (zv) {
+            Value z = castFloatTo(nb, nl, decodeStorageFloat(nb, nl, zv), wide);
+            Value sum = arith::AddFOp::create(nb, nl, q, z);
+            if (isa<Float4E2M1FNType>(resultElement)) {
+              q = sum;
+            } else {
+              Value isZero = arith::CmpFOp::create(
+                  nb, nl, arith::CmpFPredicate::OEQ, z,
+                  scalarConstant(nb, nl, wide, 0.0));
+              q = arith::SelectOp::create(nb, nl, isZero, q, sum);
+            }
+          }
+          return encodeStorageFloat(nb, nl, q, resultElement, saturate);
+        }
+        auto intType = cast<IntegerType>(resultElement);
+        auto [lo, hi] = integerRange(intType);
+        Type i64 = nb.getI64Type();
+        // round, then into i64 (clamped far beyond any range; NaN: lo).
+        Value r = math::RoundEvenOp::create(nb, nl, q);
+        Value limit = scalarConstant(nb, nl, wide, 0x1p62);
+        Value clamped = arith::MinimumFOp::create(
+            nb, nl,
+            arith::MaximumFOp::create(
+                nb, nl, r, scalarConstant(nb, nl, wide, -0x1p62)),
+            limit);
+        Value isNaN =
+            arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::UNO, r, r);
+        clamped = arith::SelectOp::create(
+            nb, nl, isNaN, scalarConstant(nb, nl, wide, double(lo)), clamped);
+        Value qi = arith::FPToSIOp::create(nb, nl, i64, clamped);
+        if (zv)
+          qi = arith::AddIOp::create(nb, nl, qi, toI64(nb, nl, zv));
+        qi = arith::MaxSIOp::create(
+            nb, nl, qi,
+            arith::ConstantOp::create(nb, nl, nb.getI64IntegerAttr(lo)));
+        qi = arith::MinSIOp::create(
+            nb, nl, qi,
+            arith::ConstantOp::create(nb, nl, nb.getI64IntegerAttr(hi)));
+        Value narrow = arith::TruncIOp::create(nb, nl, signlessOf(intType), qi);
+        return castScalar(nb, nl, narrow, intType);
       });
   return SmallVector<Value>{result};
 }
 
+/// DequantizeLinear as the ONNX reference computes it: (x - x_zero_point)
+/// in f32 (f64 for int32 with a zero point, or an f64 scale; integer
+/// differences are exact), times x_scale, rounded once to output_dtype (or
+/// x_scale's type). float8/float4 elements and zero points are decoded
+/// first.
 FailureOr<SmallVector<Value>> lowerDequantizeLinear(Operation *op,
                                                     OpBuilder &b) {
   auto dequant = cast<onnx::ONNXDequantizeLinearOp>(op);
@@ -314,41 +526,68 @@ FailureOr<SmallVector<Value>> lowerDequantizeLinear(Operation *op,
   auto scaleType = requireRanked(op, scale, "x_scale");
   if (failed(xType) || failed(scaleType))
     return failure();
-  auto xInt = dyn_cast<IntegerType>(xType->getElementType());
-  if (!xInt || (xInt.getWidth() != 8 && !xInt.isSignlessInteger(32)))
-    return op->emitError() << "DequantizeLinear of " << xType->getElementType()
-                           << " is not supported (int8, uint8, int32 only)";
-  Type resultElement = scaleType->getElementType();
-  if (!isa<FloatType>(resultElement))
+  Type xElement = xType->getElementType();
+  if (!isQuantizedType(xElement) && !xElement.isSignlessInteger(32))
+    return op->emitError() << "DequantizeLinear of " << xElement
+                           << " is not supported (int2/4/8/16/32, "
+                              "uint2/4/8/16, float8, float4e2m1)";
+  Type scaleElement = scaleType->getElementType();
+  if (!isa<FloatType>(scaleElement))
     return op->emitError("x_scale must be a float tensor");
+  Type resultElement = scaleElement;
+  if (int64_t code = dequant.getOutputDtype()) {
+    auto type = elementTypeForCode(op, code);
+    if (failed(type))
+      return failure();
+    resultElement = *type;
+  }
+  if (!isa<FloatType>(resultElement) || isStorageFloat(resultElement))
+    return op->emitError() << "DequantizeLinear's result of element type "
+                           << resultElement
+                           << " is not supported (float, float16, bfloat16, "
+                              "double)";
   if (!isAbsent(zeroPoint)) {
     auto zpType = requireRanked(op, zeroPoint, "x_zero_point");
     if (failed(zpType))
       return failure();
-    if (zpType->getElementType() != xInt)
+    if (zpType->getElementType() != xElement)
       return op->emitError() << "x_zero_point must have x's element type "
-                             << xInt << "; it is " << zeroPoint.getType();
+                             << xElement << "; it is " << zeroPoint.getType();
   }
+  Type wide = scaleElement.isF64() || resultElement.isF64() ||
+                      (xElement.isSignlessInteger(32) && !isAbsent(zeroPoint))
+                  ? b.getF64Type()
+                  : b.getF32Type();
   int64_t rank = xType->getRank();
-  auto axis = perAxis(op, {scale, zeroPoint}, dequant.getAxis(), rank);
-  if (failed(axis))
-    return failure();
   SmallVector<OpFoldResult> dims = shape::getDims(b, loc, x);
-  auto inputs = quantInputs(op, b, x, scale, "x_scale", zeroPoint,
-                            "x_zero_point", dims, *axis);
-  if (failed(inputs))
+  auto layout = quantLayout(op, b, x, scale, "x_scale", zeroPoint,
+                            "x_zero_point", dims, dequant.getAxis(),
+                            dequant.getBlockSize());
+  if (failed(layout))
     return failure();
   Value init = emptyTensor(b, loc, dims, resultElement);
   Value result = buildGeneric(
-      b, loc, *inputs, init, iota(rank),
+      b, loc, layout->inputs, init, iota(rank),
       SmallVector<IteratorType>(rank, IteratorType::parallel),
       [&](OpBuilder &nb, Location nl, ValueRange in, Value) -> Value {
-        // x - zero_point exactly (in i64), then scaled.
-        Value d = toI64(nb, nl, in[0]);
-        if (in.size() > 2)
-          d = arith::SubIOp::create(nb, nl, d, toI64(nb, nl, in[2]));
-        Value f = arith::SIToFPOp::create(nb, nl, resultElement, d);
-        return arith::MulFOp::create(nb, nl, f, in[1]);
+        auto [sv, zv] = layout->read(nb, nl, in, rank);
+        Value d;
+        if (isStorageFloat(xElement)) {
+          d = castFloatTo(nb, nl, decodeStorageFloat(nb, nl, in[0]), wide);
+          if (zv)
+            d = arith::SubFOp::create(
+                nb, nl, d,
+                castFloatTo(nb, nl, decodeStorageFloat(nb, nl, zv), wide));
+        } else {
+          // x - zero_point exactly (in i64).
+          Value di = toI64(nb, nl, in[0]);
+          if (zv)
+            di = arith::SubIOp::create(nb, nl, di, toI64(nb, nl, zv));
+          d = arith::SIToFPOp::create(nb, nl, wide, di);
+        }
+        Value s = castFloatTo(nb, nl, toCompute(nb, nl, sv, wide), wide);
+        return castFloatTo(nb, nl, arith::MulFOp::create(nb, nl, d, s),
+                            resultElement);
       });
   return SmallVector<Value>{result};
 }

@@ -4,7 +4,8 @@
 //
 // Quantization (Quantization.cpp): QuantizeLinear / DequantizeLinear /
 // DynamicQuantizeLinear are elementwise generics (round half to even,
-// saturation in float, ui8 reinterpreted through unrealized casts);
+// QuantizeLinear's saturation in integers, ui8 reinterpreted through
+// unrealized casts; the newer types: onnx-to-tensor-element-types.mlir);
 // MatMulInteger and QLinearMatMul widen the zero-point-adjusted operands to
 // f64 and reuse MatMul's contraction generic (which the CPU backend sends to
 // BLAS); Dropout in inference mode is the identity with an all-true mask;
@@ -30,13 +31,16 @@
 // CHECK:           %[[SV:.*]] = tensor.extract %[[S]][%[[IDX]]] : tensor<?xf32>
 // CHECK:           %[[Q:.*]] = arith.divf %{{.*}}, %[[SV]] : f32
 // CHECK:           %[[R:.*]] = math.roundeven %[[Q]] : f32
-// CHECK:           arith.sitofp %{{.*}} : i8 to f32
-// CHECK:           arith.addf %[[R]]
-// CHECK:           arith.constant 1.270000e+02 : f32
-// CHECK:           arith.constant -1.280000e+02 : f32
 // CHECK:           arith.maximumf
 // CHECK:           arith.minimumf
-// CHECK:           arith.fptosi %{{.*}} : f32 to i8
+// CHECK:           %[[QI:.*]] = arith.fptosi %{{.*}} : f32 to i64
+// CHECK:           %[[ZI:.*]] = arith.extsi %{{.*}} : i8 to i64
+// CHECK:           %[[SUM:.*]] = arith.addi %[[QI]], %[[ZI]] : i64
+// CHECK:           arith.constant -128 : i64
+// CHECK:           arith.maxsi %[[SUM]]
+// CHECK:           arith.constant 127 : i64
+// CHECK:           arith.minsi
+// CHECK:           arith.trunci %{{.*}} : i64 to i8
 func.func @quantize_per_axis(%x: tensor<2x?xf32>, %s: tensor<?xf32>) -> tensor<2x?xi8> {
   %z = "onnx.Constant"() {value = dense<[1, 2, 3]> : tensor<3xi8>} : () -> tensor<3xi8>
   %0 = "onnx.QuantizeLinear"(%x, %s, %z) {axis = 1 : i64} : (tensor<2x?xf32>, tensor<?xf32>, tensor<3xi8>) -> tensor<2x?xi8>
@@ -45,13 +49,16 @@ func.func @quantize_per_axis(%x: tensor<2x?xf32>, %s: tensor<?xf32>) -> tensor<2
 
 // -----
 
-// Without a zero point the result is uint8: 0 <= y <= 255 through fptoui.
+// Without a zero point the result is uint8: the rounded quotient saturated
+// to 0 <= y <= 255 in i64.
 // CHECK-LABEL: func.func @quantize_no_zero_point
 // CHECK:         linalg.generic
 // CHECK:           arith.divf
 // CHECK:           math.roundeven
-// CHECK-NOT:       arith.addf
-// CHECK:           arith.fptoui %{{.*}} : f32 to i8
+// CHECK:           arith.fptosi %{{.*}} : f32 to i64
+// CHECK-NOT:       arith.addi
+// CHECK:           arith.constant 255 : i64
+// CHECK:           arith.trunci %{{.*}} : i64 to i8
 // CHECK:           builtin.unrealized_conversion_cast %{{.*}} : i8 to ui8
 // CHECK:         } -> tensor<4xui8>
 func.func @quantize_no_zero_point(%x: tensor<4xf32>, %s: tensor<f32>) -> tensor<4xui8> {
@@ -262,7 +269,7 @@ func.func @blackman_constant() -> tensor<4xf64> {
 // -----
 
 func.func @quantize_to_i32(%x: tensor<4xf32>, %s: tensor<f32>, %z: tensor<i32>) -> tensor<4xi32> {
-  // expected-error @+1 {{QuantizeLinear's result of element type 'i32' is not supported (8-bit integers only)}}
+  // expected-error @+1 {{QuantizeLinear's result of element type 'i32' is not supported (int2/4/8/16, uint2/4/8/16, float8, float4e2m1)}}
   %0 = "onnx.QuantizeLinear"(%x, %s, %z) : (tensor<4xf32>, tensor<f32>, tensor<i32>) -> tensor<4xi32>
   return %0 : tensor<4xi32>
 }
