@@ -1,0 +1,414 @@
+//===- ConvCalls.cpp - Convolutions as cuDNN calls ------------------------===//
+//
+// The grouped convolution generic of the ONNX Conv lowering
+// (Y[n, g, m, o...] += X[n, g, c, o * s + t * d] * W[g, m, c, t...], the
+// input already padded; 1-3 spatial dims, a static group count) becomes
+// `onyxrt_cuda_conv` with the dims packed in a stack array: N, C, M, G,
+// in..., kernel..., out..., pads (0), strides..., dilations...
+// (runtime/include/onyx/onyx_runtime.h). The Conv lowering's bias broadcast
+// before it, a Relu after it, and ResNet's block tail
+// `relu(conv + bias + residual)` are folded into the call (cuDNN's
+// bias-activation convolution, the residual as its `z` operand) when
+// nothing else reads the intermediate buffers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LibraryCalls.h"
+
+#include "onyx/Dialect/Onyx/OnyxDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+using namespace mlir;
+
+namespace onyx::cuda {
+
+namespace {
+
+/// A linear affine expression in the loops: coefficient per loop; false
+/// for anything else (constants included: the input is already padded).
+bool linearCoefficients(AffineExpr expr, llvm::DenseMap<unsigned, int64_t> &out,
+                        int64_t scale = 1) {
+  if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+    out[dim.getPosition()] += scale;
+    return true;
+  }
+  auto bin = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!bin)
+    return false;
+  if (bin.getKind() == AffineExprKind::Add)
+    return linearCoefficients(bin.getLHS(), out, scale) &&
+           linearCoefficients(bin.getRHS(), out, scale);
+  if (bin.getKind() == AffineExprKind::Mul) {
+    if (auto c = dyn_cast<AffineConstantExpr>(bin.getRHS()))
+      return linearCoefficients(bin.getLHS(), out, scale * c.getValue());
+    if (auto c = dyn_cast<AffineConstantExpr>(bin.getLHS()))
+      return linearCoefficients(bin.getRHS(), out, scale * c.getValue());
+  }
+  return false;
+}
+
+bool isIdentityGeneric(linalg::GenericOp g, unsigned inputs) {
+  if (g.getNumDpsInputs() != inputs || g.getNumDpsInits() != 1 ||
+      g.getNumLoops() != g.getNumParallelLoops())
+    return false;
+  return llvm::all_of(g.getIndexingMapsArray(),
+                      [](AffineMap m) { return m.isIdentity(); });
+}
+
+/// The Conv lowering initializes the output with the bias broadcast over
+/// the channels (`yield %bias[c]` into `out`) right before the
+/// convolution: that generic, if it is there.
+linalg::GenericOp findBiasBroadcast(Operation *conv, Value out) {
+  for (Operation *prev = conv->getPrevNode(); prev;
+       prev = prev->getPrevNode()) {
+    if (isNeutral(prev))
+      continue;
+    auto g = dyn_cast<linalg::GenericOp>(prev);
+    if (!g || !g.hasPureBufferSemantics() || g.getNumDpsInputs() != 1 ||
+        g.getNumDpsInits() != 1 || g.getDpsInits()[0] != out ||
+        g.getNumLoops() != g.getNumParallelLoops() || g.getNumLoops() < 3)
+      return {};
+    SmallVector<AffineMap> maps = g.getIndexingMapsArray();
+    auto biasType = dyn_cast<MemRefType>(g.getDpsInputs()[0].getType());
+    if (!maps[1].isIdentity() || maps[0].getNumResults() != 1 ||
+        maps[0].getResult(0) != getAffineDimExpr(1, g.getContext()) ||
+        !biasType || !isDenseF32(g.getDpsInputs()[0]))
+      return {};
+    Block &body = g.getRegion().front();
+    auto yield = cast<linalg::YieldOp>(body.getTerminator());
+    if (body.getOperations().size() != 1 ||
+        yield.getOperand(0) != body.getArgument(0))
+      return {};
+    return g;
+  }
+  return {};
+}
+
+/// ONNX Relu of the convolution's output right after it: a generic
+/// `max(in, 0)` from `out` into a buffer of the same shape.
+linalg::GenericOp findRelu(Operation *conv, Value out) {
+  for (Operation *next = conv->getNextNode(); next;
+       next = next->getNextNode()) {
+    if (isNeutral(next))
+      continue;
+    auto g = dyn_cast<linalg::GenericOp>(next);
+    if (!g || !g.hasPureBufferSemantics() || !isIdentityGeneric(g, 1) ||
+        g.getDpsInputs()[0] != out ||
+        g.getDpsInits()[0].getType() != out.getType() ||
+        !isDenseF32(g.getDpsInits()[0]))
+      return {};
+    Block &body = g.getRegion().front();
+    if (body.getOperations().size() != 2)
+      return {};
+    Operation *max = &body.front();
+    if (!isa<arith::MaximumFOp, arith::MaxNumFOp>(max) ||
+        cast<linalg::YieldOp>(body.getTerminator()).getOperand(0) !=
+            max->getResult(0))
+      return {};
+    auto isZero = [](Value v) {
+      auto cst = v.getDefiningOp<arith::ConstantOp>();
+      auto value = cst ? dyn_cast<FloatAttr>(cst.getValue()) : FloatAttr();
+      return value && value.getValue().isZero();
+    };
+    Value in = body.getArgument(0);
+    if (!((max->getOperand(0) == in && isZero(max->getOperand(1))) ||
+          (max->getOperand(1) == in && isZero(max->getOperand(0)))))
+      return {};
+    return g;
+  }
+  return {};
+}
+
+/// The residual Add right after a convolution: an elementwise generic
+/// writing `out = y + r` (or r + y) for `y` the convolution's output and a
+/// buffer `r` of the same type and dims. The Add lowering reads its
+/// operands with run-time broadcast selects, `select(dim == 1, 0, i)`,
+/// which are the identity when the operand's dim is the output's. Returns
+/// the generic and `r`.
+std::pair<linalg::GenericOp, Value> findResidualAdd(Operation *conv, Value y) {
+  auto none = std::make_pair(linalg::GenericOp(), Value());
+  Operation *next = conv->getNextNode();
+  while (next && isNeutral(next))
+    next = next->getNextNode();
+  auto g = dyn_cast_or_null<linalg::GenericOp>(next);
+  if (!g || !g.hasPureBufferSemantics() || g.getNumDpsInits() != 1 ||
+      g.getNumLoops() != g.getNumParallelLoops())
+    return none;
+  Value out = g.getDpsInits()[0];
+  if (out.getType() != y.getType() || !isDenseF32(out) ||
+      !g.getIndexingMapsArray().back().isIdentity())
+    return none;
+  Block &body = g.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add || add->getBlock() != &body)
+    return none;
+  auto sizes = dynamicSizes(out), ySizes = dynamicSizes(y);
+  if (!sizes || !ySizes || *sizes != *ySizes)
+    return none;
+  auto type = cast<MemRefType>(out.getType());
+  // The output's extent of dim d as an SSA value (null when static).
+  auto extent = [&](unsigned d) -> Value {
+    return type.isDynamicDim(d) ? (*sizes)[type.getDynamicDimIndex(d)]
+                                : Value();
+  };
+  auto isOne = [](Value v) {
+    auto c = getConstantIntValue(v);
+    return c && *c == 1;
+  };
+  // An operand of the add: a block argument of an identity-mapped input,
+  // or a load at identity indices (possibly through broadcast selects).
+  auto operandBuffer = [&](Value v) -> Value {
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() != &body || arg.getArgNumber() >= g.getNumDpsInputs())
+        return {};
+      OpOperand *operand = g.getDpsInputOperand(arg.getArgNumber());
+      if (!g.getMatchingIndexingMap(operand).isIdentity())
+        return {};
+      return operand->get();
+    }
+    auto load = v.getDefiningOp<memref::LoadOp>();
+    if (!load || load->getBlock() != &body)
+      return {};
+    for (auto [d, index] : llvm::enumerate(load.getIndices())) {
+      Value i = index;
+      if (auto select = i.getDefiningOp<arith::SelectOp>()) {
+        auto cmp = select.getCondition().getDefiningOp<arith::CmpIOp>();
+        auto zero = getConstantIntValue(select.getTrueValue());
+        // select(extent_d == 1, 0, i): i itself, as i < extent_d.
+        if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::eq || !zero ||
+            *zero != 0 || !extent(d) ||
+            !((cmp.getLhs() == extent(d) && isOne(cmp.getRhs())) ||
+              (cmp.getRhs() == extent(d) && isOne(cmp.getLhs()))))
+          return {};
+        i = select.getFalseValue();
+      }
+      auto idx = i.getDefiningOp<linalg::IndexOp>();
+      if (!idx || idx.getDim() != d)
+        return {};
+    }
+    Value buffer = load.getMemRef();
+    auto bufferSizes = dynamicSizes(buffer);
+    if (buffer.getType() != out.getType() || !bufferSizes ||
+        *bufferSizes != *sizes)
+      return {};
+    return buffer;
+  };
+  Value lhs = operandBuffer(add.getLhs()), rhs = operandBuffer(add.getRhs());
+  if (!lhs || !rhs || !isDenseF32(lhs) || !isDenseF32(rhs))
+    return none;
+  // Nothing else in the body has effects.
+  for (Operation &inner : body.without_terminator())
+    if (!isa<linalg::IndexOp, arith::SelectOp, arith::CmpIOp, arith::ConstantOp,
+             memref::LoadOp, arith::AddFOp>(inner))
+      return none;
+  if (lhs == y && rhs != y)
+    return {g, rhs};
+  if (rhs == y && lhs != y)
+    return {g, lhs};
+  return none;
+}
+
+} // namespace
+
+std::optional<ConvMatch> matchConv(linalg::LinalgOp op) {
+  if (!isMulAddOp(op))
+    return std::nullopt;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  auto yDims = mapDims(maps[2]);
+  auto wDims = mapDims(maps[1]);
+  if (!yDims || !wDims || yDims->size() < 4 || yDims->size() > 6 ||
+      wDims->size() != yDims->size() ||
+      maps[0].getNumResults() != yDims->size())
+    return std::nullopt;
+  int64_t rank = int64_t(yDims->size()) - 3;
+  unsigned numLoops = op.getNumLoops();
+  if (numLoops != unsigned(3 + 2 * rank + 1))
+    return std::nullopt;
+  unsigned n = (*yDims)[0], g = (*yDims)[1], m = (*yDims)[2];
+  if ((*wDims)[0] != g || (*wDims)[1] != m)
+    return std::nullopt;
+  unsigned c = (*wDims)[2];
+  SmallVector<unsigned> outs((*yDims).begin() + 3, (*yDims).end());
+  SmallVector<unsigned> taps((*wDims).begin() + 3, (*wDims).end());
+  // Every loop exactly once among n, g, m, outs, c, taps.
+  llvm::SmallBitVector seen(numLoops);
+  SmallVector<unsigned> all = {n, g, m, c};
+  all.append(outs);
+  all.append(taps);
+  for (unsigned d : all) {
+    if (seen.test(d))
+      return std::nullopt;
+    seen.set(d);
+  }
+  if (seen.count() != numLoops)
+    return std::nullopt;
+  auto iterators = op.getIteratorTypesArray();
+  for (unsigned d : {n, g, m})
+    if (!linalg::isParallelIterator(iterators[d]))
+      return std::nullopt;
+  for (unsigned d : outs)
+    if (!linalg::isParallelIterator(iterators[d]))
+      return std::nullopt;
+  if (!linalg::isReductionIterator(iterators[c]))
+    return std::nullopt;
+  for (unsigned d : taps)
+    if (!linalg::isReductionIterator(iterators[d]))
+      return std::nullopt;
+  // X[n, g, c, o * s + t * d].
+  AffineMap xMap = maps[0];
+  auto isDim = [&](unsigned r, unsigned d) {
+    auto dim = dyn_cast<AffineDimExpr>(xMap.getResult(r));
+    return dim && dim.getPosition() == d;
+  };
+  if (!isDim(0, n) || !isDim(1, g) || !isDim(2, c))
+    return std::nullopt;
+  ConvMatch match;
+  match.rank = rank;
+  for (int64_t i = 0; i < rank; ++i) {
+    llvm::DenseMap<unsigned, int64_t> coefficients;
+    if (!linearCoefficients(xMap.getResult(3 + i), coefficients))
+      return std::nullopt;
+    int64_t stride = coefficients.lookup(outs[i]);
+    int64_t dilation = coefficients.lookup(taps[i]);
+    coefficients.erase(outs[i]);
+    coefficients.erase(taps[i]);
+    for (auto &entry : coefficients)
+      if (entry.second != 0)
+        return std::nullopt;
+    if (stride <= 0)
+      return std::nullopt;
+    if (dilation <= 0) {
+      // No tap term: only a kernel extent of 1 reads like that.
+      auto wType = cast<MemRefType>(op.getDpsInputs()[1].getType());
+      if (dilation < 0 || wType.getDimSize(3 + i) != 1)
+        return std::nullopt;
+      dilation = 1;
+    }
+    match.strides.push_back(stride);
+    match.dilations.push_back(dilation);
+  }
+  // The group count must be static (it shapes the descriptors).
+  auto yType = cast<MemRefType>(op.getDpsInits()[0].getType());
+  if (yType.isDynamicDim(1))
+    return std::nullopt;
+  match.x = op.getDpsInputs()[0];
+  match.w = op.getDpsInputs()[1];
+  match.y = op.getDpsInits()[0];
+  return match;
+}
+
+void lowerConv(LibraryCallBuilder &calls, Value context, linalg::LinalgOp op,
+               const ConvMatch &match) {
+  Location loc = op.getLoc();
+  // Bias and ReLU fused into the call (cuDNN's bias-activation
+  // convolution): the broadcast generic before and the Relu generic after
+  // disappear, the call writes the ReLU's output.
+  Value yRoot = reshapeRoot(match.y);
+  Value target = match.y;
+  Value biasBuffer;
+  int32_t fused = 0;
+  // The call goes where the last op it replaces was (the ReLU's output
+  // buffer may be defined after the convolution).
+  Operation *anchor = op;
+  linalg::GenericOp fusedRelu, fusedAdd;
+  Value residual;
+  if (linalg::GenericOp bias = findBiasBroadcast(op, yRoot)) {
+    linalg::GenericOp relu = findRelu(op, yRoot);
+    SmallVector<Operation *> users = {bias, op};
+    if (relu)
+      users.push_back(relu);
+    if (relu && onlyUsedBy(yRoot, users)) {
+      target = relu.getDpsInits()[0];
+      fused = kConvRelu;
+      fusedRelu = relu;
+      anchor = relu;
+    } else if (auto [add, other] = findResidualAdd(op, yRoot); add) {
+      // ResNet's block tail: relu(conv + bias + residual), one call
+      // (cuDNN's z operand).
+      Value sum = add.getDpsInits()[0];
+      linalg::GenericOp relu2 = findRelu(add, sum);
+      if (relu2 && onlyUsedBy(yRoot, {bias, op, add}) &&
+          (relu2.getDpsInits()[0] == sum ||
+           onlyUsedBy(sum, {add.getOperation(), relu2.getOperation()}))) {
+        target = relu2.getDpsInits()[0];
+        residual = other;
+        fused = kConvRelu;
+        fusedAdd = add;
+        fusedRelu = relu2;
+        anchor = relu2;
+      }
+    }
+    biasBuffer = bias.getDpsInputs()[0];
+    bias->erase();
+  }
+  bool zeroed = biasBuffer || absorbZeroFill(op, match.y);
+  OpBuilder b(anchor);
+  auto dim = [&](Value buffer, int64_t d) -> Value {
+    auto type = cast<MemRefType>(buffer.getType());
+    if (!type.isDynamicDim(d))
+      return calls.i64(b, loc, type.getDimSize(d));
+    return arith::IndexCastOp::create(b, loc, b.getI64Type(),
+                                      memref::DimOp::create(b, loc, buffer, d));
+  };
+  auto mul = [&](Value x, Value y) -> Value {
+    return arith::MulIOp::create(b, loc, x, y);
+  };
+  int64_t r = match.rank;
+  Value g = dim(match.y, 1);
+  // N, C, M, G, in..., kernel..., out..., pads..., strides...,
+  // dilations....
+  SmallVector<Value> dims = {dim(match.y, 0), mul(g, dim(match.x, 2)),
+                             mul(g, dim(match.y, 2)), g};
+  for (int64_t i = 0; i < r; ++i)
+    dims.push_back(dim(match.x, 3 + i));
+  for (int64_t i = 0; i < r; ++i)
+    dims.push_back(dim(match.w, 3 + i));
+  for (int64_t i = 0; i < r; ++i)
+    dims.push_back(dim(match.y, 3 + i));
+  for (int64_t i = 0; i < r; ++i)
+    dims.push_back(calls.i64(b, loc, 0));
+  for (int64_t i = 0; i < r; ++i)
+    dims.push_back(calls.i64(b, loc, match.strides[i]));
+  for (int64_t i = 0; i < r; ++i)
+    dims.push_back(calls.i64(b, loc, match.dilations[i]));
+  auto ptr = LLVM::LLVMPointerType::get(b.getContext());
+  Value array = LLVM::AllocaOp::create(
+      b, loc, ptr, b.getI64Type(), calls.i64(b, loc, int64_t(dims.size())), 8);
+  for (auto [i, value] : llvm::enumerate(dims)) {
+    Value address = LLVM::GEPOp::create(b, loc, ptr, b.getI64Type(), array,
+                                        ArrayRef<LLVM::GEPArg>{int32_t(i)});
+    LLVM::StoreOp::create(b, loc, value, address);
+  }
+  int32_t flags =
+      (zeroed ? 0 : kConvAccumulate) | (calls.tf32 ? kConvTF32 : 0) | fused;
+  Value biasPointer = biasBuffer
+                          ? calls.devicePointer(b, loc, context, biasBuffer)
+                          : Value(LLVM::ZeroOp::create(b, loc, ptr));
+  SmallVector<Value> args = {
+      context,
+      calls.label(b, loc, calls.labelFor(op, "cuDNN")),
+      calls.i32(b, loc, kOnyxF32),
+      calls.i32(b, loc, flags),
+      calls.i64(b, loc, r),
+      array,
+      calls.devicePointer(b, loc, context, match.x),
+      calls.devicePointer(b, loc, context, match.w),
+      biasPointer,
+      residual ? calls.devicePointer(b, loc, context, residual)
+               : Value(LLVM::ZeroOp::create(b, loc, ptr)),
+      calls.devicePointer(b, loc, context, target)};
+  calls.emitCall(b, loc, kConvFn, args);
+  if (fusedAdd)
+    calls.eraseLater(fusedAdd);
+  if (fusedRelu)
+    calls.eraseLater(fusedRelu);
+  op->erase();
+}
+
+} // namespace onyx::cuda

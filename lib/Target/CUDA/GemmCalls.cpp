@@ -1,0 +1,246 @@
+//===- GemmCalls.cpp - GEMM-class contractions as cuBLASLt calls ----------===//
+//
+// Any linalg op (named or generic) whose body is `out + in0 * in1` on f32
+// and whose maps are plain loops is classified into batch, M, N and K loops
+// (batch: in all three operands; M: A and C; N: B and C; K: A and B,
+// reduction). It is a row-major strided batched GEMM when every operand is
+// a dense, identity-layout buffer whose dims come in the order
+// [batch..., rows..., cols...] with each group contiguous: then the groups
+// collapse (M = product of the M loops, ...), A is [M, K] or [K, M]
+// (transposed), B [K, N] or [N, K], C [M, N]:
+//
+//   %s = func.call @onyxrt_cuda_gemm(%ctx, @label, f32, flags, batch, m, n,
+//            k, %a, lda, strideA, %b, ldb, strideB, %c, ldc, strideC, %bias)
+//            {onyx.cuda_status}
+//
+// A zero fill of C before is absorbed (the call overwrites), and so is a
+// bias Add over C's last dim right after a non-batched GEMM (cuBLASLt's
+// bias epilogue; the call writes the Add's output).
+//
+//===----------------------------------------------------------------------===//
+
+#include "LibraryCalls.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+using namespace mlir;
+
+namespace onyx::cuda {
+
+namespace {
+
+/// ONNX MatMul + Add of a bias over the last dim, right after the GEMM:
+/// `out[..., j] = c[..., j] + bias[j]` (either operand order), with `c`
+/// read by nothing else. cuBLASLt's bias epilogue does it.
+linalg::GenericOp findBiasAdd(Operation *gemm, Value c) {
+  auto cType = cast<MemRefType>(c.getType());
+  for (Operation *next = gemm->getNextNode(); next;
+       next = next->getNextNode()) {
+    if (isNeutral(next))
+      continue;
+    auto g = dyn_cast<linalg::GenericOp>(next);
+    if (!g || !g.hasPureBufferSemantics() || g.getNumDpsInputs() != 2 ||
+        g.getNumDpsInits() != 1 || g.getNumLoops() != g.getNumParallelLoops() ||
+        g.getNumLoops() != unsigned(cType.getRank()) ||
+        g.getDpsInits()[0].getType() != c.getType() ||
+        !isDenseF32(g.getDpsInits()[0]))
+      return {};
+    SmallVector<AffineMap> maps = g.getIndexingMapsArray();
+    int cIndex = g.getDpsInputs()[0] == c ? 0 : 1;
+    Value bias = g.getDpsInputs()[1 - cIndex];
+    auto biasType = dyn_cast<MemRefType>(bias.getType());
+    if (g.getDpsInputs()[cIndex] != c || !maps[cIndex].isIdentity() ||
+        !maps[2].isIdentity() || !biasType || biasType.getRank() != 1 ||
+        !isDenseF32(bias) || maps[1 - cIndex].getNumResults() != 1 ||
+        maps[1 - cIndex].getResult(0) !=
+            getAffineDimExpr(g.getNumLoops() - 1, g.getContext()))
+      return {};
+    Block &body = g.getRegion().front();
+    if (body.getOperations().size() != 2)
+      return {};
+    auto add = dyn_cast<arith::AddFOp>(&body.front());
+    if (!add ||
+        cast<linalg::YieldOp>(body.getTerminator()).getOperand(0) !=
+            add.getResult() ||
+        !((add.getLhs() == body.getArgument(0) &&
+           add.getRhs() == body.getArgument(1)) ||
+          (add.getLhs() == body.getArgument(1) &&
+           add.getRhs() == body.getArgument(0))))
+      return {};
+    return g;
+  }
+  return {};
+}
+
+} // namespace
+
+std::optional<GemmMatch> matchGemm(linalg::LinalgOp op) {
+  if (!isMulAddOp(op) ||
+      op.getNumLoops() != op.getNumParallelLoops() + op.getNumReductionLoops())
+    return std::nullopt;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  auto aDims = mapDims(maps[0]), bDims = mapDims(maps[1]),
+       cDims = mapDims(maps[2]);
+  if (!aDims || !bDims || !cDims)
+    return std::nullopt;
+  // Classify the loops by the operands they index.
+  unsigned numLoops = op.getNumLoops();
+  llvm::SmallBitVector inA(numLoops), inB(numLoops), inC(numLoops);
+  for (unsigned d : *aDims)
+    inA.set(d);
+  for (unsigned d : *bDims)
+    inB.set(d);
+  for (unsigned d : *cDims)
+    inC.set(d);
+  // Each loop at most once per operand.
+  if (inA.count() != aDims->size() || inB.count() != bDims->size() ||
+      inC.count() != cDims->size())
+    return std::nullopt;
+  auto iterators = op.getIteratorTypesArray();
+  GemmMatch match;
+  for (unsigned d = 0; d < numLoops; ++d) {
+    bool reduction = linalg::isReductionIterator(iterators[d]);
+    if (inA[d] && inB[d] && inC[d] && !reduction)
+      match.batch.push_back(d);
+    else if (inA[d] && !inB[d] && inC[d] && !reduction)
+      match.m.push_back(d);
+    else if (!inA[d] && inB[d] && inC[d] && !reduction)
+      match.n.push_back(d);
+    else if (inA[d] && inB[d] && !inC[d] && reduction)
+      match.k.push_back(d);
+    else
+      return std::nullopt; // A loop only one operand reads, ...
+  }
+  if (match.m.empty() || match.n.empty() || match.k.empty())
+    return std::nullopt;
+  auto contains = [](ArrayRef<unsigned> group, unsigned d) {
+    return llvm::is_contained(group, d);
+  };
+  // C: [batch..., M..., N...]; the orders in C define the groups' orders.
+  size_t nb = match.batch.size();
+  SmallVector<unsigned> batchOrder(cDims->begin(), cDims->begin() + nb);
+  SmallVector<unsigned> mOrder, nOrder, kOrder;
+  for (size_t i = nb; i < cDims->size(); ++i) {
+    unsigned d = (*cDims)[i];
+    if (contains(match.m, d) && nOrder.empty())
+      mOrder.push_back(d);
+    else if (contains(match.n, d))
+      nOrder.push_back(d);
+    else
+      return std::nullopt;
+  }
+  for (unsigned d : batchOrder)
+    if (!contains(match.batch, d))
+      return std::nullopt;
+  // An operand is [batch..., first..., second...] with the groups in order.
+  auto split = [&](ArrayRef<unsigned> dims, ArrayRef<unsigned> first,
+                   ArrayRef<unsigned> second) {
+    if (dims.size() != nb + first.size() + second.size() ||
+        dims.take_front(nb) != ArrayRef<unsigned>(batchOrder))
+      return false;
+    ArrayRef<unsigned> rest = dims.drop_front(nb);
+    return rest.take_front(first.size()) == first &&
+           rest.drop_front(first.size()) == second;
+  };
+  // K's order is A's.
+  for (unsigned d : ArrayRef<unsigned>(*aDims).drop_front(nb))
+    if (contains(match.k, d))
+      kOrder.push_back(d);
+  if (split(*aDims, mOrder, kOrder))
+    match.transA = false;
+  else if (split(*aDims, kOrder, mOrder))
+    match.transA = true;
+  else
+    return std::nullopt;
+  if (split(*bDims, kOrder, nOrder))
+    match.transB = false;
+  else if (split(*bDims, nOrder, kOrder))
+    match.transB = true;
+  else
+    return std::nullopt;
+  match.batch = batchOrder;
+  match.m = mOrder;
+  match.n = nOrder;
+  match.k = kOrder;
+  match.a = op.getDpsInputs()[0];
+  match.b = op.getDpsInputs()[1];
+  match.c = op.getDpsInits()[0];
+  return match;
+}
+
+void lowerGemm(LibraryCallBuilder &calls, Value context, linalg::LinalgOp op,
+               const GemmMatch &match) {
+  Location loc = op.getLoc();
+  bool zeroed = absorbZeroFill(op, match.c);
+  // Bias epilogue: one GEMM (no batch) whose N loop is C's last dim,
+  // overwriting C, followed by the bias Add; the call writes the Add's
+  // output and goes where the Add was.
+  Operation *anchor = op;
+  Value target = match.c, biasBuffer;
+  linalg::GenericOp biasAdd;
+  auto cDims = mapDims(op.getIndexingMapsArray()[2]);
+  if (zeroed && match.batch.empty() && match.n.size() == 1 && cDims &&
+      cDims->back() == match.n.front() &&
+      (biasAdd = findBiasAdd(op, match.c)) &&
+      (onlyUsedBy(match.c, {op.getOperation(), biasAdd.getOperation()}) ||
+       // The Add writes C in place (onyx-elementwise-in-place): later
+       // readers of C read the Add's result, which the call writes.
+       (biasAdd.getDpsInits()[0] == match.c &&
+        !usedBetween(match.c, op, biasAdd)))) {
+    anchor = biasAdd;
+    target = biasAdd.getDpsInits()[0];
+    biasBuffer = biasAdd.getDpsInputs()[0] == match.c
+                     ? biasAdd.getDpsInputs()[1]
+                     : biasAdd.getDpsInputs()[0];
+  } else {
+    biasAdd = {};
+  }
+  OpBuilder b(anchor);
+  SmallVector<Value> sizes;
+  for (Range range : op.createLoopRanges(b, loc))
+    sizes.push_back(calls.toI64(b, loc, range.size));
+  Value batch = calls.product(b, loc, sizes, match.batch);
+  Value m = calls.product(b, loc, sizes, match.m);
+  Value n = calls.product(b, loc, sizes, match.n);
+  Value k = calls.product(b, loc, sizes, match.k);
+  auto mul = [&](Value x, Value y) -> Value {
+    return arith::MulIOp::create(b, loc, x, y);
+  };
+  int32_t flags = (match.transA ? kGemmTransA : 0) |
+                  (match.transB ? kGemmTransB : 0) |
+                  (zeroed ? 0 : kGemmAccumulate) | (calls.tf32 ? kGemmTF32 : 0);
+  Value lda = match.transA ? m : k;
+  Value ldb = match.transB ? k : n;
+  SmallVector<Value> args = {
+      context,
+      calls.label(b, loc, calls.labelFor(op, "cuBLASLt")),
+      calls.i32(b, loc, kOnyxF32),
+      calls.i32(b, loc, flags),
+      batch,
+      m,
+      n,
+      k,
+      calls.devicePointer(b, loc, context, match.a),
+      lda,
+      mul(m, k),
+      calls.devicePointer(b, loc, context, match.b),
+      ldb,
+      mul(k, n),
+      calls.devicePointer(b, loc, context, target),
+      n,
+      mul(m, n)};
+  args.push_back(
+      biasBuffer ? calls.devicePointer(b, loc, context, biasBuffer)
+                 : Value(LLVM::ZeroOp::create(
+                       b, loc, LLVM::LLVMPointerType::get(b.getContext()))));
+  calls.emitCall(b, loc, kGemmFn, args);
+  if (biasAdd)
+    calls.eraseLater(biasAdd);
+  op->erase();
+}
+
+} // namespace onyx::cuda

@@ -1,0 +1,317 @@
+//===- LibraryCalls.cpp - GEMMs and convolutions as library calls --------===//
+
+#include "LibraryCalls.h"
+
+#include "DeviceData.h"
+
+#include "onyx/Dialect/Onyx/OnyxDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+
+namespace onyx::cuda {
+
+namespace {
+
+bool isStackBuffer(Value buffer) {
+  return isa_and_nonnull<memref::AllocaOp>(rootBuffer(buffer).getDefiningOp());
+}
+
+/// Whether the body is `yield out + in0 * in1` (either operand order) on
+/// floats.
+bool isMulAddBody(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  if (!body || body->getNumArguments() != 3)
+    return false;
+  auto ops = body->without_terminator();
+  if (std::distance(ops.begin(), ops.end()) != 2)
+    return false;
+  auto mul = dyn_cast<arith::MulFOp>(&*ops.begin());
+  auto add = dyn_cast<arith::AddFOp>(&*std::next(ops.begin()));
+  auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
+  if (!mul || !add || !yield || yield.getNumOperands() != 1 ||
+      yield.getOperand(0) != add.getResult())
+    return false;
+  Value a = body->getArgument(0), b = body->getArgument(1),
+        out = body->getArgument(2);
+  bool mulOk = (mul.getLhs() == a && mul.getRhs() == b) ||
+               (mul.getLhs() == b && mul.getRhs() == a);
+  bool addOk = (add.getLhs() == out && add.getRhs() == mul.getResult()) ||
+               (add.getRhs() == out && add.getLhs() == mul.getResult());
+  return mulOk && addOk;
+}
+
+} // namespace
+
+Value reshapeRoot(Value buffer) {
+  while (true) {
+    if (auto e = buffer.getDefiningOp<memref::ExpandShapeOp>())
+      buffer = e.getSrc();
+    else if (auto c = buffer.getDefiningOp<memref::CollapseShapeOp>())
+      buffer = c.getSrc();
+    else
+      return buffer;
+  }
+}
+
+/// Host memory in a CUDA session: constants and external weights
+/// (DeviceData's spaceOf says the same); stack buffers are host memory
+/// too, but never read by a library call here.
+bool isHostConstant(Value buffer) {
+  Operation *def = rootBuffer(buffer).getDefiningOp();
+  if (!def)
+    return false;
+  if (isa<memref::GetGlobalOp>(def))
+    return true;
+  StringRef name = def->getName().getStringRef();
+  return name == "onyx.get_weight" || name == "onyx.weight_buffer";
+}
+
+/// A dense f32 buffer with the identity layout (so offset 0 and row-major
+/// strides) that a library call can address as a plain pointer.
+bool isDenseF32(Value buffer) {
+  auto type = dyn_cast<MemRefType>(buffer.getType());
+  if (!type || !type.getElementType().isF32() ||
+      !type.getLayout().isIdentity() || isStackBuffer(buffer))
+    return false;
+  // Host constants get a device copy, which needs a static shape.
+  return !isHostConstant(buffer) || type.hasStaticShape();
+}
+
+/// Whether `op` may sit between a library op and the ops folded into it:
+/// it writes no tensor data.
+bool isNeutral(Operation *op) {
+  return !isa<linalg::LinalgOp, func::CallOp, gpu::MemcpyOp, memref::StoreOp,
+              memref::CopyOp>(op) &&
+         op->getNumRegions() == 0;
+}
+
+bool isZeroConstant(Value v) {
+  auto cst = v.getDefiningOp<arith::ConstantOp>();
+  auto value = cst ? dyn_cast<FloatAttr>(cst.getValue()) : FloatAttr();
+  return value && value.getValue().isZero();
+}
+
+std::optional<SmallVector<unsigned>> mapDims(AffineMap map) {
+  SmallVector<unsigned> dims;
+  for (AffineExpr expr : map.getResults()) {
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    if (!dim)
+      return std::nullopt;
+    dims.push_back(dim.getPosition());
+  }
+  return dims;
+}
+
+bool isMulAddOp(linalg::LinalgOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      op->getNumRegions() != 1 || !isMulAddBody(op))
+    return false;
+  for (OpOperand &operand : op->getOpOperands())
+    if (!isDenseF32(operand.get()))
+      return false;
+  // The output must not be an input (C = A * B in place). Distinct views
+  // of one session pool are disjoint: the pool planner never overlaps
+  // buffers that are live together.
+  Value out = reshapeRoot(op.getDpsInits()[0]);
+  for (Value in : op.getDpsInputs())
+    if (reshapeRoot(in) == out)
+      return false;
+  return true;
+}
+
+bool absorbZeroFill(Operation *op, Value out) {
+  Value root = reshapeRoot(out);
+  Operation *prev = op->getPrevNode();
+  while (prev && isNeutral(prev))
+    prev = prev->getPrevNode();
+  // ONNX MatMul's accumulator may come as a copy of a zero-filled buffer
+  // (fill %t; ... copy %t -> %c, %t shared by several MatMuls): when the
+  // fill, before the copy, is the only writer of %t, the copy goes, and
+  // the fill with the last copy.
+  if (auto copy = dyn_cast_or_null<memref::CopyOp>(prev)) {
+    if (copy.getTarget() != root)
+      return false;
+    Value source = copy.getSource();
+    linalg::FillOp fill;
+    // Before the copy, %t is written by the fill alone (later users, such
+    // as a MatMul accumulating into %t in place, do not matter).
+    for (Operation *user : source.getUsers()) {
+      if (user == copy.getOperation() || isa<memref::DimOp>(user))
+        continue;
+      if (user->getBlock() == copy->getBlock() && copy->isBeforeInBlock(user))
+        continue;
+      auto other = dyn_cast<memref::CopyOp>(user);
+      if (other && other.getSource() == source && other.getTarget() != source)
+        continue;
+      auto f = dyn_cast<linalg::FillOp>(user);
+      if (!f || fill)
+        return false;
+      fill = f;
+    }
+    if (!fill || !fill.hasPureBufferSemantics() ||
+        fill->getBlock() != copy->getBlock() || !fill->isBeforeInBlock(copy) ||
+        !isZeroConstant(fill.getInputs()[0]))
+      return false;
+    copy->erase();
+    if (llvm::all_of(source.getUsers(), [&](Operation *user) {
+          return user == fill.getOperation() || isa<memref::DimOp>(user);
+        }))
+      fill->erase();
+    return true;
+  }
+  for (; prev; prev = prev->getPrevNode()) {
+    if (auto fill = dyn_cast<linalg::FillOp>(prev)) {
+      if (fill.hasPureBufferSemantics() &&
+          reshapeRoot(fill.getDpsInits()[0]) == root) {
+        auto cst = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();
+        auto value = cst ? dyn_cast<FloatAttr>(cst.getValue()) : FloatAttr();
+        if (value && value.getValue().isZero()) {
+          fill.erase();
+          return true;
+        }
+      }
+      return false;
+    }
+    if (isa<linalg::LinalgOp, func::CallOp, gpu::MemcpyOp, memref::StoreOp,
+            memref::CopyOp>(prev) ||
+        prev->getNumRegions() > 0)
+      return false;
+  }
+  return false;
+}
+
+bool usedBetween(Value buffer, Operation *first, Operation *last) {
+  Block *block = first->getBlock();
+  for (Operation *user : buffer.getUsers()) {
+    if (isa<memref::DimOp>(user))
+      continue;
+    if (auto view = dyn_cast<memref::ExpandShapeOp>(user))
+      if (usedBetween(view.getResult(), first, last))
+        return true;
+    Operation *inBlock = block->findAncestorOpInBlock(*user);
+    if (!inBlock || inBlock == first || inBlock == last)
+      continue;
+    if (first->isBeforeInBlock(inBlock) && inBlock->isBeforeInBlock(last))
+      return true;
+  }
+  return false;
+}
+
+bool onlyUsedBy(Value buffer, ArrayRef<Operation *> allowed) {
+  for (Operation *user : buffer.getUsers()) {
+    if (isa<memref::DimOp>(user) || llvm::any_of(allowed, [&](Operation *op) {
+          return op == user || op->isProperAncestor(user);
+        }))
+      continue;
+    if (auto view = dyn_cast<memref::ExpandShapeOp>(user)) {
+      if (onlyUsedBy(view.getResult(), allowed))
+        continue;
+    }
+    return false;
+  }
+  return true;
+}
+
+std::optional<SmallVector<Value>> dynamicSizes(Value buffer) {
+  if (auto view = buffer.getDefiningOp<memref::ViewOp>())
+    return SmallVector<Value>(view.getSizes());
+  if (auto alloc = buffer.getDefiningOp<AllocTempOp>())
+    return SmallVector<Value>(alloc.getDynamicSizes());
+  if (auto alloc = buffer.getDefiningOp<AllocOutputOp>())
+    return SmallVector<Value>(alloc.getDynamicSizes());
+  return std::nullopt;
+}
+
+func::FuncOp LibraryCallBuilder::declare(StringRef name, ArrayRef<Type> args,
+                                         Type result) {
+  if (auto fn = module.lookupSymbol<func::FuncOp>(name))
+    return fn;
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  auto fn = func::FuncOp::create(b, module.getLoc(), name,
+                                 b.getFunctionType(args, {result}));
+  fn.setPrivate();
+  return fn;
+}
+
+Value LibraryCallBuilder::label(OpBuilder &b, Location loc, StringRef text) {
+  auto ptr = LLVM::LLVMPointerType::get(b.getContext());
+  auto found = labels.find(text);
+  std::string name;
+  if (found != labels.end()) {
+    name = found->second;
+  } else {
+    name = "onyx_library_label";
+    while (module.lookupSymbol(name))
+      name = "onyx_library_label_" + std::to_string(++labelCounter);
+    std::string bytes = text.str();
+    bytes.push_back('\0');
+    OpBuilder mb = OpBuilder::atBlockBegin(module.getBody());
+    auto type = LLVM::LLVMArrayType::get(mb.getI8Type(), bytes.size());
+    LLVM::GlobalOp::create(mb, loc, type, /*isConstant=*/true,
+                           LLVM::Linkage::Private, name,
+                           mb.getStringAttr(bytes), /*alignment=*/1);
+    labels[text] = name;
+  }
+  return LLVM::AddressOfOp::create(b, loc, ptr, name);
+}
+
+Value LibraryCallBuilder::devicePointer(OpBuilder &b, Location loc,
+                                        Value context, Value buffer) {
+  if (isHostConstant(buffer)) {
+    auto type = cast<MemRefType>(buffer.getType());
+    auto temp = AllocTempOp::create(b, loc, type, context, ValueRange{});
+    auto copy =
+        gpu::MemcpyOp::create(b, loc, Type(), ValueRange{}, temp, buffer);
+    copy->setAttr(kSessionConstantAttr, b.getUnitAttr());
+    buffer = temp;
+  }
+  Value index = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+  Value bits = arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext()), bits);
+}
+
+Value LibraryCallBuilder::i64(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, v, 64);
+}
+Value LibraryCallBuilder::i32(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIntOp::create(b, loc, v, 32);
+}
+Value LibraryCallBuilder::toI64(OpBuilder &b, Location loc, OpFoldResult ofr) {
+  if (auto attr = dyn_cast<Attribute>(ofr))
+    return i64(b, loc, cast<IntegerAttr>(attr).getInt());
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), cast<Value>(ofr));
+}
+Value LibraryCallBuilder::product(OpBuilder &b, Location loc,
+                                  ArrayRef<Value> sizes,
+                                  ArrayRef<unsigned> loops) {
+  Value result = i64(b, loc, 1);
+  for (unsigned d : loops)
+    result = arith::MulIOp::create(b, loc, result, sizes[d]);
+  return result;
+}
+
+std::string LibraryCallBuilder::labelFor(Operation *op, StringRef library) {
+  std::string node = nodeNameOf(op->getLoc());
+  if (node.empty())
+    return ("'" + op->getName().getStringRef() + "' (" + library + ")").str();
+  return ("node '" + node + "' (" + library + ")").str();
+}
+
+void LibraryCallBuilder::emitCall(OpBuilder &b, Location loc, StringRef fnName,
+                                  ArrayRef<Value> args) {
+  SmallVector<Type> types;
+  for (Value a : args)
+    types.push_back(a.getType());
+  func::FuncOp fn = declare(fnName, types, b.getI32Type());
+  auto call = func::CallOp::create(b, loc, fn, args);
+  call->setAttr(kStatusAttr, b.getUnitAttr());
+}
+
+} // namespace onyx::cuda

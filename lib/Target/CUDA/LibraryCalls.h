@@ -1,0 +1,151 @@
+//===- LibraryCalls.h - GEMMs and convolutions as library calls -*- C++ -*-===//
+//
+// What onyx-cuda-lower-library-calls' two lowerings share: the matchers of
+// dense f32 mul-add ops, the epilogue checks (which buffers nothing else
+// reads), and the builder of the runtime calls (labels, declarations,
+// device pointers, the status attribute onyx-cuda-lower-launches checks).
+//
+//===----------------------------------------------------------------------===//
+#ifndef ONYX_LIB_TARGET_CUDA_LIBRARYCALLS_H
+#define ONYX_LIB_TARGET_CUDA_LIBRARYCALLS_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <optional>
+
+namespace onyx::cuda {
+
+inline constexpr llvm::StringLiteral kGemmFn = "onyxrt_cuda_gemm";
+inline constexpr llvm::StringLiteral kConvFn = "onyxrt_cuda_conv";
+/// On a library call: its i32 status is checked (onyx-cuda-lower-launches).
+inline constexpr llvm::StringLiteral kStatusAttr = "onyx.cuda_status";
+
+// Flags of onyx_runtime.h.
+inline constexpr int32_t kGemmTransA = 1, kGemmTransB = 2, kGemmAccumulate = 4,
+                         kGemmTF32 = 8;
+inline constexpr int32_t kConvAccumulate = 1, kConvTF32 = 2, kConvRelu = 4;
+inline constexpr int32_t kOnyxF32 = 1;
+
+/// The buffer `buffer` is a whole reshape of (expand/collapse only: same
+/// elements, same order).
+mlir::Value reshapeRoot(mlir::Value buffer);
+
+/// Host memory a library call may read: constants and external weights.
+bool isHostConstant(mlir::Value buffer);
+
+/// A dense f32 buffer with the identity layout (so offset 0 and row-major
+/// strides) that a library call can address as a plain pointer.
+bool isDenseF32(mlir::Value buffer);
+
+/// Whether `op` may sit between a library op and the ops folded into it:
+/// it writes no tensor data.
+bool isNeutral(mlir::Operation *op);
+
+bool isZeroConstant(mlir::Value v);
+
+/// The loops an indexing map reads, in result order; empty when a result
+/// is not a plain loop.
+std::optional<llvm::SmallVector<unsigned>> mapDims(mlir::AffineMap map);
+
+/// Operands, maps and body of a 2-input, 1-output f32 mul-add
+/// (`out + in0 * in1`) on dense buffers, the output not an input.
+bool isMulAddOp(mlir::linalg::LinalgOp op);
+
+/// A linalg.fill of zero that initializes exactly `out` right before `op`
+/// (nothing in between writes tensor data) is erased: the call then
+/// overwrites instead of accumulating.
+bool absorbZeroFill(mlir::Operation *op, mlir::Value out);
+
+/// Whether `buffer` (or an expand_shape view of it) is used by an op
+/// strictly between `first` and `last` of one block.
+bool usedBetween(mlir::Value buffer, mlir::Operation *first,
+                 mlir::Operation *last);
+
+/// Whether `buffer` is read only by `allowed` (and views/dims that only
+/// `allowed` use): then what the fused call does not write is never read.
+bool onlyUsedBy(mlir::Value buffer, llvm::ArrayRef<mlir::Operation *> allowed);
+
+/// The sizes a buffer was given (memref.view / alloc ops), to prove two
+/// buffers have equal dims.
+std::optional<llvm::SmallVector<mlir::Value>> dynamicSizes(mlir::Value buffer);
+
+/// Builds the runtime calls of one pass run.
+class LibraryCallBuilder {
+public:
+  LibraryCallBuilder(mlir::ModuleOp module, bool tf32)
+      : tf32(tf32), module(module) {}
+
+  /// A pointer to a NUL-terminated private global holding `text`.
+  mlir::Value label(mlir::OpBuilder &b, mlir::Location loc,
+                    llvm::StringRef text);
+  /// `node 'NAME' (library)`, or the op's name without a node.
+  std::string labelFor(mlir::Operation *op, llvm::StringRef library);
+  /// The device address of `buffer` (dense, identity layout) as a pointer;
+  /// a host constant is read through its session copy.
+  mlir::Value devicePointer(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value context, mlir::Value buffer);
+  mlir::Value i64(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
+  mlir::Value i32(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
+  mlir::Value toI64(mlir::OpBuilder &b, mlir::Location loc,
+                    mlir::OpFoldResult ofr);
+  /// Product of the extents of `loops` (i64).
+  mlir::Value product(mlir::OpBuilder &b, mlir::Location loc,
+                      llvm::ArrayRef<mlir::Value> sizes,
+                      llvm::ArrayRef<unsigned> loops);
+  /// A call of `fnName` (declared on first use) returning an i32 status.
+  void emitCall(mlir::OpBuilder &b, mlir::Location loc, llvm::StringRef fnName,
+                llvm::ArrayRef<mlir::Value> args);
+  /// Erases an op a call absorbed after it (an epilogue), so that the pass
+  /// does not visit it.
+  void eraseLater(mlir::Operation *op) {
+    erased.insert(op);
+    op->erase();
+  }
+  bool wasErased(mlir::Operation *op) const { return erased.contains(op); }
+
+  /// TF32 arithmetic allowed (the pass option).
+  const bool tf32;
+
+private:
+  mlir::func::FuncOp declare(llvm::StringRef name,
+                             llvm::ArrayRef<mlir::Type> args,
+                             mlir::Type result);
+
+  mlir::ModuleOp module;
+  llvm::StringMap<std::string> labels;
+  unsigned labelCounter = 0;
+  llvm::DenseSet<mlir::Operation *> erased;
+};
+
+/// A (batched) row-major GEMM: the loops of each group (batch, M, N, K) and
+/// whether A and B are transposed.
+struct GemmMatch {
+  mlir::Value a, b, c;
+  bool transA = false, transB = false;
+  llvm::SmallVector<unsigned> batch, m, n, k;
+};
+std::optional<GemmMatch> matchGemm(mlir::linalg::LinalgOp op);
+/// `op` as an onyxrt_cuda_gemm call, with a zero fill before and a bias Add
+/// after absorbed.
+void lowerGemm(LibraryCallBuilder &calls, mlir::Value context,
+               mlir::linalg::LinalgOp op, const GemmMatch &match);
+
+/// The Conv lowering's grouped convolution over the padded input.
+struct ConvMatch {
+  mlir::Value x, w, y;
+  int64_t rank = 0;
+  llvm::SmallVector<int64_t> strides, dilations;
+};
+std::optional<ConvMatch> matchConv(mlir::linalg::LinalgOp op);
+/// `op` as an onyxrt_cuda_conv call, with the bias broadcast before and a
+/// Relu, or ResNet's residual Add + Relu, after absorbed.
+void lowerConv(LibraryCallBuilder &calls, mlir::Value context,
+               mlir::linalg::LinalgOp op, const ConvMatch &match);
+
+} // namespace onyx::cuda
+
+#endif // ONYX_LIB_TARGET_CUDA_LIBRARYCALLS_H
