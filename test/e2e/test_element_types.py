@@ -22,7 +22,9 @@ Inputs: every float16, and float32/float64 values at and around every
 rounding boundary of every format plus random bit patterns; every code of
 each narrow type (decoding and narrow -> narrow casts); int32 and int4
 sources. A NaN output matches any NaN code; every other output must be the
-exact code (the sign of zero included).
+exact code (the sign of zero included). Data movement (Transpose, Reshape,
+Concat, Slice, Gather, Expand, Identity) on int4, uint2, float4e2m1, float8e5m2
+and float8e8m0 is compared with numpy on the codes.
 
 Run: /usr/bin/python3 test/e2e/test_element_types.py [-v]
 """
@@ -49,7 +51,7 @@ FORMATS = {
     F8E5M2FNUZ: (8, 5, 2, 16, "fnuz", 0x7F),
     F4E2M1: (4, 2, 1, 1, "none", 0x7),
 }
-NAMES = {F8E4M3FN: "e4m3fn", F8E4M3FNUZ: "e4m3fnuz", F8E5M2: "e5m2",
+NAMES = {INT4: "int4", UINT2: "uint2", F8E4M3FN: "e4m3fn", F8E4M3FNUZ: "e4m3fnuz", F8E5M2: "e5m2",
          F8E5M2FNUZ: "e5m2fnuz", F4E2M1: "e2m1", F8E8M0: "e8m0"}
 
 
@@ -332,6 +334,64 @@ def check_integers(chk, tmp):
             chk.failures.append("float -> %s: got %s, expected %s" % (o, got, exp))
 
 
+def check_data_movement(chk, tmp):
+    """Data movement on the sub-byte and float8 types moves codes: Transpose,
+    Reshape, Concat, Slice, Gather, Expand, Identity against numpy on the
+    codes (the .npy forms of docs/testing.md)."""
+    rng = np.random.default_rng(11)
+    for elem, n_codes, npy in ((INT4, 16, np.int8), (UINT2, 4, np.uint8),
+                               (F4E2M1, 16, np.uint8), (F8E5M2, 256, np.uint8),
+                               (F8E8M0, 256, np.uint8)):
+        codes = rng.integers(0, n_codes, (2, 3, 4)).astype(np.uint8)
+        consts = [helper.make_tensor("shape", 7, [2], [4, 6]),
+                  helper.make_tensor("starts", 7, [1], [1]),
+                  helper.make_tensor("ends", 7, [1], [3]),
+                  helper.make_tensor("axes", 7, [1], [2]),
+                  helper.make_tensor("idx", 7, [2], [2, 0]),
+                  helper.make_tensor("eshape", 7, [4], [2, 2, 3, 4])]
+        nodes = [helper.make_node("Transpose", ["x"], ["t"], perm=[2, 0, 1]),
+                 helper.make_node("Reshape", ["x", "shape"], ["r"]),
+                 helper.make_node("Concat", ["x", "x"], ["c"], axis=1),
+                 helper.make_node("Slice", ["x", "starts", "ends", "axes"], ["s"]),
+                 helper.make_node("Gather", ["x", "idx"], ["g"], axis=1),
+                 helper.make_node("Expand", ["x", "eshape"], ["e"]),
+                 helper.make_node("Identity", ["x"], ["i"])]
+        shapes = {"t": [4, 2, 3], "r": [4, 6], "c": [2, 6, 4], "s": [2, 3, 2],
+                  "g": [2, 2, 4], "e": [2, 2, 3, 4], "i": [2, 3, 4]}
+        outs = [helper.make_tensor_value_info(k, elem, v) for k, v in shapes.items()]
+        graph = helper.make_graph(
+            nodes, "moves", [helper.make_tensor_value_info("x", elem, [2, 3, 4])],
+            outs, initializer=consts)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 25)])
+        model.ir_version = 10
+        name = "moves_%d" % elem
+        path = os.path.join(tmp, name + ".onnx")
+        with open(path, "wb") as f:
+            f.write(model.SerializeToString())
+        pb = os.path.join(tmp, name + "-x.pb")
+        with open(pb, "wb") as f:
+            f.write(tensor_proto(codes, elem).SerializeToString())
+        out_dir = os.path.join(tmp, name + "-out")
+        r = onyx_e2e.run([onyx_e2e.ONYX_RUN, path, "--input", "x=" + pb,
+                          "--output-dir", out_dir], timeout=600)
+        if r.rc != 0:
+            chk.failures.append("data movement on %s: %s" % (NAMES.get(elem, elem), r.describe()))
+            continue
+        vals = codes.astype(np.int16)
+        if elem == INT4:
+            vals = np.where(vals >= 8, vals - 16, vals)
+        x = vals.astype(npy)
+        want = {"t": x.transpose(2, 0, 1), "r": x.reshape(4, 6),
+                "c": np.concatenate([x, x], 1), "s": x[:, :, 1:3],
+                "g": x[:, [2, 0], :], "e": np.broadcast_to(x, (2, 2, 3, 4)), "i": x}
+        for k, (o, w) in enumerate(want.items()):
+            got = np.load(os.path.join(out_dir, "output_%d.npy" % k))
+            chk.checked += w.size
+            if got.dtype != w.dtype or not np.array_equal(got, w):
+                chk.failures.append("%s on %s: got %s %s, expected %s %s" % (
+                    o, NAMES.get(elem, elem), got.dtype, got.ravel()[:8], w.dtype, w.ravel()[:8]))
+
+
 def main():
     verbose = "-v" in sys.argv
     onyx_e2e.require_tools(onyx_e2e.ONYX_RUN)
@@ -343,6 +403,7 @@ def main():
         check_encoding(chk, tmp, DOUBLE, boundary_values(np.float64))
         check_decoding(chk, tmp)
         check_integers(chk, tmp)
+        check_data_movement(chk, tmp)
     for f in chk.failures:
         print("FAIL", f)
     print("%d passed, %d failed" % (0 if chk.failures else 1, 1 if chk.failures else 0))
