@@ -1,0 +1,77 @@
+// RUN: onyx-opt %s --onyx-cuda-lower-dispatch-loops --canonicalize --cse \
+// RUN:   -split-input-file | FileCheck %s
+//
+// Dispatch kernels as onyx-cuda-outline-dispatches makes them (the op on
+// the rebuilt buffers). The op becomes a grid-stride loop over its
+// linearized parallel iteration space; dims of the rebuilt buffers are the
+// sizes they were rebuilt with.
+
+// CHECK-LABEL: module attributes {gpu.container_module}
+// CHECK:       gpu.module @onyx_main_dispatch_0 [#nvvm.target<O = 3, chip = "sm_90">] {
+// CHECK-NEXT:    gpu.func @onyx_main_dispatch_0(%[[IN:.*]]: memref<f32>, %[[OUT:.*]]: memref<f32>, %[[S0:.*]]: i64, %[[S1:.*]]: i64) kernel
+// CHECK-SAME:        known_block_size = array<i32: 256, 1, 1>
+// CHECK-DAG:       %[[E0:.*]] = arith.index_cast %[[S0]] : i64 to index
+// CHECK-DAG:       %[[E1:.*]] = arith.index_cast %[[S1]] : i64 to index
+// CHECK:           %[[VIN:.*]] = memref.reinterpret_cast %[[IN]] to offset: [0], sizes: [%[[E0]], %[[E1]]], strides: [%[[E1]], 1] : memref<f32> to memref<?x?xf32>
+// CHECK:           %[[VOUT:.*]] = memref.reinterpret_cast %[[OUT]] to offset: [0], sizes: [%[[E0]], %[[E1]]], strides: [%[[E1]], 1] : memref<f32> to memref<?x?xf32>
+// CHECK:           %[[TOTAL:.*]] = arith.muli %[[E0]], %[[E1]] : index
+// CHECK:           gpu.thread_id x
+// CHECK:           gpu.block_id x
+// CHECK:           gpu.block_dim x
+// CHECK:           gpu.grid_dim x
+// CHECK:           scf.for %[[I:.*]] = %{{.*}} to %[[TOTAL]] step %{{.*}} {
+// CHECK-NEXT:        %[[J:.*]] = arith.remui %[[I]], %[[E1]] : index
+// CHECK-NEXT:        %[[K:.*]] = arith.divui %[[I]], %[[E1]] : index
+// CHECK-NEXT:        %[[V:.*]] = memref.load %[[VIN]][%[[K]], %[[J]]]
+// CHECK-NEXT:        %[[M:.*]] = arith.maximumf %[[V]], %{{.*}} : f32
+// CHECK-NEXT:        memref.store %[[M]], %[[VOUT]][%[[K]], %[[J]]]
+// CHECK:           gpu.return
+// CHECK-NOT:   gpu.module
+
+module attributes {gpu.container_module} {
+  gpu.module @onyx_main_dispatch_0 [#nvvm.target<O = 3, chip = "sm_90">] {
+    gpu.func @onyx_main_dispatch_0(%arg0: memref<f32>, %arg1: memref<f32>, %arg2: i64, %arg3: i64) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+      %cst = arith.constant 0.000000e+00 : f32
+      %0 = arith.index_cast %arg2 : i64 to index
+      %1 = arith.index_cast %arg3 : i64 to index
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%0, %1], strides: [%1, 1] : memref<f32> to memref<?x?xf32>
+      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%0, %1], strides: [%1, 1] : memref<f32> to memref<?x?xf32>
+      linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%reinterpret_cast : memref<?x?xf32>) outs(%reinterpret_cast_0 : memref<?x?xf32>) {
+      ^bb0(%in: f32, %out: f32):
+        %2 = arith.maximumf %in, %cst : f32
+        linalg.yield %2 : f32
+      }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A short static reduction: one thread per output element, a serial loop
+// over the reduction dim.
+
+// CHECK-LABEL: module attributes {gpu.container_module}
+// CHECK:       gpu.func @onyx_main_dispatch_0
+// CHECK:         scf.for %[[ROW:.*]] = %{{.*}} to %[[NROWS:.*]] step %{{.*}} {
+// CHECK-NEXT:      scf.for %[[COL:.*]] = %c0 to %c8 step %c1 {
+// CHECK-NEXT:        memref.load %{{.*}}[%[[ROW]], %[[COL]]] : memref<?x8xf32>
+// CHECK-NEXT:        memref.load %{{.*}}[%[[ROW]]] : memref<?xf32>
+// CHECK-NEXT:        arith.addf
+// CHECK-NEXT:        memref.store %{{.*}}, %{{.*}}[%[[ROW]]] : memref<?xf32>
+
+module attributes {gpu.container_module} {
+  gpu.module @onyx_main_dispatch_0 [#nvvm.target<O = 3, chip = "sm_90">] {
+    gpu.func @onyx_main_dispatch_0(%arg0: memref<f32>, %arg1: memref<f32>, %arg2: i64) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+      %0 = arith.index_cast %arg2 : i64 to index
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%0, 8], strides: [8, 1] : memref<f32> to memref<?x8xf32>
+      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%0], strides: [1] : memref<f32> to memref<?xf32>
+      linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%reinterpret_cast : memref<?x8xf32>) outs(%reinterpret_cast_0 : memref<?xf32>) {
+      ^bb0(%in: f32, %out: f32):
+        %1 = arith.addf %in, %out : f32
+        linalg.yield %1 : f32
+      }
+      gpu.return
+    }
+  }
+}
