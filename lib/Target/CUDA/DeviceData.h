@@ -8,11 +8,13 @@
 //  * which host values are computed from device data (a memref.load of a
 //    device buffer, directly or through pure scalar ops) and whether only
 //    kernels use them (then the kernels recompute them on the device);
-//  * the attribute names the passes hand to each other.
+//  * the attribute names the passes hand to each other (CUDAAttributes.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef ONYX_LIB_TARGET_CUDA_DEVICEDATA_H
 #define ONYX_LIB_TARGET_CUDA_DEVICEDATA_H
+
+#include "CUDAAttributes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -22,18 +24,6 @@
 #include <string>
 
 namespace onyx::cuda {
-
-/// On a gpu.memcpy: a copy of device data to the host that the host waits
-/// for (onyx-cuda-lower-launches: pinned staging, one wait per point).
-inline constexpr llvm::StringLiteral kReadbackAttr = "onyx.readback";
-/// On a gpu.memcpy: the session's device copy of a host constant
-/// (onyx-cuda-lower-launches: onyxrt_cuda_constant).
-inline constexpr llvm::StringLiteral kSessionConstantAttr =
-    "onyx.session_constant";
-/// On a warp reduction: the constant its output was filled with, absorbed.
-inline constexpr llvm::StringLiteral kReductionInitAttr = "onyx.reduction_init";
-/// On a gpu.launch_func: the node it runs (error messages, profiles).
-inline constexpr llvm::StringLiteral kNodeAttr = "onyx.node";
 
 /// The node name carried by a location, if any.
 std::string nodeNameOf(mlir::Location loc);

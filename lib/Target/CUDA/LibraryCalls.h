@@ -9,6 +9,8 @@
 #ifndef ONYX_LIB_TARGET_CUDA_LIBRARYCALLS_H
 #define ONYX_LIB_TARGET_CUDA_LIBRARYCALLS_H
 
+#include "CUDAAttributes.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -21,8 +23,6 @@ namespace onyx::cuda {
 
 inline constexpr llvm::StringLiteral kGemmFn = "onyxrt_cuda_gemm";
 inline constexpr llvm::StringLiteral kConvFn = "onyxrt_cuda_conv";
-/// On a library call: its i32 status is checked (onyx-cuda-lower-launches).
-inline constexpr llvm::StringLiteral kStatusAttr = "onyx.cuda_status";
 
 // Flags of onyx_runtime.h.
 inline constexpr int32_t kGemmTransA = 1, kGemmTransB = 2, kGemmAccumulate = 4,

@@ -25,6 +25,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "CUDAAttributes.h"
+
 #include "onyx/Target/CUDA/Passes.h"
 
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
@@ -41,6 +43,7 @@ namespace onyx {
 
 using namespace mlir;
 using namespace onyx;
+using namespace onyx::cuda;
 
 namespace {
 
@@ -49,13 +52,6 @@ constexpr llvm::StringLiteral kUploadFn = "onyxrt_cuda_upload";
 constexpr llvm::StringLiteral kReadbackFn = "onyxrt_cuda_readback";
 constexpr llvm::StringLiteral kReadbackWaitFn = "onyxrt_cuda_readback_wait";
 constexpr llvm::StringLiteral kConstantFn = "onyxrt_cuda_constant";
-/// A gpu.memcpy of device data the host needs (RFC Fix 3).
-constexpr llvm::StringLiteral kReadbackAttr = "onyx.readback";
-/// A library call whose i32 result is a status to check.
-constexpr llvm::StringLiteral kStatusAttr = "onyx.cuda_status";
-/// A gpu.memcpy of host constant data into a temporary that only kernels
-/// and library calls read: the temporary becomes the session's device copy.
-constexpr llvm::StringLiteral kSessionConstantAttr = "onyx.session_constant";
 
 /// Bytes of one element in memory (i1 takes a byte).
 int64_t elementBytes(Type type) {
@@ -341,7 +337,7 @@ struct CUDALowerLaunchesPass
       LLVM::StoreOp::create(b, loc, slot, address);
     }
     std::string label;
-    if (auto node = launch->getAttrOfType<StringAttr>("onyx.node"))
+    if (auto node = launch->getAttrOfType<StringAttr>(kNodeAttr))
       label = ("node '" + node.getValue() + "' (kernel " +
                launch.getKernelName().getValue() + ")")
                   .str();
