@@ -12,6 +12,15 @@
 // caller's host tensors when the call succeeds. Sequence and optional
 // values take the same two paths element by element (Sequence.h).
 //
+// Threads: a session serializes its calls. Every entry point that reads or
+// writes the session's mutable state (the pools, the placement cache, the
+// statistics, the held device outputs, the fault injection) holds
+// OnyxState::mutex, onyxrt_run for the whole call; the generated code's
+// services run inside that call and take no lock. The message of a call is
+// also kept per calling thread, so that a thread reads the message of its
+// own call even when another thread's call finished in between
+// (docs/runtime.md, "Threads").
+//
 // Nothing in this file lets an exception escape into C code or aborts.
 //
 //===----------------------------------------------------------------------===//
@@ -31,7 +40,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <new>
+#include <thread>
 #include <unordered_map>
 
 using namespace onyx::rt;
@@ -40,7 +51,16 @@ struct OnyxState {
   std::string metadataText;
   ModelMetadata metadata;
   int32_t (*entry)(void *) = nullptr;
+  /// Held by onyxrt_run for a whole call and by every other entry point
+  /// that touches the fields below metadata/entry: one call at a time.
+  mutable std::mutex mutex;
+  /// Message of the session's most recent call (any thread).
   std::string lastError;
+  /// Message of each calling thread's most recent call: what
+  /// onyx_state_last_error returns to that thread. A thread's entry is only
+  /// written by its own calls, so the pointer handed out stays valid until
+  /// that thread calls again (std::map nodes do not move).
+  std::map<std::thread::id, std::string> threadErrors;
   OnyxMemoryStats stats = {};
   /// Bytes the session keeps between calls: the capacity of its pools.
   uint64_t retainedBytes = 0;
@@ -628,10 +648,10 @@ ONYX_API const char *onyxrt_state_create_error(void) {
 
 ONYX_API void onyxrt_state_destroy(OnyxState *state) { delete state; }
 
-ONYX_API OnyxTensorList *onyxrt_run(OnyxState *state,
-                                    const OnyxTensorList *inputs) {
-  if (!state)
-    return nullptr;
+namespace {
+
+/// onyxrt_run with the session's mutex held.
+OnyxTensorList *runLocked(OnyxState *state, const OnyxTensorList *inputs) {
   try {
     state->lastError.clear();
     state->stats = OnyxMemoryStats();
@@ -716,13 +736,47 @@ ONYX_API OnyxTensorList *onyxrt_run(OnyxState *state,
   return nullptr;
 }
 
+/// Threads whose entry in threadErrors is kept at most (beyond them, those
+/// whose last call succeeded are forgotten: they read "" either way).
+constexpr size_t kMaxThreadErrors = 256;
+
+} // namespace
+
+ONYX_API OnyxTensorList *onyxrt_run(OnyxState *state,
+                                    const OnyxTensorList *inputs) {
+  if (!state)
+    return nullptr;
+  std::lock_guard<std::mutex> lock(state->mutex);
+  OnyxTensorList *result = runLocked(state, inputs);
+  try {
+    auto &errors = state->threadErrors;
+    std::thread::id self = std::this_thread::get_id();
+    if (errors.size() >= kMaxThreadErrors && !errors.count(self))
+      for (auto it = errors.begin(); it != errors.end();)
+        it = it->second.empty() ? errors.erase(it) : std::next(it);
+    errors[self] = state->lastError;
+  } catch (...) {
+    // Out of memory recording the message: this thread reads the
+    // session's message instead.
+    state->threadErrors.erase(std::this_thread::get_id());
+  }
+  return result;
+}
+
 ONYX_API const char *onyx_state_last_error(const OnyxState *state) {
-  return state ? state->lastError.c_str() : "the state is NULL";
+  if (!state)
+    return "the state is NULL";
+  std::lock_guard<std::mutex> lock(state->mutex);
+  auto it = state->threadErrors.find(std::this_thread::get_id());
+  if (it != state->threadErrors.end())
+    return it->second.c_str();
+  return state->lastError.c_str();
 }
 
 ONYX_API int onyx_state_set_device_outputs(OnyxState *state, int enable) {
   if (!state || !state->device)
     return -1;
+  std::lock_guard<std::mutex> lock(state->mutex);
   state->deviceOutputs = enable != 0;
   return 0;
 }
@@ -732,6 +786,7 @@ ONYX_API int onyx_state_sync_stats(const OnyxState *state,
                                    uint64_t *totalSyncs, uint64_t *calls) {
   if (!state)
     return -1;
+  std::lock_guard<std::mutex> lock(state->mutex);
   if (lastCallSyncs)
     *lastCallSyncs = state->lastCallSyncs;
   if (totalSyncs)
@@ -745,6 +800,7 @@ ONYX_API int onyx_state_inject_fault(OnyxState *state, const char *kind,
                                      uint64_t nth) {
   if (!state || !kind || std::string(kind) != "readback")
     return -1;
+  std::lock_guard<std::mutex> lock(state->mutex);
   state->faultReadbackAt = nth;
   state->syncsSinceFaultArmed = 0;
   return 0;
@@ -754,6 +810,7 @@ ONYX_API int onyx_state_memory_stats(const OnyxState *state,
                                      OnyxMemoryStats *out) {
   if (!state || !out)
     return -1;
+  std::lock_guard<std::mutex> lock(state->mutex);
   *out = state->stats;
   return 0;
 }
@@ -761,7 +818,10 @@ ONYX_API int onyx_state_memory_stats(const OnyxState *state,
 ONYX_API int onyx_state_pool_info(const OnyxState *state, size_t index,
                                   int64_t *domainId, uint64_t *requestedBytes,
                                   uint64_t *capacityBytes) {
-  if (!state || index >= state->pools.size())
+  if (!state)
+    return -1;
+  std::lock_guard<std::mutex> lock(state->mutex);
+  if (index >= state->pools.size())
     return -1;
   auto it = state->pools.begin();
   std::advance(it, index);
@@ -775,8 +835,10 @@ ONYX_API int onyx_state_pool_info(const OnyxState *state, size_t index,
 }
 
 ONYX_API void onyx_state_trim(OnyxState *state) {
-  if (state)
-    state->trimPools();
+  if (!state)
+    return;
+  std::lock_guard<std::mutex> lock(state->mutex);
+  state->trimPools();
 }
 
 ONYX_API const char *onyx_state_metadata(const OnyxState *state) {

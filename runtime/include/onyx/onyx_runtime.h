@@ -259,14 +259,19 @@ ONYX_API void onyxrt_state_destroy(OnyxState *state);
  * none). Lets callers of an artifact's onyx_state_create(), which passes
  * errorOut = NULL, report why it returned NULL. */
 ONYX_API const char *onyxrt_state_create_error(void);
-/* Validates inputs against the model (count, element type, rank, static
+/* Threads: calls on one state may come from several threads at once; they
+ * are serialized (one runs at a time, each gets its own result and message;
+ * docs/runtime.md, "Threads"). Separate states run in parallel.
+ * Validates inputs against the model (count, element type, rank, static
  * dims, symbolic dims shared between inputs), runs the model and returns a
  * new list of outputs owned by the caller. Returns NULL on any error; the
  * message is then available from onyx_state_last_error. The inputs are not
  * consumed. The state stays usable after an error. */
 ONYX_API OnyxTensorList *onyxrt_run(OnyxState *state,
                                     const OnyxTensorList *inputs);
-/* Message of the last failed call ("" when the last call succeeded). */
+/* Message of the calling thread's last call on `state` ("" when it
+ * succeeded); for a thread that has not called it, of the state's last call.
+ * Valid until that thread's next call on the state. */
 ONYX_API const char *onyx_state_last_error(const OnyxState *state);
 ONYX_API int onyx_state_memory_stats(const OnyxState *state,
                                      OnyxMemoryStats *out);
