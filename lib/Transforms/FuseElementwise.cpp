@@ -55,6 +55,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "onyx/Analysis/Contraction.h"
 #include "onyx/Transforms/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -86,28 +87,9 @@ unsigned payloadSize(linalg::GenericOp op) {
   return op.getRegion().front().getOperations().size() - 1;
 }
 
-/// Whether `op` is a contraction or convolution: a linalg op with reduction
-/// loops whose body multiplies two different inputs. The targets run these
-/// through libraries (BLAS, cuBLASLt, cuDNN), which want plain operands.
-bool isLibraryOp(Operation *op) {
-  auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
-  if (!linalgOp || linalgOp.getNumReductionLoops() == 0)
-    return false;
-  if (!isa<linalg::GenericOp>(op))
-    return true; // matmul, batch_matmul, conv_*, ...
-  Block &body = op->getRegion(0).front();
-  unsigned numInputs = linalgOp.getNumDpsInputs();
-  auto isInput = [&](Value v) {
-    auto arg = dyn_cast<BlockArgument>(v);
-    return arg && arg.getOwner() == &body && arg.getArgNumber() < numInputs;
-  };
-  for (Operation &inner : body.without_terminator())
-    if (isa<arith::MulFOp, arith::MulIOp>(inner) &&
-        isInput(inner.getOperand(0)) && isInput(inner.getOperand(1)) &&
-        inner.getOperand(0) != inner.getOperand(1))
-      return true;
-  return false;
-}
+/// Contractions and convolutions (onyx/Analysis/Contraction.h) run through
+/// libraries (BLAS, cuBLASLt, cuDNN), which want plain operands.
+bool isLibraryOp(Operation *op) { return onyx::isContractionOrConvolution(op); }
 
 bool isZeroConstant(Value v) {
   auto cst = v.getDefiningOp<arith::ConstantOp>();

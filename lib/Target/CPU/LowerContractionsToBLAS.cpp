@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "onyx/Analysis/Contraction.h"
 #include "onyx/Transforms/Passes.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -30,104 +31,20 @@ constexpr int32_t kCblasRowMajor = 101;
 constexpr int32_t kCblasNoTrans = 111;
 constexpr int32_t kCblasTrans = 112;
 
-/// How one matrix operand is read: its batch exprs and whether the trailing
-/// two dims are transposed relative to (rows, cols) = (first, second).
-struct MatrixAccess {
-  /// Per operand batch dim: the loop it follows, or -1 (index 0).
-  SmallVector<int64_t> batchLoops;
-  bool transposed = false;
-};
-
-/// Matches the trailing two results of `map` against loops (row, col) or
-/// (col, row), and its leading results against batch loops or constant 0.
-std::optional<MatrixAccess> matchMatrix(AffineMap map, unsigned row,
-                                        unsigned col, unsigned numBatch) {
-  if (map.getNumResults() < 2)
-    return std::nullopt;
-  MatrixAccess access;
-  unsigned n = map.getNumResults();
-  for (unsigned i = 0; i + 2 < n; ++i) {
-    AffineExpr e = map.getResult(i);
-    if (auto c = dyn_cast<AffineConstantExpr>(e)) {
-      if (c.getValue() != 0)
-        return std::nullopt;
-      access.batchLoops.push_back(-1);
-    } else if (auto d = dyn_cast<AffineDimExpr>(e)) {
-      if (d.getPosition() >= numBatch)
-        return std::nullopt;
-      access.batchLoops.push_back(d.getPosition());
-    } else {
-      return std::nullopt;
-    }
-  }
-  auto r = dyn_cast<AffineDimExpr>(map.getResult(n - 2));
-  auto c = dyn_cast<AffineDimExpr>(map.getResult(n - 1));
-  if (!r || !c)
-    return std::nullopt;
-  if (r.getPosition() == row && c.getPosition() == col)
-    return access;
-  if (r.getPosition() == col && c.getPosition() == row) {
-    access.transposed = true;
-    return access;
-  }
-  return std::nullopt;
-}
-
-/// True when the body is `out + in0 * in1` (either operand order).
-bool isMultiplyAccumulate(linalg::GenericOp op) {
-  Block &body = op.getRegion().front();
-  if (body.getOperations().size() != 3)
-    return false;
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
-  if (!add)
-    return false;
-  Value acc = body.getArgument(2);
-  Value other = add.getLhs() == acc
-                    ? add.getRhs()
-                    : (add.getRhs() == acc ? add.getLhs() : Value());
-  auto mul = other ? other.getDefiningOp<arith::MulFOp>() : nullptr;
-  if (!mul)
-    return false;
-  Value a = body.getArgument(0), b = body.getArgument(1);
-  return (mul.getLhs() == a && mul.getRhs() == b) ||
-         (mul.getLhs() == b && mul.getRhs() == a);
-}
-
 struct Gemm {
   linalg::GenericOp op;
   unsigned numBatch;
-  MatrixAccess a, b;
+  MatrixOperand a, b;
 };
 
 std::optional<Gemm> matchGemm(linalg::GenericOp op) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       !op.hasPureBufferSemantics())
     return std::nullopt;
-  unsigned numLoops = op.getNumLoops();
-  if (numLoops < 3)
-    return std::nullopt;
-  auto iterators = op.getIteratorTypesArray();
-  for (unsigned i = 0; i + 1 < numLoops; ++i)
-    if (iterators[i] != utils::IteratorType::parallel)
-      return std::nullopt;
-  if (iterators.back() != utils::IteratorType::reduction)
-    return std::nullopt;
-  unsigned numBatch = numLoops - 3, m = numBatch, n = numBatch + 1,
-           k = numBatch + 2;
-  auto maps = op.getIndexingMapsArray();
-  // The output is (batch..., m, n) in loop order.
-  AffineMap out = maps[2];
-  if (out.getNumResults() != numBatch + 2)
-    return std::nullopt;
-  for (unsigned i = 0; i < numBatch + 2; ++i) {
-    auto d = dyn_cast<AffineDimExpr>(out.getResult(i));
-    if (!d || d.getPosition() != i)
-      return std::nullopt;
-  }
-  auto a = matchMatrix(maps[0], m, k, numBatch);
-  auto b = matchMatrix(maps[1], k, n, numBatch);
-  if (!a || !b || !isMultiplyAccumulate(op))
+  // The contraction recognizer (onyx/Analysis/Contraction.h) gives the
+  // row-major form; BLAS also wants identity layouts and one float type.
+  std::optional<RowMajorGemm> form = matchRowMajorGemm(op);
+  if (!form)
     return std::nullopt;
   for (Value v : op->getOperands()) {
     auto type = dyn_cast<MemRefType>(v.getType());
@@ -141,7 +58,7 @@ std::optional<Gemm> matchGemm(linalg::GenericOp op) {
   for (Value v : op->getOperands())
     if (cast<MemRefType>(v.getType()).getElementType() != element)
       return std::nullopt;
-  return Gemm{op, numBatch, *a, *b};
+  return Gemm{op, form->numBatch, form->a, form->b};
 }
 
 struct LowerContractionsToBLASPass
