@@ -126,6 +126,7 @@ step e2e-data-dependent "$PY" test/e2e/test_data_dependent.py
 step e2e-sequences "$PY" test/e2e/test_sequences.py
 step e2e-element-types "$PY" -W ignore test/e2e/test_element_types.py
 step e2e-threads "$PY" test/e2e/test_threads.py
+step e2e-hostile-inputs "$PY" test/e2e/test_hostile_inputs.py
 # The concurrency gtests under ThreadSanitizer (docs/runtime.md, "Threads").
 step tsan-runtime bash scripts/tsan-runtime.sh
 # Real models (docs/real-models.md): PyTorch exports, each compiled once and run

@@ -56,6 +56,14 @@ void freeAligned(void *ptr);
 OnyxTensor *createTensor(int32_t elemType, int64_t rank, const int64_t *shape,
                          bool zero, std::string &error);
 void destroyTensor(OnyxTensor *tensor);
+/// True for a host bool tensor, or a sequence of them, holding a byte that is
+/// neither 0 nor 1 (a valid numpy bool array can: a uint8 view). The
+/// generated code relies on 0/1 bytes (docs/runtime.md, "Bool inputs").
+bool hasNonCanonicalBools(const OnyxTensor *value);
+/// A copy of `value` (a tensor or a sequence) in which every non-zero bool
+/// byte is 1; NULL with `error` set on failure (out of memory).
+OnyxTensor *copyWithCanonicalBools(const OnyxTensor *value,
+                                   std::string &error);
 /// For a host tensor of a 4-bit or 2-bit type: false, with `error` naming
 /// the first byte whose upper bits are not zero (these types hold their bit
 /// pattern in the low bits of a byte, onyx_runtime.h). True otherwise.

@@ -132,7 +132,12 @@ struct CallContext {
   static constexpr uint64_t kMagic = 0x4f4e59585f435458ull; // "ONYX_CTX"
   uint64_t magic = kMagic;
   OnyxState *state;
+  /// The inputs the generated code sees: the caller's list, or `bound`.
   const OnyxTensorList *inputs;
+  /// When a bool input holds bytes other than 0/1: the caller's tensors,
+  /// with those inputs replaced by canonical copies (owned, in `owned`).
+  OnyxTensorList bound;
+  std::vector<OnyxTensor *> owned;
   std::vector<OnyxTensor *> outputs;
   /// Live temporaries and their accounted (aligned) sizes.
   std::unordered_map<void *, uint64_t> temps;
@@ -165,6 +170,8 @@ struct CallContext {
   }
 
   ~CallContext() {
+    for (OnyxTensor *tensor : owned)
+      destroyTensor(tensor);
     for (auto &entry : temps)
       releaseBuffer(entry.first);
     for (void *ptr : deviceInputs)
@@ -173,6 +180,32 @@ struct CallContext {
       releaseBuffer(ptr);
     for (OnyxTensor *tensor : outputs)
       destroyTensor(tensor);
+  }
+
+  /// Bool inputs (tensors and sequence elements) whose bytes are not all
+  /// 0/1 are replaced, for this call, by copies in which every non-zero
+  /// byte is 1: the generated code assumes canonical bools (Compress and
+  /// NonZero count them, If and Where test one bit). The caller's tensors
+  /// are not modified. Device tensors (IO binding) are used as they are.
+  bool bindInputs(std::string &error) {
+    for (size_t i = 0; i < inputs->tensors.size(); ++i) {
+      if (!hasNonCanonicalBools(inputs->tensors[i]))
+        continue;
+      if (inputs != &bound) {
+        bound.tensors = inputs->tensors;
+        inputs = &bound;
+      }
+      std::string why;
+      OnyxTensor *copy = copyWithCanonicalBools(bound.tensors[i], why);
+      if (!copy) {
+        error = "input '" + state->metadata.inputs[i].name + "' (index " +
+                std::to_string(i) + "): normalizing its bool bytes: " + why;
+        return false;
+      }
+      owned.push_back(copy);
+      bound.tensors[i] = copy;
+    }
+    return true;
   }
 
   void releaseBuffer(void *ptr) {
@@ -692,6 +725,10 @@ OnyxTensorList *runLocked(OnyxState *state, const OnyxTensorList *inputs) {
     CallContext ctx(state, inputs);
     state->calls++;
     state->lastCallSyncs = 0;
+    if (!ctx.bindInputs(error)) {
+      state->lastError = error;
+      return nullptr;
+    }
     if (ctx.device && !uploadInputs(ctx, error)) {
       state->lastError = error;
       return nullptr;

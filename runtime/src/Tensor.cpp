@@ -154,6 +154,62 @@ bool checkSubByteElements(const OnyxTensor *tensor, std::string &error) {
   return true;
 }
 
+bool hasNonCanonicalBools(const OnyxTensor *value) {
+  if (!value || value->elemType != ONYX_BOOL)
+    return false;
+  if (value->kind == ONYX_VALUE_SEQUENCE) {
+    for (const OnyxTensor *element : value->elements)
+      if (hasNonCanonicalBools(element))
+        return true;
+    return false;
+  }
+  if (value->kind != ONYX_VALUE_TENSOR || value->onDevice || !value->data)
+    return false;
+  // An or-reduction over the bytes (vectorized), not an early exit.
+  const auto *bytes = static_cast<const unsigned char *>(value->data);
+  unsigned char high = 0;
+  for (size_t i = 0; i < value->byteSize; ++i)
+    high |= bytes[i] & 0xfe;
+  return high != 0;
+}
+
+OnyxTensor *copyWithCanonicalBools(const OnyxTensor *value,
+                                   std::string &error) {
+  if (value->kind == ONYX_VALUE_SEQUENCE) {
+    OnyxTensor *copy =
+        createTensor(value->elemType, 0, nullptr, /*zero=*/true, error);
+    if (!copy)
+      return nullptr;
+    copy->numElements = 0;
+    copy->byteSize = 0;
+    copy->kind = ONYX_VALUE_SEQUENCE;
+    try {
+      for (const OnyxTensor *element : value->elements) {
+        OnyxTensor *e = copyWithCanonicalBools(element, error);
+        if (!e) {
+          destroyTensor(copy);
+          return nullptr;
+        }
+        copy->elements.push_back(e);
+      }
+    } catch (...) {
+      destroyTensor(copy);
+      error = "out of memory";
+      return nullptr;
+    }
+    return copy;
+  }
+  OnyxTensor *copy = createTensor(value->elemType, value->rank, value->shape,
+                                  /*zero=*/false, error);
+  if (!copy)
+    return nullptr;
+  const auto *from = static_cast<const unsigned char *>(value->data);
+  auto *to = static_cast<unsigned char *>(copy->data);
+  for (size_t i = 0; i < value->byteSize; ++i)
+    to[i] = from[i] != 0;
+  return copy;
+}
+
 OnyxTensor *createTensor(int32_t elemType, int64_t rank, const int64_t *shape,
                          bool zero, std::string &error) {
   size_t elemSize = onyx_element_size(elemType);

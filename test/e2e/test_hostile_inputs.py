@@ -1,0 +1,156 @@
+#!/usr/bin/python3
+"""Hostile and careless inputs at run time (issue 19): each case ends in a
+correct result or one clean `error:` line, never a signal or a leak.
+
+  * bool inputs whose bytes are not 0/1 (a valid numpy bool array, e.g. a
+    uint8 view): Compress, NonZero, Where, Not and If see any non-zero byte
+    as true, as numpy does (docs/runtime.md, "Bool inputs");
+  * Unique (sorted) with several NaNs: the NaNs are one value each, sorted
+    last, as numpy.unique(equal_nan=False) and the ONNX reference give.
+
+Run with /usr/bin/python3 (Debian's, with onnx and numpy).
+"""
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from onyx_e2e import ONYX_COMPILE, ONYX_RUN, require_tools, run  # noqa: E402
+from onyx_e2e import checked_model, constant_node as const, value_info as vi  # noqa: E402
+
+
+def model(nodes, inputs, outputs, name, opset=13):
+    return checked_model(nodes, inputs, outputs, name, opset, ir_version=7)
+
+
+class HostileInputs(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        require_tools(ONYX_COMPILE, ONYX_RUN)
+        cls.tmp = tempfile.mkdtemp(prefix="onyx-hostile-")
+        cls.compiled = {}
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    # -- helpers -------------------------------------------------------------
+
+    def compile(self, m, name, extra=()):
+        if name in self.compiled:
+            return self.compiled[name]
+        path = os.path.join(self.tmp, name + ".onnx")
+        onnx.save(m, path)
+        so = os.path.join(self.tmp, name + ".so")
+        r = run([ONYX_COMPILE, path, "-o", so] + list(extra), timeout=300)
+        self.assertEqual(r.rc, 0, "compiling %s failed\n%s" % (name, r.describe()))
+        self.compiled[name] = so
+        return so
+
+    def execute(self, so, inputs, expect_error=None, env=None):
+        out_dir = tempfile.mkdtemp(dir=self.tmp)
+        args = [ONYX_RUN, so, "--output-dir", out_dir]
+        for name, array in inputs.items():
+            path = os.path.join(out_dir, name + ".npy")
+            np.save(path, array)
+            args += ["--input", "%s=%s" % (name, path)]
+        r = run(args, timeout=120)
+        self.assertFalse(r.timed_out, r.describe())
+        self.assertIsNotNone(r.rc, r.describe())
+        self.assertGreaterEqual(r.rc, 0, "killed by a signal\n" + r.describe())
+        if expect_error is not None:
+            self.assertNotEqual(r.rc, 0, "expected a failure\n" + r.describe())
+            self.assertEqual(len(r.error_lines), 1, r.describe())
+            self.assertIn(expect_error, r.error_lines[0], r.describe())
+            return None
+        self.assertEqual(r.rc, 0, r.describe())
+        outputs = []
+        k = 0
+        while os.path.exists(os.path.join(out_dir, "output_%d.npy" % k)):
+            outputs.append(np.load(os.path.join(out_dir, "output_%d.npy" % k)))
+            k += 1
+        return outputs
+
+    def check(self, got, want, what=""):
+        want = np.asarray(want)
+        self.assertEqual(got.dtype, want.dtype, what)
+        self.assertEqual(got.shape, want.shape, what)
+        if np.issubdtype(want.dtype, np.floating):
+            np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7,
+                                       equal_nan=True, err_msg=what)
+        else:
+            np.testing.assert_array_equal(got, want, err_msg=what)
+
+    # -- bool inputs whose bytes are not 0/1 -------------------------------------
+
+    @staticmethod
+    def bools(byte_values):
+        """A numpy bool array holding exactly these bytes (a uint8 view)."""
+        return np.array(byte_values, np.uint8).view(np.bool_)
+
+    def test_bool_bytes_other_than_0_and_1(self):
+        m = model([
+            helper.make_node("Compress", ["x", "m"], ["compressed"], axis=0),
+            helper.make_node("NonZero", ["m"], ["nz"]),
+            helper.make_node("Neg", ["x"], ["negx"]),
+            helper.make_node("Where", ["m", "x", "negx"], ["where"]),
+            helper.make_node("Not", ["m"], ["notm"]),
+            helper.make_node("Cast", ["m"], ["as_int"], to=TensorProto.INT32),
+        ], [vi("x", TensorProto.FLOAT, ["n"]), vi("m", TensorProto.BOOL, ["n"])],
+            [vi("compressed", TensorProto.FLOAT, [None]),
+             vi("nz", TensorProto.INT64, [1, None]),
+             vi("where", TensorProto.FLOAT, ["n"]),
+             vi("notm", TensorProto.BOOL, ["n"]),
+             vi("as_int", TensorProto.INT32, ["n"])], "bool_bytes")
+        so = self.compile(m, "bool_bytes")
+        rng = np.random.default_rng(19)
+        cases = [
+            [2, 0, 4, 0, 255, 1],            # the issue's: 6 elements
+            [0, 0, 0],
+            [128, 64, 32, 16, 8, 4, 2, 1],
+            list(rng.integers(0, 256, 300)),
+            list(rng.integers(0, 2, 50) * rng.integers(2, 256, 50)),
+        ]
+        for bytes_ in cases:
+            mask = self.bools(bytes_)
+            truth = np.array(bytes_) != 0
+            x = np.arange(len(bytes_), dtype=np.float32) + 1
+            compressed, nz, where, notm, as_int = self.execute(so, {"x": x, "m": mask})
+            what = "bytes=%s" % bytes_[:16]
+            self.check(compressed, x[truth], what)
+            self.check(nz, np.array(np.nonzero(truth), np.int64), what)
+            self.check(where, np.where(truth, x, -x), what)
+            self.check(notm, ~truth, what)
+            self.assertTrue(set(notm.view(np.uint8).tolist()) <= {0, 1}, what)
+            self.check(as_int, truth.astype(np.int32), what)
+
+    def test_if_on_a_bool_byte_with_the_low_bit_clear(self):
+        two = helper.make_tensor("two", TensorProto.FLOAT, [], [2.0])
+        then_g = helper.make_graph(
+            [helper.make_node("Constant", [], ["c2"], value=two),
+             helper.make_node("Mul", ["x", "c2"], ["doubled"])],
+            "then", [], [vi("doubled", TensorProto.FLOAT, ["n"])])
+        else_g = helper.make_graph(
+            [helper.make_node("Neg", ["x"], ["negated"])],
+            "else", [], [vi("negated", TensorProto.FLOAT, ["n"])])
+        m = model([
+            helper.make_node("If", ["c"], ["y"], then_branch=then_g, else_branch=else_g),
+        ], [vi("c", TensorProto.BOOL, []), vi("x", TensorProto.FLOAT, ["n"])],
+            [vi("y", TensorProto.FLOAT, ["n"])], "if_bool_byte")
+        so = self.compile(m, "if_bool_byte")
+        x = np.array([1, 2, 3], np.float32)
+        for byte in [0, 1, 2, 4, 128, 254, 255]:
+            c = np.array(byte, np.uint8).view(np.bool_)
+            (y,) = self.execute(so, {"c": c, "x": x})
+            self.check(y, x * 2 if byte else -x, "byte %d" % byte)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,152 @@
+//===- HostileInputTest.cpp - What a careless or hostile caller passes ----===//
+//
+// Inputs that are valid at the C API but break the generated code's
+// assumptions: bool tensors whose bytes are not 0/1 (docs/runtime.md, "Bool
+// inputs").
+//
+//===----------------------------------------------------------------------===//
+#include "RuntimeHandles.h"
+#include "onyx/onyx_runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+using onyx::test::ListPtr;
+using onyx::test::StatePtr;
+
+StatePtr makeState(const char *metadata, int32_t (*entry)(void *)) {
+  OnyxModelDesc desc = {ONYX_ABI_VERSION, metadata, entry};
+  const char *error = nullptr;
+  OnyxState *state = onyxrt_state_create(&desc, &error);
+  EXPECT_NE(state, nullptr) << (error ? error : "");
+  return StatePtr(state);
+}
+
+/// y = the bytes of the bool input m : bool[?n], as u8; also records the
+/// input pointer it was given.
+const void *seenPointer = nullptr;
+int32_t echoBoolEntry(void *ctx) {
+  const auto *m = static_cast<const unsigned char *>(onyxrt_input_data(ctx, 0));
+  int64_t n = onyxrt_input_dim(ctx, 0, 0);
+  if (!m || n < 0)
+    return 1;
+  seenPointer = m;
+  auto *y = static_cast<unsigned char *>(onyxrt_alloc_output(ctx, 0, 1, &n));
+  if (!y)
+    return 1;
+  std::memcpy(y, m, size_t(n));
+  return 0;
+}
+const char *kEchoBoolModel = "onyx-model v1\n"
+                             "input m 9 1 ?n\n"
+                             "output y 2 1 ?n\n";
+
+std::vector<unsigned char> bytesOf(OnyxTensor *t) {
+  auto *data = static_cast<unsigned char *>(onyx_tensor_data(t));
+  return std::vector<unsigned char>(data, data + onyx_tensor_byte_size(t));
+}
+
+} // namespace
+
+TEST(BoolInputs, NonZeroBytesAreTrueAndTheCallersTensorIsKept) {
+  StatePtr state = makeState(kEchoBoolModel, echoBoolEntry);
+  std::vector<unsigned char> bytes = {0, 1, 2, 255, 0, 128, 1, 7};
+  int64_t n = int64_t(bytes.size());
+  ListPtr in(onyx_tensor_list_create());
+  OnyxTensor *m = onyx_tensor_create_copy(ONYX_BOOL, 1, &n, bytes.data());
+  ASSERT_EQ(onyx_tensor_list_append(in.get(), m), 0);
+  ListPtr out(onyxrt_run(state.get(), in.get()));
+  ASSERT_TRUE(out) << onyx_state_last_error(state.get());
+  EXPECT_EQ(bytesOf(onyx_tensor_list_get(out.get(), 0)),
+            (std::vector<unsigned char>{0, 1, 1, 1, 0, 1, 1, 1}));
+  // The generated code read a copy; the caller's bytes are unchanged.
+  EXPECT_NE(seenPointer, onyx_tensor_data(m));
+  EXPECT_EQ(bytesOf(m), bytes);
+  // Canonical bytes are read in place (no copy).
+  std::vector<unsigned char> canonical = {0, 1, 1, 0};
+  n = 4;
+  ListPtr in2(onyx_tensor_list_create());
+  OnyxTensor *m2 = onyx_tensor_create_copy(ONYX_BOOL, 1, &n, canonical.data());
+  ASSERT_EQ(onyx_tensor_list_append(in2.get(), m2), 0);
+  ListPtr out2(onyxrt_run(state.get(), in2.get()));
+  ASSERT_TRUE(out2) << onyx_state_last_error(state.get());
+  EXPECT_EQ(seenPointer, onyx_tensor_data(m2));
+  EXPECT_EQ(bytesOf(onyx_tensor_list_get(out2.get(), 0)), canonical);
+}
+
+TEST(BoolInputs, EveryByteValue) {
+  StatePtr state = makeState(kEchoBoolModel, echoBoolEntry);
+  std::vector<unsigned char> bytes(256 * 3);
+  for (size_t i = 0; i < bytes.size(); ++i)
+    bytes[i] = static_cast<unsigned char>(i * 7);
+  int64_t n = int64_t(bytes.size());
+  ListPtr in(onyx_tensor_list_create());
+  ASSERT_EQ(onyx_tensor_list_append(
+                in.get(), onyx_tensor_create_copy(ONYX_BOOL, 1, &n, bytes.data())),
+            0);
+  ListPtr out(onyxrt_run(state.get(), in.get()));
+  ASSERT_TRUE(out) << onyx_state_last_error(state.get());
+  std::vector<unsigned char> got = bytesOf(onyx_tensor_list_get(out.get(), 0));
+  ASSERT_EQ(got.size(), bytes.size());
+  for (size_t i = 0; i < bytes.size(); ++i)
+    EXPECT_EQ(got[i], bytes[i] != 0) << "byte " << i;
+}
+
+namespace {
+
+/// y = the number of true elements over the elements of the sequence input
+/// s : seq(bool), counted as the sum of their bytes (so a byte 2 counts 2).
+int32_t sumSequenceEntry(void *ctx) {
+  void *seq = onyxrt_input_value(ctx, 0);
+  if (!seq)
+    return 1;
+  int64_t length = onyxrt_seq_length(ctx, seq);
+  int64_t total = 0;
+  for (int64_t k = 0; k < length; ++k) {
+    int64_t shape[1];
+    const auto *data = static_cast<const unsigned char *>(
+        onyxrt_seq_at(ctx, seq, k, 1, shape, "Sum"));
+    if (!data)
+      return 1;
+    for (int64_t i = 0; i < shape[0]; ++i)
+      total += data[i];
+  }
+  auto *y = static_cast<int64_t *>(onyxrt_alloc_output(ctx, 0, 0, nullptr));
+  if (!y)
+    return 1;
+  *y = total;
+  return 0;
+}
+const char *kSumSequenceModel = "onyx-model v1\n"
+                                "input-sequence s 9\n"
+                                "output y 7 0\n";
+
+} // namespace
+
+TEST(BoolInputs, SequenceElementsAreNormalizedToo) {
+  StatePtr state = makeState(kSumSequenceModel, sumSequenceEntry);
+  ASSERT_TRUE(state);
+  OnyxTensor *seq = onyx_sequence_create(ONYX_BOOL);
+  std::vector<unsigned char> a = {3, 0, 200}, b = {1, 1};
+  int64_t na = 3, nb = 2;
+  ASSERT_EQ(onyx_sequence_append(seq, onyx_tensor_create_copy(ONYX_BOOL, 1,
+                                                              &na, a.data())),
+            0);
+  ASSERT_EQ(onyx_sequence_append(seq, onyx_tensor_create_copy(ONYX_BOOL, 1,
+                                                              &nb, b.data())),
+            0);
+  ListPtr in(onyx_tensor_list_create());
+  ASSERT_EQ(onyx_tensor_list_append(in.get(), seq), 0);
+  ListPtr out(onyxrt_run(state.get(), in.get()));
+  ASSERT_TRUE(out) << onyx_state_last_error(state.get());
+  auto *y = static_cast<int64_t *>(
+      onyx_tensor_data(onyx_tensor_list_get(out.get(), 0)));
+  EXPECT_EQ(*y, 4);
+  EXPECT_EQ(bytesOf(onyx_sequence_get(seq, 0)), a);
+}
