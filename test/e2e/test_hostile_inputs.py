@@ -5,8 +5,9 @@ correct result or one clean `error:` line, never a signal or a leak.
   * bool inputs whose bytes are not 0/1 (a valid numpy bool array, e.g. a
     uint8 view): Compress, NonZero, Where, Not and If see any non-zero byte
     as true, as numpy does (docs/runtime.md, "Bool inputs");
-  * Unique (sorted) with several NaNs: the NaNs are one value each, sorted
-    last, as numpy.unique(equal_nan=False) and the ONNX reference give.
+  * Unique with several NaNs (it segfaulted): every NaN is one value,
+    sorted last, as numpy.unique (equal_nan=True) and so the ONNX reference
+    give; entries along an axis compare elementwise the same way.
 
 Run with /usr/bin/python3 (Debian's, with onnx and numpy).
 """
@@ -150,6 +151,92 @@ class HostileInputs(unittest.TestCase):
             c = np.array(byte, np.uint8).view(np.bool_)
             (y,) = self.execute(so, {"c": c, "x": x})
             self.check(y, x * 2 if byte else -x, "byte %d" % byte)
+
+    # -- Unique with NaNs --------------------------------------------------------
+
+    @staticmethod
+    def unique_reference(x, axis, sorted_):
+        """Unique with every NaN equal to every NaN and above all numbers
+        (numpy.unique's equal_nan=True order, extended to entries along an
+        axis lexicographically): (values, indices, inverse, counts)."""
+        entries = [x.reshape(-1)[i:i + 1] for i in range(x.size)] if axis is None \
+            else [np.take(x, i, axis=axis).reshape(-1) for i in range(x.shape[axis])]
+
+        def key(e):
+            return tuple((1, 0.0) if np.isnan(v) else (0, float(v)) for v in e)
+
+        firsts, inverse_first = [], []
+        for i, e in enumerate(entries):
+            for f in firsts:
+                if key(entries[f]) == key(e):
+                    inverse_first.append(f)
+                    break
+            else:
+                firsts.append(i)
+                inverse_first.append(i)
+        order = sorted(firsts, key=lambda f: key(entries[f])) if sorted_ else firsts
+        pos = {f: p for p, f in enumerate(order)}
+        indices = np.array(order, np.int64)
+        inverse = np.array([pos[f] for f in inverse_first], np.int64)
+        counts = np.array([inverse_first.count(f) for f in order], np.int64)
+        if axis is None:
+            values = x.reshape(-1)[indices]
+        else:
+            values = np.take(x, indices, axis=axis)
+        return values, indices, inverse, counts
+
+    def unique_model(self, name, rank, axis, sorted_):
+        attrs = {"sorted": sorted_}
+        if axis is not None:
+            attrs["axis"] = axis
+        dims = ["d%d" % i for i in range(rank)]
+        m = model([helper.make_node("Unique", ["x"], ["u", "idx", "inv", "cnt"], **attrs)],
+                  [vi("x", TensorProto.FLOAT, dims)],
+                  [vi("u", TensorProto.FLOAT, ["k"] if axis is None else
+                      [("k" if i == axis else d) for i, d in enumerate(dims)]),
+                   vi("idx", TensorProto.INT64, ["k"]),
+                   vi("inv", TensorProto.INT64, ["n"]), vi("cnt", TensorProto.INT64, ["k"])],
+                  name, opset=11)
+        return self.compile(m, name)
+
+    def test_unique_with_several_nans(self):
+        nan = np.nan
+        flat = [
+            [1, nan, 2, nan, 1],                 # the issue's: more than one NaN
+            [nan, nan, nan],
+            [nan],
+            [3, -0.0, 0.0, nan, -1, nan, 3, np.inf, -np.inf, nan],
+            [],
+        ]
+        for sorted_ in (1, 0):
+            so = self.unique_model("unique_nan_s%d" % sorted_, 1, None, sorted_)
+            for x in flat:
+                x = np.array(x, np.float32)
+                u, idx, inv, cnt = self.execute(so, {"x": x})
+                wu, widx, winv, wcnt = self.unique_reference(x, None, sorted_)
+                what = "sorted=%d x=%s" % (sorted_, x)
+                self.check(u, wu, what)
+                self.check(idx, widx, what)
+                self.check(inv, winv, what)
+                self.check(cnt, wcnt, what)
+                if sorted_ and x.size:
+                    # numpy's own (equal_nan=True) on a flat input.
+                    nu, nidx, ninv, ncnt = np.unique(x, return_index=True,
+                                                     return_inverse=True,
+                                                     return_counts=True)
+                    self.check(u, nu, what)
+                    self.check(cnt, ncnt.astype(np.int64), what)
+                    self.check(inv, ninv.astype(np.int64).reshape(-1), what)
+        # Entries along an axis: rows with NaNs in the same places are equal.
+        so = self.unique_model("unique_nan_axis0", 2, 0, 1)
+        rows = np.array([[1, nan], [0, 5], [1, nan], [nan, nan], [1, 2],
+                         [nan, nan], [0, 5]], np.float32)
+        u, idx, inv, cnt = self.execute(so, {"x": rows})
+        wu, widx, winv, wcnt = self.unique_reference(rows, 0, 1)
+        self.check(u, wu, "rows")
+        self.check(idx, widx, "rows")
+        self.check(inv, winv, "rows")
+        self.check(cnt, wcnt, "rows")
 
 
 if __name__ == "__main__":

@@ -101,6 +101,24 @@ struct KB {
   Value elemGt(Value x, Value y) {
     return elemCmp(arith::CmpFPredicate::OGT, arith::CmpIPredicate::sgt, x, y);
   }
+  /// Unique's total order on floats (numpy.unique's, equal_nan=True): every
+  /// NaN equals every NaN and is above every other value; integers as
+  /// elemEq/elemLt. (IEEE comparisons make NaN equal to nothing and below
+  /// nothing, so several NaNs took one sorted position and left another
+  /// unwritten: Unique segfaulted.)
+  Value isNaN(Value x) {
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+  }
+  Value elemEqNaN(Value x, Value y) {
+    if (!isa<FloatType>(x.getType()))
+      return elemEq(x, y);
+    return orOf(elemEq(x, y), andOf(isNaN(x), isNaN(y)));
+  }
+  Value elemLtNaNLast(Value x, Value y) {
+    if (!isa<FloatType>(x.getType()))
+      return elemLt(x, y);
+    return orOf(elemLt(x, y), andOf(notOf(isNaN(x)), isNaN(y)));
+  }
   /// x != 0 (NaN counts as non-zero, as in numpy).
   Value elemNonZero(Value x) {
     Value zero = scalarConstant(b, loc, x.getType(), 0.0);
@@ -547,12 +565,15 @@ FailureOr<SmallVector<Value>> lowerUnique(Operation *op, OpBuilder &b) {
   Value entrySize = k.value(view->entrySize);
   Type i64 = b.getI64Type();
 
-  // Entry equality and lexicographic order (numpy's order of rows).
+  // Entry equality and lexicographic order (numpy's order of rows), on
+  // elements ordered with every NaN equal and above all numbers (numpy's
+  // equal_nan=True, what the ONNX reference's np.unique gives for 1-D), so
+  // that `compare` is a total order and each unique gets its own position.
   auto equal = [&](KB &k, Value a, Value c) {
     return k.loop(k.idx(0), entrySize, {k.flag(true)},
                   [&](KB &k, Value e, ValueRange st) -> SmallVector<Value> {
-                    return {k.andOf(st[0], k.elemEq(reader.read(k, a, e),
-                                                    reader.read(k, c, e)))};
+                    return {k.andOf(st[0], k.elemEqNaN(reader.read(k, a, e),
+                                                       reader.read(k, c, e)))};
                   })[0];
   };
   /// -1, 0, 1 as entry a is below, equal to, above entry c.
@@ -561,8 +582,8 @@ FailureOr<SmallVector<Value>> lowerUnique(Operation *op, OpBuilder &b) {
                   [&](KB &k, Value e, ValueRange st) -> SmallVector<Value> {
                     Value va = reader.read(k, a, e), vc = reader.read(k, c, e);
                     Value sign = k.select(
-                        k.elemLt(va, vc), k.idx(-1),
-                        k.select(k.elemGt(va, vc), k.idx(1), k.idx(0)));
+                        k.elemLtNaNLast(va, vc), k.idx(-1),
+                        k.select(k.elemLtNaNLast(vc, va), k.idx(1), k.idx(0)));
                     return {k.select(k.eq(st[0], k.idx(0)), sign, st[0])};
                   })[0];
   };
