@@ -107,6 +107,8 @@ ONYX_API const char *onyx_element_name(int32_t elemType) {
   }
 }
 
+ONYX_API const char *onyx_runtime_version(void) { return ONYX_RUNTIME_VERSION; }
+
 ONYX_API int32_t onyx_element_bits(int32_t elemType) {
   if (int32_t bits = onyx_subbyte_bits(elemType))
     return bits;

@@ -70,6 +70,12 @@ ONYX_API int32_t onyx_element_bits(int32_t elemType);
 /* Short name ("f32", "i64", "bool", ...); "unknown" for bad codes. */
 ONYX_API const char *onyx_element_name(int32_t elemType);
 
+/* Version of the runtime library, "MAJOR.MINOR.PATCH": the
+ * ONYX_RUNTIME_VERSION of the header it was built with (a caller compares
+ * it with its own ONYX_RUNTIME_VERSION to detect a mismatched library). */
+#define ONYX_RUNTIME_VERSION "0.1.0"
+ONYX_API const char *onyx_runtime_version(void);
+
 /*--- Tensors --------------------------------------------------------------*/
 /* A dense, row-major tensor that owns its data (64-byte aligned). */
 typedef struct OnyxTensor OnyxTensor;
