@@ -2,6 +2,8 @@
 
 #include "onyx/Transforms/PoolPlanning.h"
 
+#include "PoolPlacement.h"
+
 #include <algorithm>
 #include <numeric>
 
@@ -28,18 +30,9 @@ void planStatic(const std::vector<Item> &items, int64_t alignment, Plan &plan) {
         busy.push_back(
             {plan.staticOffset[p],
              plan.staticOffset[p] + alignTo(*items[p].staticBytes, alignment)});
-    std::sort(busy.begin(), busy.end());
-    // The smallest gap that fits; else the end.
-    int64_t best = -1, bestGap = INT64_MAX, cursor = 0;
-    for (auto [lo, hi] : busy) {
-      if (lo - cursor >= size && lo - cursor < bestGap) {
-        best = cursor;
-        bestGap = lo - cursor;
-      }
-      cursor = std::max(cursor, hi);
-    }
-    if (best < 0)
-      best = cursor;
+    // The smallest gap that fits; else the end (the pool-layout library's
+    // search, shared with the run-time best fit).
+    int64_t best = layout::bestFitOffset(busy, size);
     plan.staticOffset[i] = best;
     plan.staticBytes = std::max(plan.staticBytes, best + size);
     placed.push_back(i);

@@ -1,7 +1,9 @@
 //===- PoolPlanningTest.cpp - Properties of onyx::pool::planPool ----------===//
 //
 // The planning half of onyx-pool-allocations (lib/Transforms/PoolPlanning.cpp)
-// is free of IR, so its plans can be checked on random interval sets.
+// is free of IR, so its plans can be checked on random interval sets; so is
+// the pool-layout library both halves share (runtime/src/layout/: the
+// best-fit search, the run-time placement), checked here too.
 //
 // A plan is evaluated the way the pass emits it (PoolAllocations.cpp,
 // emitDomain): the domain's pool is
@@ -30,7 +32,7 @@
 
 #include "onyx/Transforms/PoolPlanning.h"
 
-#include "../../runtime/src/PoolPlacement.h"
+#include "PoolPlacement.h"
 
 #include <gtest/gtest.h>
 
@@ -523,7 +525,8 @@ TEST(PoolPlanning, LifetimeNotAboveSameSizeOnlyExample) {
 }
 
 //===----------------------------------------------------------------------===//
-// Run-time placement (runtime/src/PoolPlacement.cpp, onyxrt_place_temps)
+// Run-time placement (runtime/src/layout/PoolPlacement.cpp,
+// onyxrt_place_temps)
 //===----------------------------------------------------------------------===//
 
 // For random interval sets and random concrete sizes: the run-time layout
@@ -595,6 +598,68 @@ TEST(PoolPlacement, ShapeDependentWinner) {
   onyx::rt::Placement p = onyx::rt::placeTemps(temps, 0);
   EXPECT_TRUE(p.bestFit);
   EXPECT_EQ(p.totalBytes, 4096 + 256);
+}
+
+//===----------------------------------------------------------------------===//
+// The shared best-fit search (onyx::layout::bestFitOffset)
+//===----------------------------------------------------------------------===//
+
+using Ranges = std::vector<std::pair<int64_t, int64_t>>;
+
+TEST(BestFitOffset, EmptyAndAbove) {
+  Ranges none;
+  EXPECT_EQ(onyx::layout::bestFitOffset(none, 100), 0);
+  // No gap holds 300 bytes: above the highest range (not the last one).
+  Ranges busy = {{400, 500}, {0, 100}, {200, 700}};
+  EXPECT_EQ(onyx::layout::bestFitOffset(busy, 300), 700);
+  // Sorted by the call.
+  EXPECT_TRUE(std::is_sorted(busy.begin(), busy.end()));
+}
+
+TEST(BestFitOffset, SmallestGapFirstOnTie) {
+  // Gaps: [0, 100) 100 bytes, [200, 250) 50, [300, 350) 50, above 400.
+  Ranges busy = {{100, 200}, {250, 300}, {350, 400}};
+  EXPECT_EQ(onyx::layout::bestFitOffset(busy, 50), 200);
+  EXPECT_EQ(onyx::layout::bestFitOffset(busy, 60), 0);
+  EXPECT_EQ(onyx::layout::bestFitOffset(busy, 101), 400);
+  // Overlapping ranges (lifetimes overlap, memory need not be disjoint for
+  // the caller's items): the gap starts after the farthest end so far.
+  Ranges nested = {{0, 300}, {100, 200}, {350, 400}};
+  EXPECT_EQ(onyx::layout::bestFitOffset(nested, 50), 300);
+  EXPECT_EQ(onyx::layout::bestFitOffset(nested, 51), 400);
+}
+
+// For random busy sets: the offset found never overlaps a busy range, and
+// below the top of the ranges it starts a gap that holds the block.
+TEST(BestFitOffset, RandomFitsAndIsBest) {
+  std::mt19937_64 rng(5);
+  for (int iter = 0; iter < 2000; ++iter) {
+    Ranges busy;
+    int n = int(rng() % 8);
+    for (int i = 0; i < n; ++i) {
+      int64_t lo = int64_t(rng() % 1000), len = int64_t(rng() % 200);
+      busy.push_back({lo, lo + len});
+    }
+    int64_t bytes = int64_t(rng() % 300);
+    Ranges copy = busy;
+    int64_t at = onyx::layout::bestFitOffset(copy, bytes);
+    ASSERT_GE(at, 0);
+    for (auto [lo, hi] : busy)
+      if (hi > lo && bytes > 0)
+        ASSERT_TRUE(at + bytes <= lo || hi <= at)
+            << "iter " << iter << ": [" << at << ", " << at + bytes
+            << ") overlaps [" << lo << ", " << hi << ")";
+    // The gap it chose: from `at` to the next range start (or unbounded).
+    int64_t chosenGap = INT64_MAX;
+    for (auto [lo, hi] : busy)
+      if (lo >= at && hi > lo)
+        chosenGap = std::min(chosenGap, lo - at);
+    int64_t top = 0;
+    for (auto [lo, hi] : busy)
+      top = std::max(top, hi);
+    if (at < top)
+      ASSERT_GE(chosenGap, bytes) << "iter " << iter;
+  }
 }
 
 } // namespace

@@ -1,4 +1,8 @@
-//===- PoolPlacement.h - Run-time layout of a domain's temporaries -*- C++ -*-//
+//===- PoolPlacement.h - The pool-layout library ----------------*- C++ -*-===//
+//
+// The pool-layout library (onyx_pool_layout: no MLIR, linked by the runtime
+// and by the compiler's onyx-pool-allocations): the best-fit search both
+// halves of the memory plan use (bestFitOffset), and the run-time layout.
 //
 // The run-time half of onyx-pool-allocations{placement=runtime}: at a
 // domain's anchor every aligned size is known, so the layout can be chosen
@@ -21,7 +25,20 @@
 #define ONYX_RUNTIME_POOLPLACEMENT_H
 
 #include <cstdint>
+#include <utility>
 #include <vector>
+
+namespace onyx::layout {
+
+/// The best-fit search: the offset of the smallest gap between the busy
+/// [lo, hi) byte ranges that holds `bytes` (the first such gap on a tie),
+/// else the end of the highest range (0 when there is none). Gaps start at
+/// offset 0. Sorts `busy`. Used by the compile-time plan (static region,
+/// onyx::pool::planPool) and by the run-time best fit (placeBestFit).
+int64_t bestFitOffset(std::vector<std::pair<int64_t, int64_t>> &busy,
+                      int64_t bytes);
+
+} // namespace onyx::layout
 
 namespace onyx::rt {
 

@@ -1,10 +1,29 @@
-//===- PoolPlacement.cpp - Run-time layout of a domain's temporaries ------===//
+//===- PoolPlacement.cpp - The pool-layout library ------------------------===//
 
 #include "PoolPlacement.h"
 
 #include <algorithm>
 #include <functional>
 #include <numeric>
+
+namespace onyx::layout {
+
+int64_t bestFitOffset(std::vector<std::pair<int64_t, int64_t>> &busy,
+                      int64_t bytes) {
+  std::sort(busy.begin(), busy.end());
+  int64_t best = -1, bestGap = INT64_MAX, cursor = 0;
+  for (auto [lo, hi] : busy) {
+    int64_t gap = lo - cursor;
+    if (gap >= bytes && gap < bestGap) {
+      best = cursor;
+      bestGap = gap;
+    }
+    cursor = std::max(cursor, hi);
+  }
+  return best < 0 ? cursor : best;
+}
+
+} // namespace onyx::layout
 
 namespace onyx::rt {
 
@@ -25,18 +44,7 @@ Placement placeInOrder(const std::vector<PlacedTemp> &temps,
       if (temps[p].start <= t.end && t.start <= temps[p].end &&
           temps[p].bytes > 0)
         busy.push_back({result.offsets[p], result.offsets[p] + temps[p].bytes});
-    std::sort(busy.begin(), busy.end());
-    int64_t best = -1, bestGap = INT64_MAX, cursor = 0;
-    for (auto [lo, hi] : busy) {
-      int64_t gap = lo - cursor;
-      if (gap >= t.bytes && gap < bestGap) {
-        best = cursor;
-        bestGap = gap;
-      }
-      cursor = std::max(cursor, hi);
-    }
-    if (best < 0)
-      best = cursor;
+    int64_t best = layout::bestFitOffset(busy, t.bytes);
     result.offsets[i] = best;
     result.totalBytes = std::max(result.totalBytes, best + t.bytes);
     placed.push_back(i);
