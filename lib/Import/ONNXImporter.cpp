@@ -19,6 +19,7 @@
 #include "onyx/Import/ONNXImporter.h"
 #include "onyx/onyx_elements.h"
 
+#include "ExternalData.h"
 #include "HandleTypes.h"
 #include "SchemaRegistry.h"
 #include "TypeInference.h"
@@ -380,32 +381,19 @@ std::string Importer::readStoredBytes(const onnx::TensorProto &tensor,
   uint64_t expectedBytes = count * elementSize;
 
   if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
-    std::string location;
-    uint64_t offset = 0;
-    std::optional<uint64_t> length;
-    for (const auto &entry : tensor.external_data()) {
-      if (entry.key() == "location")
-        location = entry.value();
-      else if (entry.key() == "offset")
-        offset = std::stoull(entry.value());
-      else if (entry.key() == "length")
-        length = std::stoull(entry.value());
-    }
-    if (location.empty())
-      fail(what + ": external data without a location");
-    llvm::SmallString<256> path(baseDir);
-    llvm::sys::path::append(path, location);
-    auto buffer = llvm::MemoryBuffer::getFileSlice(
-        path, length.value_or(expectedBytes), offset,
-        /*IsVolatile=*/false);
-    if (!buffer)
-      fail(what + ": cannot read external data '" + std::string(path) +
-           "': " + buffer.getError().message());
-    if ((*buffer)->getBufferSize() != expectedBytes)
-      fail(what + ": external data '" + std::string(path) + "' holds " +
-           std::to_string((*buffer)->getBufferSize()) + " bytes, expected " +
-           std::to_string(expectedBytes));
-    return (*buffer)->getBuffer().str();
+    // ExternalData.h: the location stays inside the model's directory and
+    // the file holds every byte (a short one is an error, not zero-padded).
+    import::ExternalData data;
+    std::string error, bytes;
+    if (!import::parseExternalData(tensor, baseDir, what, data, error))
+      fail(error);
+    if (data.length && *data.length != expectedBytes)
+      fail(what + ": external data length " + std::to_string(*data.length) +
+           " does not match its shape (" + std::to_string(expectedBytes) +
+           " bytes)");
+    if (!import::readExternalData(data, expectedBytes, what, bytes, error))
+      fail(error);
+    return bytes;
   }
 
   if (tensor.has_raw_data()) {
@@ -511,33 +499,22 @@ Value Importer::createExternalWeight(const onnx::TensorProto &tensor,
   size_t elementSize = rawElementSize(tensor.data_type());
   if (elementSize == 0 || type.getElementType().isInteger(1))
     fail(what + ": external weights of this element type are not supported");
-  std::string location;
-  uint64_t offset = 0;
-  std::optional<uint64_t> length;
-  for (const auto &entry : tensor.external_data()) {
-    if (entry.key() == "location")
-      location = entry.value();
-    else if (entry.key() == "offset")
-      offset = std::stoull(entry.value());
-    else if (entry.key() == "length")
-      length = std::stoull(entry.value());
-  }
-  if (location.empty())
-    fail(what + ": external data without a location");
+  import::ExternalData data;
+  std::string error;
+  if (!import::parseExternalData(tensor, baseDir, what, data, error))
+    fail(error);
+  const std::string &location = data.location;
+  uint64_t offset = data.offset;
   uint64_t expected = uint64_t(type.getNumElements()) * elementSize;
-  if (length && *length != expected)
-    fail(what + ": external data length " + std::to_string(*length) +
+  if (data.length && *data.length != expected)
+    fail(what + ": external data length " + std::to_string(*data.length) +
          " does not match its shape (" + std::to_string(expected) + " bytes)");
   uint64_t checksum = 0;
-  llvm::SmallString<256> path(baseDir);
-  llvm::sys::path::append(path, location);
-  if (llvm::sys::fs::exists(path)) {
-    auto buffer = llvm::MemoryBuffer::getFileSlice(path, expected, offset,
-                                                   /*IsVolatile=*/false);
-    if (!buffer || (*buffer)->getBufferSize() != expected)
-      fail(what + ": external data file '" + std::string(path) +
-           "' is shorter than the tensor");
-    checksum = fnv1a64((*buffer)->getBuffer());
+  if (llvm::sys::fs::exists(data.path)) {
+    std::string bytes;
+    if (!import::readExternalData(data, expected, what, bytes, error))
+      fail(error);
+    checksum = fnv1a64(bytes);
     if (checksum == 0)
       checksum = 1; // 0 means "no checksum".
   }
@@ -638,6 +615,9 @@ struct NormalizedNode {
 struct AttrToInput {
   const char *attrName;
   unsigned index;
+  /// The old version's default, made an explicit input when the attribute
+  /// is absent (the new input's default differs); none: leave it absent.
+  std::optional<int64_t> oldDefault = std::nullopt;
 };
 
 struct Normalization {
@@ -660,6 +640,8 @@ const std::vector<Normalization> &normalizations() {
       {"ReduceMin", 18, {{"axes", 1}}},
       {"ReduceProd", 18, {{"axes", 1}}},
       {"ReduceSumSquare", 18, {{"axes", 1}}},
+      // DFT-17's axis attribute defaults to 1, DFT-20's input to -2.
+      {"DFT", 20, {{"axis", 2, 1}}},
       {"Split", 13, {{"split", 1}}},
       {"Squeeze", 13, {{"axes", 1}}},
       {"Unsqueeze", 13, {{"axes", 1}}},
@@ -746,6 +728,10 @@ bool isImplementedNewAttribute(llvm::StringRef opType, llvm::StringRef name) {
       {"LpPool", "dilations"},
       {"LpPool", "ceil_mode"},
       {"Split", "num_outputs"},
+      // Resize-18's subset of dims and aspect-ratio policies
+      // (NewOperatorShapes.cpp around shape::resizeShape).
+      {"Resize", "axes"},
+      {"Resize", "keep_aspect_ratio_policy"},
       {"ReduceL1", "noop_with_empty_axes"},
       {"ReduceL2", "noop_with_empty_axes"},
       {"ReduceLogSum", "noop_with_empty_axes"},
@@ -957,6 +943,22 @@ std::optional<Type> Importer::inferHandleResult(const onnx::NodeProto &node,
   return std::nullopt;
 }
 
+/// The join of an If result's two branch types (the types the branches'
+/// Yields carry): the common element type; the common rank with the dims
+/// both agree on (others dynamic); unranked when the ranks differ.
+static std::optional<Type> joinBranchTypes(Type a, Type b) {
+  auto ta = dyn_cast<TensorType>(a), tb = dyn_cast<TensorType>(b);
+  if (!ta || !tb || ta.getElementType() != tb.getElementType())
+    return a == b ? std::optional<Type>(a) : std::nullopt;
+  auto ra = dyn_cast<RankedTensorType>(ta), rb = dyn_cast<RankedTensorType>(tb);
+  if (!ra || !rb || ra.getRank() != rb.getRank())
+    return Type(UnrankedTensorType::get(ta.getElementType()));
+  SmallVector<int64_t> dims;
+  for (auto [x, y] : llvm::zip(ra.getShape(), rb.getShape()))
+    dims.push_back(x == y ? x : ShapedType::kDynamic);
+  return Type(RankedTensorType::get(dims, ta.getElementType()));
+}
+
 void Importer::importNode(const onnx::NodeProto &node) {
   std::string nodeDesc = describeNode(node, opset);
   std::string domain = node.domain();
@@ -1013,6 +1015,13 @@ void Importer::importNode(const onnx::NodeProto &node) {
         }
         if (norm.inputs.size() < move.index)
           norm.inputs.resize(move.index);
+        if (!found && move.oldDefault) {
+          if (norm.inputs.size() <= move.index)
+            norm.inputs.resize(move.index + 1);
+          norm.inputs[move.index] = "\x01attr:" + std::to_string(move.index);
+          norm.intInputs[move.index] = {*move.oldDefault};
+          continue;
+        }
         if (!found)
           continue;
         if (norm.inputs.size() <= move.index)
@@ -1117,6 +1126,11 @@ void Importer::importNode(const onnx::NodeProto &node) {
         resultTypes.push_back(*t);
         continue;
       }
+    // If: typed from what its branches yield, once they are imported.
+    if (node.op_type() == "If") {
+      resultTypes.push_back(Type());
+      continue;
+    }
     if (auto t = inferResultType(node, *latest, unsigned(i), operands)) {
       resultTypes.push_back(*t);
       continue;
@@ -1126,7 +1140,6 @@ void Importer::importNode(const onnx::NodeProto &node) {
 
   OperationState state(loc, opName);
   state.addOperands(operands);
-  state.addTypes(resultTypes);
   for (const auto *attr : norm.attributes) {
     if (attr->type() == onnx::AttributeProto::GRAPH)
       continue;
@@ -1154,6 +1167,24 @@ void Importer::importNode(const onnx::NodeProto &node) {
     importSubgraphInto(region, graphAttr->g(),
                        nodeDesc + ": subgraph '" + graphName + "'", node, loc);
   }
+  for (size_t i = 0; i < resultTypes.size(); ++i) {
+    if (resultTypes[i])
+      continue;
+    std::optional<Type> joined;
+    if (state.regions.size() == 2 && !state.regions[0]->empty() &&
+        !state.regions[1]->empty()) {
+      Operation *thenYield = state.regions[0]->front().getTerminator();
+      Operation *elseYield = state.regions[1]->front().getTerminator();
+      if (i < thenYield->getNumOperands() && i < elseYield->getNumOperands())
+        joined = joinBranchTypes(thenYield->getOperand(i).getType(),
+                                 elseYield->getOperand(i).getType());
+    }
+    if (!joined)
+      fail(nodeDesc + ": cannot determine the type of output '" +
+           node.output(int(i)) + "' (the branches yield different types)");
+    resultTypes[i] = *joined;
+  }
+  state.addTypes(resultTypes);
 
   Operation *op = builder.create(state);
   for (size_t i = 0; i < size_t(node.output_size()); ++i)

@@ -16,10 +16,12 @@
 //     is masked give 0, every qk_matmul_output_mode;
 //   * RotaryEmbedding-23: halves or interleaved pairs rotated by the
 //     cos/sin caches (gathered by position_ids), rotary_embedding_dim,
-//     3-D inputs with num_heads.
+//     3-D inputs with num_heads;
+//   * Pad-18 with axes and run-time pads or axes: the full-rank pads are
+//     assembled (constant pads and axes are spread by the Pad lowering).
 //
-// What the decomposition cannot express (a dynamic head size where heads
-// must be regrouped, ...) is a compile error naming the node.
+// What the decomposition cannot express (Attention-25 sliding windows, ...)
+// is a compile error naming the node.
 //
 //===----------------------------------------------------------------------===//
 
@@ -143,6 +145,9 @@ public:
   }
   /// Extent `axis` of `x` as a 1-element int64 tensor.
   Value dim(Value x, int64_t axis) {
+    if (axis == -1)
+      return op("Shape", {x}, RankedTensorType::get({1}, b.getI64Type()),
+                {i64Attr("start", axis)});
     return op("Shape", {x}, RankedTensorType::get({1}, b.getI64Type()),
               {i64Attr("start", axis), i64Attr("end", axis + 1)});
   }
@@ -362,29 +367,30 @@ LogicalResult decomposeAttention(Operation *op) {
         nb.op("Pow", {d, nb.floatScalar(ct, -0.25)}, ONNXBuilder::dyn(1, ct));
   }
 
-  // Grouped/multi-query heads: each KV head serves q/kv query heads.
-  if (qHeads > 0 && kvHeads > 0 && qHeads != kvHeads) {
-    if (qHeads % kvHeads != 0)
-      return op->emitError()
-             << "Attention: " << qHeads << " query heads do not group into "
-             << kvHeads << " key/value heads";
-    int64_t reps = qHeads / kvHeads;
-    auto repeat = [&](Value x) -> FailureOr<Value> {
-      int64_t d = cast<RankedTensorType>(x.getType()).getDimSize(3);
-      if (d == ShapedType::kDynamic) {
-        op->emitError("Attention: grouped heads need a static head size");
-        return failure();
-      }
-      Value u = nb.unsqueeze(x, {2});
-      Value e = nb.op("Expand", {u, nb.i64s({1, 1, reps, 1, 1})},
-                      ONNXBuilder::dyn(5, ct));
-      return nb.reshape(e, {0, qHeads, -1, d});
+  // Grouped/multi-query heads: each KV head serves q/kv query heads. With
+  // static head counts the repeat is built only when they differ; with a
+  // run-time count it is built with reps = Hq / Hkv read at run time (1 for
+  // ordinary attention: an Expand that copies).
+  bool staticHeads = qHeads > 0 && kvHeads > 0;
+  if (staticHeads && qHeads % kvHeads != 0)
+    return op->emitError() << "Attention: " << qHeads
+                           << " query heads do not group into " << kvHeads
+                           << " key/value heads";
+  if (!staticHeads || qHeads != kvHeads) {
+    Value reps = staticHeads ? nb.i64s({qHeads / kvHeads})
+                             : nb.div(nb.dim(qc, 1), nb.dim(kc, 1));
+    Value expandShape =
+        nb.concat({nb.i64s({1, 1}), reps, nb.i64s({1, 1})}, 0);
+    Value queryHeads = staticHeads ? nb.i64s({qHeads}) : nb.dim(qc, 1);
+    auto repeat = [&](Value x) {
+      Value u = nb.unsqueeze(x, {2}); // (B, Hkv, 1, S, D)
+      Value e = nb.op("Expand", {u, expandShape}, ONNXBuilder::dyn(5, ct));
+      Value shape = nb.concat(
+          {nb.dim(x, 0), queryHeads, nb.i64s({-1}), nb.dim(x, 3)}, 0);
+      return nb.op("Reshape", {e, shape}, ONNXBuilder::dyn(4, ct));
     };
-    auto kr = repeat(kc), vr = repeat(vc);
-    if (failed(kr) || failed(vr))
-      return failure();
-    kc = *kr;
-    vc = *vr;
+    kc = repeat(kc);
+    vc = repeat(vc);
   }
 
   // Scores.
@@ -407,25 +413,34 @@ LogicalResult decomposeAttention(Operation *op) {
     if (failed(mt))
       return failure();
     bool isBool = mt->getElementType().isInteger(1);
-    // A mask shorter than the keys is padded with masked positions.
-    int64_t maskLen = mt->getDimSize(mt->getRank() - 1);
+    // A mask shorter than the keys is padded with masked positions (by
+    // keys - mask length, known at compile time or read at run time).
+    int64_t mrank = mt->getRank();
+    int64_t maskLen = mt->getDimSize(mrank - 1);
     int64_t keys = cast<RankedTensorType>(kc.getType()).getDimSize(2);
     Value m = mask;
-    if (maskLen != ShapedType::kDynamic && keys != ShapedType::kDynamic &&
-        maskLen < keys) {
-      SmallVector<int64_t> pads(2 * mt->getRank(), 0);
-      pads[2 * mt->getRank() - 1] = keys - maskLen;
+    bool staticLens =
+        maskLen != ShapedType::kDynamic && keys != ShapedType::kDynamic;
+    if (!staticLens || maskLen < keys) {
       Value fill =
           isBool ? nb.constant(DenseElementsAttr::get(
                        RankedTensorType::get({}, b.getI1Type()), false))
                  : nb.floatScalar(mt->getElementType(),
                                   -std::numeric_limits<double>::infinity());
-      m = nb.op("Pad", {m, nb.i64s(pads), fill, nb.none()},
-                ONNXBuilder::dyn(mt->getRank(), mt->getElementType()));
-    } else if (maskLen == ShapedType::kDynamic ||
-               keys == ShapedType::kDynamic) {
-      // Equal lengths are required at run time (the Add's broadcast check);
-      // a run-time pad is not built.
+      Value pads;
+      if (staticLens) {
+        SmallVector<int64_t> p(2 * mrank, 0);
+        p[2 * mrank - 1] = keys - maskLen;
+        pads = nb.i64s(p);
+      } else {
+        Value extra = nb.op("Max", {nb.sub(kvLen, nb.dim(mask, mrank - 1)),
+                                    nb.i64s({0})},
+                            RankedTensorType::get({1}, b.getI64Type()));
+        pads = nb.concat(
+            {nb.i64s(SmallVector<int64_t>(2 * mrank - 1, 0)), extra}, 0);
+      }
+      m = nb.op("Pad", {m, pads, fill, nb.none()},
+                ONNXBuilder::dyn(mrank, mt->getElementType()));
     }
     bias = isBool ? nb.where(m, zero, negInf) : nb.castTo(m, ct);
   }
@@ -530,6 +545,9 @@ LogicalResult decomposeRotary(Operation *op) {
   int64_t numHeads = intAttr(op, "num_heads", 0);
   bool interleaved = intAttr(op, "interleaved", 0) != 0;
   int64_t rotaryDim = intAttr(op, "rotary_embedding_dim", 0);
+  if (rotaryDim < 0 || rotaryDim % 2 != 0)
+    return op->emitError() << "RotaryEmbedding: rotary_embedding_dim "
+                           << rotaryDim << " must be even and non-negative";
 
   // To (B, S, H, D).
   Value h = x;
@@ -540,34 +558,30 @@ LogicalResult decomposeRotary(Operation *op) {
       return op->emitError("RotaryEmbedding: 3-D input needs num_heads");
     h = nb.reshape(x, {0, 0, numHeads, -1});
   }
-  auto ht = cast<RankedTensorType>(h.getType());
-  int64_t headSize = ht.getDimSize(3);
-  if (rank == 3 && !xt->isDynamicDim(2))
-    headSize = xt->getDimSize(2) / numHeads;
-  if (headSize == ShapedType::kDynamic)
-    return op->emitError("RotaryEmbedding: the head size must be static");
-  if (rotaryDim == 0)
-    rotaryDim = headSize;
-  if (rotaryDim % 2 != 0 || rotaryDim > headSize)
-    return op->emitError() << "RotaryEmbedding: rotary_embedding_dim "
-                           << rotaryDim << " does not fit head size "
-                           << headSize;
   Type ct = computeType(elem);
   h = nb.castTo(h, ct);
-  auto slice = [&](Value v, int64_t start, int64_t end, int64_t step) {
-    return nb.op(
-        "Slice",
-        {v, nb.i64s({start}), nb.i64s({end}), nb.i64s({3}), nb.i64s({step})},
-        ONNXBuilder::dyn(4, ct));
+  constexpr int64_t kEnd = std::numeric_limits<int64_t>::max();
+  // Slices of the last axis; bounds are constants or 1-element tensors.
+  auto slice = [&](Value v, Value start, Value end, int64_t step) {
+    return nb.op("Slice", {v, start, end, nb.i64s({3}), nb.i64s({step})},
+                 ONNXBuilder::dyn(4, ct));
   };
-  Value rotate = rotaryDim == headSize ? h : slice(h, 0, rotaryDim, 1);
+  // The rotated channels: all of them (rotary_embedding_dim 0), else the
+  // first rotary_embedding_dim; the rest pass through.
+  Value rotate = h, rest;
+  if (rotaryDim > 0) {
+    rotate = slice(h, nb.i64s({0}), nb.i64s({rotaryDim}), 1);
+    rest = slice(h, nb.i64s({rotaryDim}), nb.i64s({kEnd}), 1);
+  }
   Value x1, x2;
   if (interleaved) {
-    x1 = slice(rotate, 0, rotaryDim, 2);
-    x2 = slice(rotate, 1, rotaryDim, 2);
+    x1 = slice(rotate, nb.i64s({0}), nb.i64s({kEnd}), 2);
+    x2 = slice(rotate, nb.i64s({1}), nb.i64s({kEnd}), 2);
   } else {
-    x1 = slice(rotate, 0, rotaryDim / 2, 1);
-    x2 = slice(rotate, rotaryDim / 2, rotaryDim, 1);
+    // The halves split at the caches' last extent (rotary dim / 2).
+    Value half = rotaryDim > 0 ? nb.i64s({rotaryDim / 2}) : nb.dim(cosCache, -1);
+    x1 = slice(rotate, nb.i64s({0}), half, 1);
+    x2 = slice(rotate, half, nb.i64s({kEnd}), 1);
   }
   // Caches: (B, S, D/2) or, with position_ids, (max_pos, D/2) gathered.
   auto prepare = [&](Value cache) {
@@ -582,16 +596,13 @@ LogicalResult decomposeRotary(Operation *op) {
   Value imag = nb.add(nb.mul(sinv, x1), nb.mul(cosv, x2));
   Value rotated;
   if (interleaved) {
-    Value pairs =
-        nb.concat({nb.unsqueeze(real, {-1}), nb.unsqueeze(imag, {-1})},
-                  -1); // (B, S, H, D/2, 2)
-    rotated = nb.reshape(pairs, {0, 0, 0, rotaryDim});
+    Value pairs = nb.concat(
+        {nb.unsqueeze(real, {-1}), nb.unsqueeze(imag, {-1})}, -1);
+    rotated = nb.reshape(pairs, {0, 0, 0, -1}); // (B, S, H, R)
   } else {
     rotated = nb.concat({real, imag}, -1);
   }
-  Value out = rotaryDim == headSize
-                  ? rotated
-                  : nb.concat({rotated, slice(h, rotaryDim, headSize, 1)}, -1);
+  Value out = rest ? nb.concat({rotated, rest}, -1) : rotated;
   if (rank == 4)
     out = nb.transpose(out, {0, 2, 1, 3});
   else
@@ -602,6 +613,82 @@ LogicalResult decomposeRotary(Operation *op) {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// Pad-18 with axes and run-time pads
+//===----------------------------------------------------------------------===//
+
+/// Pad's axes name a subset of the dims; with pads known only at run time
+/// the full-rank pads are assembled here (Slices of the given pads, zeros
+/// elsewhere), so the lowering sees Pad without axes. Constant pads are
+/// spread by the lowering itself.
+LogicalResult decomposePadAxes(Operation *op) {
+  Value data = op->getOperand(0), pads = op->getOperand(1);
+  Value axesValue = op->getOperand(3);
+  if (isAbsent(axesValue) ||
+      (onnx::getConstantInts(pads) && onnx::getConstantInts(axesValue)))
+    return success();
+  auto dt = ranked(op, data, "Pad: data");
+  if (failed(dt))
+    return failure();
+  int64_t rank = dt->getRank();
+  auto axes = onnx::getConstantInts(axesValue);
+  OpBuilder b(op);
+  ONNXBuilder nb(b, op->getLoc());
+  if (!axes) {
+    // Run-time axes: pads[d] = sum over k of (axes[k] == d) * pads[k], with
+    // negative axes counted from the back.
+    auto i64 = [&](int64_t r) { return ONNXBuilder::dyn(r, b.getI64Type()); };
+    Value ax = nb.castTo(axesValue, b.getI64Type());
+    Value rankV = nb.i64s({rank});
+    Value norm = nb.where(nb.binary("Less", ax, nb.i64s({0})),
+                          nb.add(ax, rankV), ax);
+    Value n = nb.dim(ax, 0);
+    Value dims = nb.unsqueeze(nb.range(rankV), {0}); // (1, r)
+    Value hit = nb.castTo(nb.binary("Equal", nb.unsqueeze(norm, {1}), dims),
+                          b.getI64Type()); // (n, r)
+    auto spread = [&](Value part) {      // (n) -> (r)
+      Value weighted = nb.mul(hit, nb.unsqueeze(part, {1}));
+      return nb.op("ReduceSum", {weighted, nb.i64s({0})}, i64(1),
+                   {nb.i64Attr("keepdims", 0)});
+    };
+    Value p = nb.castTo(pads, b.getI64Type());
+    Value begin = nb.op("Slice", {p, nb.i64s({0}), n, nb.none(), nb.none()},
+                        i64(1));
+    Value end = nb.op("Slice", {p, n, nb.add(n, n), nb.none(), nb.none()},
+                      i64(1));
+    Value full = nb.concat({spread(begin), spread(end)}, 0);
+    op->setOperand(1, full);
+    op->setOperand(3, nb.none());
+    return success();
+  }
+  int64_t n = int64_t(axes->size());
+  SmallVector<Value> begins(rank), ends(rank);
+  for (auto [k, axis] : llvm::enumerate(*axes)) {
+    int64_t a = axis < 0 ? axis + rank : axis;
+    if (a < 0 || a >= rank)
+      return op->emitError() << "Pad: axis " << axis << " is out of range";
+    auto piece = [&](int64_t at) {
+      return nb.op("Slice",
+                   {pads, nb.i64s({at}), nb.i64s({at + 1}), nb.none(),
+                    nb.none()},
+                   RankedTensorType::get({1}, b.getI64Type()));
+    };
+    begins[a] = piece(int64_t(k));
+    ends[a] = piece(int64_t(k) + n);
+  }
+  SmallVector<Value> parts;
+  for (int64_t d = 0; d < rank; ++d)
+    parts.push_back(begins[d] ? begins[d] : nb.i64s({0}));
+  for (int64_t d = 0; d < rank; ++d)
+    parts.push_back(ends[d] ? ends[d] : nb.i64s({0}));
+  Value full = nb.op("Concat", parts,
+                     RankedTensorType::get({2 * rank}, b.getI64Type()),
+                     {nb.i64Attr("axis", 0)});
+  op->setOperand(1, full);
+  op->setOperand(3, nb.none());
+  return success();
+}
+
 struct ONNXDecomposePass
     : public onyx::impl::ONNXDecomposeBase<ONNXDecomposePass> {
   void runOnOperation() override {
@@ -609,7 +696,7 @@ struct ONNXDecomposePass
     getOperation()->walk([&](Operation *op) {
       StringRef name = op->getName().getStringRef();
       if (name == "onnx.RMSNormalization" || name == "onnx.Attention" ||
-          name == "onnx.RotaryEmbedding")
+          name == "onnx.RotaryEmbedding" || name == "onnx.Pad")
         ops.push_back(op);
     });
     for (Operation *op : ops) {
@@ -617,6 +704,7 @@ struct ONNXDecomposePass
       LogicalResult result = name == "onnx.RMSNormalization"
                                  ? decomposeRMSNorm(op)
                              : name == "onnx.Attention" ? decomposeAttention(op)
+                             : name == "onnx.Pad"       ? decomposePadAxes(op)
                                                         : decomposeRotary(op);
       if (failed(result))
         return signalPassFailure();

@@ -45,8 +45,9 @@ def ONNXDecompose : Pass<"onnx-decompose", "mlir::ModuleOp"> {
     qk_matmul_output_mode) and RotaryEmbedding become the core `onnx.*`
     ops of their ONNX function definitions (MatMul, Softmax, Where,
     ReduceMean, ...), so the conversion and fusion see only core ops.
-    Inputs the rewrite cannot express (e.g. a dynamic head size with
-    grouped heads) are an error naming the node.
+    Pad-18 with axes and run-time pads gets full-rank pads. Inputs the
+    rewrite cannot express (e.g. Attention-25 sliding windows) are an
+    error naming the node.
   }];
   let dependentDialects = ["onyx::onnx::ONNXDialect",
                            "mlir::tensor::TensorDialect"];

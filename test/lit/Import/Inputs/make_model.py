@@ -23,7 +23,7 @@ Usage: make_model.py KIND OUT.onnx
 import sys
 
 import numpy as np
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, TypeProto, helper, numpy_helper
 
 
 def main():
@@ -133,6 +133,30 @@ def main():
             np.array([1, 1, 0.5, 0.5], np.float32), "scales")]
         nodes = [helper.make_node("Resize", ["x", "", "scales"], ["y"],
                                   name="shrink", mode="linear", antialias=1)]
+    elif kind == "if-untyped":
+        # Function-expanded models (e.g. AffineGrid's) declare no types on
+        # their branches' outputs: the If's result is the join of what the
+        # branches yield (a [2, 3] and a [2, 6] tensor: [2, ?]).
+        opsets = [helper.make_opsetid("", 20)]
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])
+        c = helper.make_tensor_value_info("c", TensorProto.BOOL, [])
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+        then_out = helper.make_value_info("t", TypeProto())
+        else_out = helper.make_value_info("e", TypeProto())
+        then_g = helper.make_graph(
+            [helper.make_node("Neg", ["x"], ["t"], name="neg")], "then", [],
+            [then_out])
+        else_g = helper.make_graph(
+            [helper.make_node("Concat", ["x", "x"], ["e"], name="cat",
+                              axis=1)], "else", [], [else_out])
+        nodes = [helper.make_node("If", ["c"], ["y"], name="pick",
+                                  then_branch=then_g, else_branch=else_g)]
+        graph = helper.make_graph(nodes, "g", [x, c], [y])
+        model = helper.make_model(graph, opset_imports=opsets,
+                                  producer_name="onyx-lit")
+        with open(out, "wb") as f:
+            f.write(model.SerializeToString())
+        return
     elif kind == "bad-attr-kind":
         y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
         node = helper.make_node("Flatten", ["x"], ["y"], name="flat")
