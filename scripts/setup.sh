@@ -12,6 +12,8 @@ PACKAGES=(
   libonnx-dev protobuf-compiler libprotobuf-dev
   # tests: GoogleTest, the ONNX node suite, Python with onnx + numpy
   libgtest-dev libonnx-testdata python3-onnx python3-numpy libopenblas-dev
+  # the Python package `onyx` (python/, docs/python.md) and its pytest suite
+  pybind11-dev python3-dev python3-pytest
   # the real-model tests and the bundled example (scripts/demo.sh) export
   # their models with PyTorch 1.13 / torchvision 0.14 (Debian's, ~270 packages)
   python3-torch python3-torchvision
@@ -45,8 +47,8 @@ for tool in /usr/lib/llvm-22/bin/lit /usr/lib/llvm-22/bin/FileCheck /usr/lib/llv
     exit 1
   fi
 done
-if ! /usr/bin/python3 -c 'import onnx, numpy, torch, torchvision' 2>/dev/null; then
-  echo "setup: error: /usr/bin/python3 cannot import onnx, numpy, torch and torchvision" >&2
+if ! /usr/bin/python3 -c 'import onnx, numpy, torch, torchvision, pytest' 2>/dev/null; then
+  echo "setup: error: /usr/bin/python3 cannot import onnx, numpy, torch, torchvision and pytest" >&2
   exit 1
 fi
 if [[ ! -d /usr/share/libonnx-testdata/data/node ]]; then

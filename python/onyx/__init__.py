@@ -1,0 +1,206 @@
+"""Onyx: run ONNX models compiled ahead of time (docs/python.md).
+
+    import numpy as np, onyx
+    s = onyx.InferenceSession("examples/mlp_classifier.onnx")
+    (probs,) = s.run(None, {"x": np.random.rand(3, 16).astype(np.float32)})
+
+The API follows ONNX Runtime's: InferenceSession, get_inputs()/get_outputs()
+(objects with .name, .type, .shape), run(output_names, feeds). An .onnx path
+is compiled with onyx-compile on first use and the artifact cached
+(_cache.py); an artifact .so is loaded as it is.
+"""
+import os
+import threading
+
+from ._onyx import OnyxError, DeviceTensor, runtime_version, to_dlpack
+from ._onyx import Artifact as _Artifact
+from . import _cache
+
+__all__ = ["InferenceSession", "NodeArg", "OnyxError", "DeviceTensor",
+           "from_dlpack", "to_dlpack", "runtime_version", "__version__"]
+
+__version__ = runtime_version()
+
+_TARGETS = ("cpu", "cuda")
+# ONYX_CUDA_DEVICE is read when a CUDA session is created: set it under this
+# lock so that sessions created concurrently each get their own device.
+_device_env_lock = threading.Lock()
+
+
+class NodeArg:
+    """One graph input or output: name, element type (ONNX Runtime's
+    'tensor(float)' spelling in .type, Onyx's 'f32' in .element_type),
+    shape (ints for static dims, the symbol's name for symbolic ones, None
+    for unnamed dynamic ones; None for sequences) and kind ('tensor',
+    'sequence', 'optional', 'optional_sequence')."""
+
+    _ORT = {"f32": "float", "f64": "double", "f16": "float16", "bf16": "bfloat16",
+            "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
+            "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64",
+            "bool": "bool"}
+
+    def __init__(self, name, element_type, shape, kind):
+        self.name = name
+        self.element_type = element_type
+        self.shape = shape
+        self.kind = kind
+        t = "tensor(%s)" % self._ORT.get(element_type, element_type)
+        if kind == "sequence":
+            t = "seq(%s)" % t
+        elif kind == "optional":
+            t = "optional(%s)" % t
+        elif kind == "optional_sequence":
+            t = "optional(seq(%s))" % t
+        self.type = t
+
+    def __repr__(self):
+        return "NodeArg(name=%r, type=%r, shape=%r)" % (self.name, self.type,
+                                                         self.shape)
+
+
+def from_dlpack(tensor):
+    """A numpy array over a CPU DLPack tensor (torch, CuPy host arrays, ...),
+    sharing its memory. CUDA tensors need no conversion: pass them to run()
+    as they are (they are read in place by a CUDA session)."""
+    import numpy as np
+    dev = tensor.__dlpack_device__() if hasattr(tensor, "__dlpack_device__") else (1, 0)
+    if dev[0] != 1:
+        raise OnyxError("from_dlpack gives numpy arrays, for CPU tensors only "
+                        "(device type %d); pass device tensors to run() directly"
+                        % dev[0])
+    return np.from_dlpack(tensor)
+
+
+def _is_device_dlpack(value):
+    dev = getattr(value, "__dlpack_device__", None)
+    if dev is None:
+        return False
+    try:
+        return dev()[0] not in (1, 3)  # kDLCPU, kDLCUDAHost
+    except Exception:
+        return False
+
+
+class InferenceSession:
+    """A compiled model and one runtime session.
+
+    path: an .onnx model (compiled with onyx-compile on first use, the
+        artifact cached in `cache_dir`, else $ONYX_CACHE_DIR, else
+        ~/.cache/onyx) or an artifact .so.
+    target: 'cpu' or 'cuda' (for .onnx; an artifact is what it was compiled
+        for).
+    precision: None (the model's own element types); no other precision
+        is implemented yet, and asking for one is an error.
+    device_id: the CUDA device of a 'cuda' session.
+    threads: threads of the CPU kernels (OpenBLAS's count), process-wide.
+    weights: the external weights file (or its directory) of an artifact
+        compiled with --external-weights; for an .onnx, compile it that way
+        and read the weights from there.
+    """
+
+    def __init__(self, path, target="cpu", precision=None, device_id=0,
+                 threads=None, cache_dir=None, weights=None):
+        path = os.fspath(path)
+        if target not in _TARGETS:
+            raise OnyxError("target must be 'cpu' or 'cuda', not %r" % (target,))
+        if precision not in (None, "fp32", "float32"):
+            raise OnyxError("precision %r is not supported: Onyx compiles the "
+                            "model's own element types (precision=None)"
+                            % (precision,))
+        if not isinstance(device_id, int) or device_id < 0:
+            raise OnyxError("device_id must be a non-negative int")
+        if threads is not None and (not isinstance(threads, int) or threads < 1):
+            raise OnyxError("threads must be a positive int or None")
+        if not os.path.isfile(path):
+            raise OnyxError("no such file: %s" % path)
+        self.from_cache = None
+        if path.endswith(".so"):
+            artifact = path
+        else:
+            options = ["--target=" + target]
+            if weights is not None:
+                options.append("--external-weights")
+            artifact, self.from_cache = _cache.get_artifact(
+                os.path.abspath(path), options, cache_dir)
+            if weights is None and "--external-weights" in options:
+                weights = os.path.dirname(os.path.abspath(path))
+        self.artifact_path = artifact
+        self._device_id = device_id
+        with _device_env_lock:
+            old = os.environ.get("ONYX_CUDA_DEVICE")
+            os.environ["ONYX_CUDA_DEVICE"] = str(device_id)
+            try:
+                self._art = _Artifact(artifact, None if weights is None
+                                      else os.fspath(weights))
+            finally:
+                if old is None:
+                    del os.environ["ONYX_CUDA_DEVICE"]
+                else:
+                    os.environ["ONYX_CUDA_DEVICE"] = old
+        if threads is not None:
+            self._art.set_threads(threads)
+        self._inputs = [NodeArg(*i) for i in self._art.inputs()]
+        self._outputs = [NodeArg(*o) for o in self._art.outputs()]
+        self._input_index = {a.name: k for k, a in enumerate(self._inputs)}
+        self._output_index = {a.name: k for k, a in enumerate(self._outputs)}
+
+    def get_inputs(self):
+        return list(self._inputs)
+
+    def get_outputs(self):
+        return list(self._outputs)
+
+    @property
+    def target(self):
+        return "cuda" if self._art.on_device else "cpu"
+
+    def run(self, output_names, input_feed, device_outputs=False):
+        """Runs the model. output_names: the outputs to return (None: all,
+        in graph order); input_feed: {input name: value}, a value being a
+        numpy array (or anything with __dlpack__: torch tensors, CUDA ones
+        read in place by a CUDA session), a list of arrays for a sequence,
+        None for an empty optional. Returns a list of numpy arrays (views of
+        the runtime's output buffers, no copy), lists for sequences, None
+        for empty optionals; with device_outputs=True a CUDA session leaves
+        tensor outputs on the device as DeviceTensor objects (DLPack),
+        valid until the next run on this session returns."""
+        if not isinstance(input_feed, dict):
+            raise OnyxError("input_feed must be a dict {name: value}")
+        values = [None] * len(self._inputs)
+        given = [False] * len(self._inputs)
+        for name, value in input_feed.items():
+            k = self._input_index.get(name)
+            if k is None:
+                raise OnyxError("the model has no input %r (inputs: %s)" % (
+                    name, ", ".join(a.name for a in self._inputs)))
+            values[k] = self._convert(value)
+            given[k] = True
+        missing = [a.name for a, g in zip(self._inputs, given)
+                   if not g and a.kind not in ("optional", "optional_sequence")]
+        if missing:
+            raise OnyxError("missing inputs: %s" % ", ".join(missing))
+        picks = None
+        if output_names is not None:
+            picks = []
+            for name in output_names:
+                k = self._output_index.get(name)
+                if k is None:
+                    raise OnyxError("the model has no output %r (outputs: %s)"
+                                    % (name, ", ".join(a.name for a in self._outputs)))
+                picks.append(k)
+        outs = self._art.run(values, bool(device_outputs), self._device_id)
+        if picks is None:
+            return outs
+        return [outs[k] for k in picks]
+
+    def _convert(self, value):
+        import numpy as np
+        if value is None or isinstance(value, (np.ndarray, np.generic)):
+            return value
+        if isinstance(value, (list, tuple)):
+            return [self._convert(v) for v in value]
+        if hasattr(value, "__dlpack__"):
+            if _is_device_dlpack(value):
+                return value.__dlpack__()
+            return from_dlpack(value)
+        return value  # the native side names the wrong type
