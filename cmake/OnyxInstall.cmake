@@ -17,9 +17,8 @@ string(REGEX REPLACE ".*\"([0-9.]+)\".*" "\\1" ONYX_VERSION "${_onyx_version_lin
 
 install(TARGETS onyx_runtime LIBRARY DESTINATION ${ONYX_INSTALL_LIBDIR}
         COMPONENT runtime)
-install(FILES ${PROJECT_SOURCE_DIR}/runtime/include/onyx/onyx_runtime.h
-              ${PROJECT_SOURCE_DIR}/runtime/include/onyx/onyx_elements.h
-        DESTINATION include/onyx COMPONENT runtime)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/onyx
+        DESTINATION include COMPONENT runtime FILES_MATCHING PATTERN "*.h")
 if(ONYX_BUILD_COMPILER)
   install(TARGETS onyx-compile onyx-run RUNTIME DESTINATION bin
           COMPONENT tools)

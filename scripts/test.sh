@@ -127,6 +127,9 @@ step e2e-sequences "$PY" test/e2e/test_sequences.py
 step e2e-element-types "$PY" -W ignore test/e2e/test_element_types.py
 # The Python package `onyx` from the build tree (docs/python.md).
 step python-package env ONYX_BUILD_DIR="$BUILD_DIR" "$PY" -m pytest -q -p no:cacheprovider test/python
+# cmake --install into a temporary prefix; a find_package(Onyx) consumer,
+# a pkg-config one and the installed Python package run the example.
+step install bash test/install/test_install.sh "$BUILD_DIR"
 step e2e-threads "$PY" test/e2e/test_threads.py
 step e2e-hostile-inputs "$PY" test/e2e/test_hostile_inputs.py
 # The concurrency gtests under ThreadSanitizer (docs/runtime.md, "Threads").
