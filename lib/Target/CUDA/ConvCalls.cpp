@@ -9,7 +9,10 @@
 // before it, a Relu after it, and ResNet's block tail
 // `relu(conv + bias + residual)` are folded into the call (cuDNN's
 // bias-activation convolution, the residual as its `z` operand) when
-// nothing else reads the intermediate buffers.
+// nothing else reads the intermediate buffers. f32, f16 and bf16 (one
+// element type for the operands and the fused buffers); f16 / bf16 run on
+// tensor cores with f32 accumulation, their epilogues in the half type's
+// form (`truncf(max(extf(x), 0))`, `truncf(extf(a) + extf(b))`).
 //
 //===----------------------------------------------------------------------===//
 
@@ -77,7 +80,9 @@ linalg::GenericOp findBiasBroadcast(Operation *conv, Value out) {
     auto biasType = dyn_cast<MemRefType>(g.getDpsInputs()[0].getType());
     if (!maps[1].isIdentity() || maps[0].getNumResults() != 1 ||
         maps[0].getResult(0) != getAffineDimExpr(1, g.getContext()) ||
-        !biasType || !isDenseF32(g.getDpsInputs()[0]))
+        !biasType ||
+        !isDenseOf(g.getDpsInputs()[0],
+                   cast<MemRefType>(out.getType()).getElementType()))
       return {};
     Block &body = g.getRegion().front();
     auto yield = cast<linalg::YieldOp>(body.getTerminator());
@@ -100,15 +105,15 @@ linalg::GenericOp findRelu(Operation *conv, Value out) {
     if (!g || !g.hasPureBufferSemantics() || !isIdentityGeneric(g, 1) ||
         g.getDpsInputs()[0] != out ||
         g.getDpsInits()[0].getType() != out.getType() ||
-        !isDenseF32(g.getDpsInits()[0]))
+        !isDenseFloat(g.getDpsInits()[0]))
       return {};
+    // max(x, 0) in f32; truncf(max(extf(x), 0)) in f16 / bf16.
     Block &body = g.getRegion().front();
-    if (body.getOperations().size() != 2)
-      return {};
-    Operation *max = &body.front();
-    if (!isa<arith::MaximumFOp, arith::MaxNumFOp>(max) ||
-        cast<linalg::YieldOp>(body.getTerminator()).getOperand(0) !=
-            max->getResult(0))
+    Value result = cast<linalg::YieldOp>(body.getTerminator()).getOperand(0);
+    Value maxValue = stripTruncF(result);
+    Operation *max = maxValue.getDefiningOp();
+    if (!max || max->getBlock() != &body ||
+        !isa<arith::MaximumFOp, arith::MaxNumFOp>(max))
       return {};
     auto isZero = [](Value v) {
       auto cst = v.getDefiningOp<arith::ConstantOp>();
@@ -116,8 +121,16 @@ linalg::GenericOp findRelu(Operation *conv, Value out) {
       return value && value.getValue().isZero();
     };
     Value in = body.getArgument(0);
-    if (!((max->getOperand(0) == in && isZero(max->getOperand(1))) ||
-          (max->getOperand(1) == in && isZero(max->getOperand(0)))))
+    Value lhs = stripExtF(max->getOperand(0)),
+          rhs = stripExtF(max->getOperand(1));
+    if (!((lhs == in && isZero(max->getOperand(1))) ||
+          (rhs == in && isZero(max->getOperand(0)))))
+      return {};
+    // Nothing but the max and its conversions.
+    size_t expected = 1 + (maxValue != result) + (lhs != max->getOperand(0)) +
+                      (rhs != max->getOperand(1));
+    auto ops = body.without_terminator();
+    if (size_t(std::distance(ops.begin(), ops.end())) != expected)
       return {};
     return g;
   }
@@ -140,14 +153,17 @@ std::pair<linalg::GenericOp, Value> findResidualAdd(Operation *conv, Value y) {
       g.getNumLoops() != g.getNumParallelLoops())
     return none;
   Value out = g.getDpsInits()[0];
-  if (out.getType() != y.getType() || !isDenseF32(out) ||
+  if (out.getType() != y.getType() || !isDenseFloat(out) ||
       !g.getIndexingMapsArray().back().isIdentity())
     return none;
   Block &body = g.getRegion().front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+  // y + r in f32; truncf(extf(y) + extf(r)) in f16 / bf16.
+  Value sum = stripTruncF(yield.getOperand(0));
+  auto add = sum.getDefiningOp<arith::AddFOp>();
   if (!add || add->getBlock() != &body)
     return none;
+  bool half = sum != yield.getOperand(0);
   auto sizes = dynamicSizes(out), ySizes = dynamicSizes(y);
   if (!sizes || !ySizes || *sizes != *ySizes)
     return none;
@@ -199,14 +215,28 @@ std::pair<linalg::GenericOp, Value> findResidualAdd(Operation *conv, Value y) {
       return {};
     return buffer;
   };
-  Value lhs = operandBuffer(add.getLhs()), rhs = operandBuffer(add.getRhs());
-  if (!lhs || !rhs || !isDenseF32(lhs) || !isDenseF32(rhs))
+  Value lhsValue = stripExtF(add.getLhs()), rhsValue = stripExtF(add.getRhs());
+  if (half != (lhsValue != add.getLhs()) || half != (rhsValue != add.getRhs()))
     return none;
-  // Nothing else in the body has effects.
-  for (Operation &inner : body.without_terminator())
+  Value lhs = operandBuffer(lhsValue), rhs = operandBuffer(rhsValue);
+  Type elementType = type.getElementType();
+  if (!lhs || !rhs || !isDenseOf(lhs, elementType) ||
+      !isDenseOf(rhs, elementType))
+    return none;
+  // Nothing else in the body has effects (or computes: the conversions are
+  // the add's).
+  unsigned conversions = 0;
+  for (Operation &inner : body.without_terminator()) {
+    if (isa<arith::ExtFOp, arith::TruncFOp>(inner)) {
+      ++conversions;
+      continue;
+    }
     if (!isa<linalg::IndexOp, arith::SelectOp, arith::CmpIOp, arith::ConstantOp,
              memref::LoadOp, arith::AddFOp>(inner))
       return none;
+  }
+  if (conversions != (half ? 3u : 0u))
+    return none;
   if (lhs == y && rhs != y)
     return {g, rhs};
   if (rhs == y && lhs != y)
@@ -385,15 +415,18 @@ void lowerConv(LibraryCallBuilder &calls, Value context, linalg::LinalgOp op,
                                         ArrayRef<LLVM::GEPArg>{int32_t(i)});
     LLVM::StoreOp::create(b, loc, value, address);
   }
+  int32_t elementCode = *libraryElementCode(elementTypeOf(match.y));
+  // TF32 is a choice for f32 alone.
+  bool tf32 = calls.tf32 && elementCode == kOnyxF32;
   int32_t flags =
-      (zeroed ? 0 : kConvAccumulate) | (calls.tf32 ? kConvTF32 : 0) | fused;
+      (zeroed ? 0 : kConvAccumulate) | (tf32 ? kConvTF32 : 0) | fused;
   Value biasPointer = biasBuffer
                           ? calls.devicePointer(b, loc, context, biasBuffer)
                           : Value(LLVM::ZeroOp::create(b, loc, ptr));
   SmallVector<Value> args = {
       context,
       calls.label(b, loc, calls.labelFor(op, "cuDNN")),
-      calls.i32(b, loc, kOnyxF32),
+      calls.i32(b, loc, elementCode),
       calls.i32(b, loc, flags),
       calls.i64(b, loc, r),
       array,

@@ -1,17 +1,21 @@
 //===- GemmCalls.cpp - GEMM-class contractions as cuBLASLt calls ----------===//
 //
-// Any linalg op (named or generic) whose body is `out + in0 * in1` on f32
-// and whose maps are plain loops is classified into batch, M, N and K loops
-// (batch: in all three operands; M: A and C; N: B and C; K: A and B,
-// reduction). It is a row-major strided batched GEMM when every operand is
-// a dense, identity-layout buffer whose dims come in the order
-// [batch..., rows..., cols...] with each group contiguous: then the groups
-// collapse (M = product of the M loops, ...), A is [M, K] or [K, M]
-// (transposed), B [K, N] or [N, K], C [M, N]:
+// Any linalg op (named or generic) whose body is `out + in0 * in1` on f32,
+// f16 or bf16 (one element type for all three operands) and whose maps are
+// plain loops is classified into batch, M, N and K loops (batch: in all three
+// operands; M: A and C; N: B and C; K: A and B, reduction). It is a row-major
+// strided batched GEMM when every operand is a dense, identity-layout buffer
+// whose dims come in the order [batch..., rows..., cols...] with each group
+// contiguous: then the groups collapse (M = product of the M loops, ...), A is
+// [M, K] or [K, M] (transposed), B [K, N] or [N, K], C [M, N]:
 //
-//   %s = func.call @onyxrt_cuda_gemm(%ctx, @label, f32, flags, batch, m, n,
-//            k, %a, lda, strideA, %b, ldb, strideB, %c, ldc, strideC, %bias)
-//            {onyx.cuda_status}
+//   %s = func.call @onyxrt_cuda_gemm(%ctx, @label, elemType, flags, batch,
+//            m, n, k, %a, lda, strideA, %b, ldb, strideB, %c, ldc, strideC,
+//            %bias) {onyx.cuda_status}
+//
+// (elemType 1 = f32, 10 = f16, 16 = bf16). f16 and bf16 GEMMs run on tensor
+// cores with f32 accumulation (the loops they replace accumulate in the half
+// type); f32 ones in plain fp32 unless the pass's tf32 option is set.
 //
 // A zero fill of C before is absorbed (the call overwrites), and so is a
 // bias Add over C's last dim right after a non-batched GEMM (cuBLASLt's
@@ -47,7 +51,7 @@ linalg::GenericOp findBiasAdd(Operation *gemm, Value c) {
         g.getNumDpsInits() != 1 || g.getNumLoops() != g.getNumParallelLoops() ||
         g.getNumLoops() != unsigned(cType.getRank()) ||
         g.getDpsInits()[0].getType() != c.getType() ||
-        !isDenseF32(g.getDpsInits()[0]))
+        !isDenseFloat(g.getDpsInits()[0]))
       return {};
     SmallVector<AffineMap> maps = g.getIndexingMapsArray();
     int cIndex = g.getDpsInputs()[0] == c ? 0 : 1;
@@ -55,21 +59,13 @@ linalg::GenericOp findBiasAdd(Operation *gemm, Value c) {
     auto biasType = dyn_cast<MemRefType>(bias.getType());
     if (g.getDpsInputs()[cIndex] != c || !maps[cIndex].isIdentity() ||
         !maps[2].isIdentity() || !biasType || biasType.getRank() != 1 ||
-        !isDenseF32(bias) || maps[1 - cIndex].getNumResults() != 1 ||
+        !isDenseOf(bias, cType.getElementType()) ||
+        maps[1 - cIndex].getNumResults() != 1 ||
         maps[1 - cIndex].getResult(0) !=
             getAffineDimExpr(g.getNumLoops() - 1, g.getContext()))
       return {};
-    Block &body = g.getRegion().front();
-    if (body.getOperations().size() != 2)
-      return {};
-    auto add = dyn_cast<arith::AddFOp>(&body.front());
-    if (!add ||
-        cast<linalg::YieldOp>(body.getTerminator()).getOperand(0) !=
-            add.getResult() ||
-        !((add.getLhs() == body.getArgument(0) &&
-           add.getRhs() == body.getArgument(1)) ||
-          (add.getLhs() == body.getArgument(1) &&
-           add.getRhs() == body.getArgument(0))))
+    // `c + bias`: addf in f32, truncf(addf(extf, extf)) in f16 / bf16.
+    if (!isAddOfArguments(g.getRegion().front(), 0, 1))
       return {};
     return g;
   }
@@ -210,15 +206,18 @@ void lowerGemm(LibraryCallBuilder &calls, Value context, linalg::LinalgOp op,
   auto mul = [&](Value x, Value y) -> Value {
     return arith::MulIOp::create(b, loc, x, y);
   };
+  int32_t elementCode = *libraryElementCode(elementTypeOf(match.c));
+  // TF32 is a choice for f32 alone.
+  bool tf32 = calls.tf32 && elementCode == kOnyxF32;
   int32_t flags = (match.transA ? kGemmTransA : 0) |
                   (match.transB ? kGemmTransB : 0) |
-                  (zeroed ? 0 : kGemmAccumulate) | (calls.tf32 ? kGemmTF32 : 0);
+                  (zeroed ? 0 : kGemmAccumulate) | (tf32 ? kGemmTF32 : 0);
   Value lda = match.transA ? m : k;
   Value ldb = match.transB ? k : n;
   SmallVector<Value> args = {
       context,
       calls.label(b, loc, calls.labelFor(op, "cuBLASLt")),
-      calls.i32(b, loc, kOnyxF32),
+      calls.i32(b, loc, elementCode),
       calls.i32(b, loc, flags),
       batch,
       m,

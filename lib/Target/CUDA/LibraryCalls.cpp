@@ -72,15 +72,48 @@ bool isHostConstant(Value buffer) {
   return name == "onyx.get_weight" || name == "onyx.weight_buffer";
 }
 
-/// A dense f32 buffer with the identity layout (so offset 0 and row-major
+std::optional<int32_t> libraryElementCode(Type type) {
+  if (type.isF32())
+    return kOnyxF32;
+  if (type.isF16())
+    return kOnyxF16;
+  if (type.isBF16())
+    return kOnyxBF16;
+  return std::nullopt;
+}
+
+Type elementTypeOf(Value buffer) {
+  return cast<MemRefType>(buffer.getType()).getElementType();
+}
+
+Value stripExtF(Value v) {
+  if (auto ext = v.getDefiningOp<arith::ExtFOp>())
+    if (ext.getIn().getType().isF16() || ext.getIn().getType().isBF16())
+      return ext.getIn();
+  return v;
+}
+
+Value stripTruncF(Value v) {
+  if (auto trunc = v.getDefiningOp<arith::TruncFOp>())
+    if (trunc.getIn().getType().isF32())
+      return trunc.getIn();
+  return v;
+}
+
+/// A dense float buffer with the identity layout (so offset 0 and row-major
 /// strides) that a library call can address as a plain pointer.
-bool isDenseF32(Value buffer) {
+bool isDenseFloat(Value buffer) {
   auto type = dyn_cast<MemRefType>(buffer.getType());
-  if (!type || !type.getElementType().isF32() ||
+  if (!type || !libraryElementCode(type.getElementType()) ||
       !type.getLayout().isIdentity() || isStackBuffer(buffer))
     return false;
   // Host constants get a device copy, which needs a static shape.
   return !isHostConstant(buffer) || type.hasStaticShape();
+}
+
+bool isDenseOf(Value buffer, Type elementType) {
+  auto type = dyn_cast<MemRefType>(buffer.getType());
+  return type && type.getElementType() == elementType && isDenseFloat(buffer);
 }
 
 /// Whether `op` may sit between a library op and the ops folded into it:
@@ -95,6 +128,25 @@ bool isZeroConstant(Value v) {
   auto cst = v.getDefiningOp<arith::ConstantOp>();
   auto value = cst ? dyn_cast<FloatAttr>(cst.getValue()) : FloatAttr();
   return value && value.getValue().isZero();
+}
+
+bool isAddOfArguments(Block &body, unsigned lhsArg, unsigned rhsArg) {
+  auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
+  if (!yield || yield.getNumOperands() != 1)
+    return false;
+  Value sum = stripTruncF(yield.getOperand(0));
+  auto add = sum.getDefiningOp<arith::AddFOp>();
+  if (!add || add->getBlock() != &body)
+    return false;
+  Value lhs = stripExtF(add.getLhs()), rhs = stripExtF(add.getRhs());
+  Value a = body.getArgument(lhsArg), b = body.getArgument(rhsArg);
+  if (!((lhs == a && rhs == b) || (lhs == b && rhs == a)))
+    return false;
+  // Nothing but the add and its conversions.
+  size_t expected = 1 + (sum != yield.getOperand(0)) + (lhs != add.getLhs()) +
+                    (rhs != add.getRhs());
+  auto ops = body.without_terminator();
+  return size_t(std::distance(ops.begin(), ops.end())) == expected;
 }
 
 std::optional<SmallVector<unsigned>> mapDims(AffineMap map) {
@@ -112,8 +164,11 @@ bool isMulAddOp(linalg::LinalgOp op) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
       op->getNumRegions() != 1 || !isMulAddBody(op))
     return false;
+  // One element type for all three (a mixed-precision contraction stays a
+  // kernel).
+  Type elementType = elementTypeOf(op.getDpsInits()[0]);
   for (OpOperand &operand : op->getOpOperands())
-    if (!isDenseF32(operand.get()))
+    if (!isDenseOf(operand.get(), elementType))
       return false;
   // The output must not be an input (C = A * B in place). Distinct views
   // of one session pool are disjoint: the pool planner never overlaps

@@ -1,9 +1,10 @@
 //===- LibraryCalls.h - GEMMs and convolutions as library calls -*- C++ -*-===//
 //
 // What onyx-cuda-lower-library-calls' two lowerings share: the matchers of
-// dense f32 mul-add ops, the epilogue checks (which buffers nothing else
-// reads), and the builder of the runtime calls (labels, declarations,
-// device pointers, the status attribute onyx-cuda-lower-launches checks).
+// dense f32 / f16 / bf16 mul-add ops, the epilogue checks (which buffers
+// nothing else reads), and the builder of the runtime calls (labels,
+// declarations, device pointers, the status attribute onyx-cuda-lower-launches
+// checks).
 //
 //===----------------------------------------------------------------------===//
 #ifndef ONYX_LIB_TARGET_CUDA_LIBRARYCALLS_H
@@ -28,7 +29,12 @@ inline constexpr llvm::StringLiteral kConvFn = "onyxrt_cuda_conv";
 inline constexpr int32_t kGemmTransA = 1, kGemmTransB = 2, kGemmAccumulate = 4,
                          kGemmTF32 = 8;
 inline constexpr int32_t kConvAccumulate = 1, kConvTF32 = 2, kConvRelu = 4;
-inline constexpr int32_t kOnyxF32 = 1;
+/// ONNX element type codes (onyx_runtime.h's OnyxElementType).
+inline constexpr int32_t kOnyxF32 = 1, kOnyxF16 = 10, kOnyxBF16 = 16;
+
+/// The element type code of a float type the library calls take (f32, f16,
+/// bf16); nullopt for anything else.
+std::optional<int32_t> libraryElementCode(mlir::Type type);
 
 /// The buffer `buffer` is a whole reshape of (expand/collapse only: same
 /// elements, same order).
@@ -37,9 +43,21 @@ mlir::Value reshapeRoot(mlir::Value buffer);
 /// Host memory a library call may read: constants and external weights.
 bool isHostConstant(mlir::Value buffer);
 
-/// A dense f32 buffer with the identity layout (so offset 0 and row-major
-/// strides) that a library call can address as a plain pointer.
-bool isDenseF32(mlir::Value buffer);
+/// A dense f32, f16 or bf16 buffer with the identity layout (so offset 0 and
+/// row-major strides) that a library call can address as a plain pointer.
+bool isDenseFloat(mlir::Value buffer);
+/// isDenseFloat with the element type `elementType`.
+bool isDenseOf(mlir::Value buffer, mlir::Type elementType);
+
+/// The element type of a buffer (a memref).
+mlir::Type elementTypeOf(mlir::Value buffer);
+
+/// `v` without an arith.extf (half to f32) in front of it: the half-precision
+/// epilogues compute `truncf(f(extf(x)))`, f32 ones `f(x)`.
+mlir::Value stripExtF(mlir::Value v);
+/// The f32 value a half-precision body yields through an arith.truncf, or
+/// `v` itself.
+mlir::Value stripTruncF(mlir::Value v);
 
 /// Whether `op` may sit between a library op and the ops folded into it:
 /// it writes no tensor data.
@@ -47,12 +65,19 @@ bool isNeutral(mlir::Operation *op);
 
 bool isZeroConstant(mlir::Value v);
 
+/// Whether the elementwise body yields `lhs + rhs` of its arguments
+/// `lhsArg` and `rhsArg` (either order) and does nothing else: `addf` in
+/// f32, `truncf(addf(extf, extf))` in f16 / bf16 (or `addf` on the half
+/// type itself).
+bool isAddOfArguments(mlir::Block &body, unsigned lhsArg, unsigned rhsArg);
+
 /// The loops an indexing map reads, in result order; empty when a result
 /// is not a plain loop.
 std::optional<llvm::SmallVector<unsigned>> mapDims(mlir::AffineMap map);
 
-/// Operands, maps and body of a 2-input, 1-output f32 mul-add
-/// (`out + in0 * in1`) on dense buffers, the output not an input.
+/// Operands, maps and body of a 2-input, 1-output mul-add
+/// (`out + in0 * in1`) on dense buffers of one element type (f32, f16 or
+/// bf16), the output not an input.
 bool isMulAddOp(mlir::linalg::LinalgOp op);
 
 /// A linalg.fill of zero that initializes exactly `out` right before `op`
@@ -107,7 +132,8 @@ public:
   }
   bool wasErased(mlir::Operation *op) const { return erased.contains(op); }
 
-  /// TF32 arithmetic allowed (the pass option).
+  /// TF32 arithmetic allowed for f32 calls (the pass option; f16 and bf16
+  /// calls always use tensor cores with f32 accumulation).
   const bool tf32;
 
 private:

@@ -18,7 +18,9 @@
 // the matrices are passed as they are stored, only their roles change.
 //
 // Precision: fp32 operands with CUBLAS_COMPUTE_32F (no TF32) unless the
-// artifact asked for tf32 (CUBLAS_COMPUTE_32F_FAST_TF32).
+// artifact asked for tf32 (CUBLAS_COMPUTE_32F_FAST_TF32); fp16 and bf16
+// operands (CUDA_R_16F / CUDA_R_16BF, bias of the same type) with
+// CUBLAS_COMPUTE_32F: tensor cores, fp32 accumulation, fp32 alpha/beta.
 //
 //===----------------------------------------------------------------------===//
 #include "CudaDevice.h"
@@ -194,11 +196,11 @@ uint32_t alignmentOf(const void *ptr, int64_t strideBytes, int64_t batch) {
   return uint32_t(bits & (~bits + 1));
 }
 
-bool layout(const BlasApi &api, cublasLtMatrixLayout_t &out, uint64_t rows,
-            uint64_t cols, int64_t ld, int32_t batch, int64_t stride,
-            std::string &error) {
+bool layout(const BlasApi &api, cublasLtMatrixLayout_t &out,
+            cudaDataType_t type, uint64_t rows, uint64_t cols, int64_t ld,
+            int32_t batch, int64_t stride, std::string &error) {
   cublasStatus_t status =
-      api.cublasLtMatrixLayoutCreate(&out, CUDA_R_32F, rows, cols, ld);
+      api.cublasLtMatrixLayoutCreate(&out, type, rows, cols, ld);
   if (status != CUBLAS_STATUS_SUCCESS) {
     out = nullptr;
     error = describeBlas("cublasLtMatrixLayoutCreate", status);
@@ -227,15 +229,30 @@ bool gemm(CudaDevice &device, int32_t elemType, int32_t flags, int64_t batch,
           int64_t strideA, const void *b, int64_t ldb, int64_t strideB, void *c,
           int64_t ldc, int64_t strideC, const void *bias, const char *label,
           std::string &error) {
-  if (elemType != ONYX_F32) {
+  cudaDataType_t dataType;
+  int64_t esize;
+  if (elemType == ONYX_F32) {
+    dataType = CUDA_R_32F;
+    esize = 4;
+  } else if (elemType == ONYX_F16) {
+    dataType = CUDA_R_16F;
+    esize = 2;
+  } else if (elemType == ONYX_BF16) {
+    dataType = CUDA_R_16BF;
+    esize = 2;
+  } else {
     error = std::string("element type ") + onyx_element_name(elemType) +
-            " is not supported by onyxrt_cuda_gemm (f32 only)";
+            " is not supported by onyxrt_cuda_gemm (f32, f16 and bf16 only)";
     return false;
   }
   bool transA = flags & ONYXRT_GEMM_TRANS_A;
   bool transB = flags & ONYXRT_GEMM_TRANS_B;
   bool accumulate = flags & ONYXRT_GEMM_ACCUMULATE;
   bool tf32 = flags & ONYXRT_GEMM_TF32;
+  if (tf32 && elemType != ONYX_F32) {
+    error = "ONYXRT_GEMM_TF32 applies to f32 GEMMs only";
+    return false;
+  }
   if (batch < 0 || m < 0 || n < 0 || k < 0 || batch > INT32_MAX) {
     error = "invalid GEMM sizes";
     return false;
@@ -250,14 +267,18 @@ bool gemm(CudaDevice &device, int32_t elemType, int32_t flags, int64_t batch,
   if (k == 0 && !bias) {
     if (accumulate)
       return true;
-    // C = 0: rows of ldc elements, the last one n wide.
+    // C = 0: rows of ldc elements, the last one n wide (zero bits are
+    // +0.0 in every float type).
     for (int64_t i = 0; i < batch; ++i) {
       CUdeviceptr base =
-          reinterpret_cast<CUdeviceptr>(c) + CUdeviceptr(i * strideC * 4);
-      CUresult r = drv.cuMemsetD32Async(base, 0, size_t((m - 1) * ldc + n),
-                                        device.cudaStream());
+          reinterpret_cast<CUdeviceptr>(c) + CUdeviceptr(i * strideC * esize);
+      size_t count = size_t((m - 1) * ldc + n);
+      CUresult r =
+          esize == 4
+              ? drv.cuMemsetD32Async(base, 0, count, device.cudaStream())
+              : drv.cuMemsetD16Async(base, 0, count, device.cudaStream());
       if (r != CUDA_SUCCESS) {
-        error = describe("cuMemsetD32Async", r);
+        error = describe("cuMemsetAsync", r);
         return false;
       }
     }
@@ -267,9 +288,9 @@ bool gemm(CudaDevice &device, int32_t elemType, int32_t flags, int64_t batch,
   if (!state)
     return false;
   const BlasApi &api = blasApi();
-  uint32_t alignA = alignmentOf(a, strideA * 4, batch);
-  uint32_t alignB = alignmentOf(b, strideB * 4, batch);
-  uint32_t alignC = alignmentOf(c, strideC * 4, batch);
+  uint32_t alignA = alignmentOf(a, strideA * esize, batch);
+  uint32_t alignB = alignmentOf(b, strideB * esize, batch);
+  uint32_t alignC = alignmentOf(c, strideC * esize, batch);
   PlanKey key = {{elemType, flags & ~ONYXRT_GEMM_ACCUMULATE, batch, m, n, k,
                   lda, ldb, ldc, batch > 1 ? strideA : 0,
                   batch > 1 ? strideB : 0, batch > 1 ? strideC : 0, alignA,
@@ -291,7 +312,7 @@ bool gemm(CudaDevice &device, int32_t elemType, int32_t flags, int64_t batch,
     };
     cublasStatus_t status = api.cublasLtMatmulDescCreate(
         &plan.desc, tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
-        CUDA_R_32F);
+        CUDA_R_32F /* alpha, beta: fp32 for every element type */);
     if (status != CUBLAS_STATUS_SUCCESS) {
       plan.desc = nullptr;
       return fail("cublasLtMatmulDescCreate", status);
@@ -316,11 +337,11 @@ bool gemm(CudaDevice &device, int32_t elemType, int32_t flags, int64_t batch,
       return fail("cublasLtMatmulDescSetAttribute", status);
     int32_t b32 = int32_t(batch);
     std::string layoutError;
-    if (!layout(api, plan.a, transB ? k : n, transB ? n : k, ldb, b32, strideB,
-                layoutError) ||
-        !layout(api, plan.b, transA ? m : k, transA ? k : m, lda, b32, strideA,
-                layoutError) ||
-        !layout(api, plan.c, n, m, ldc, b32, strideC, layoutError)) {
+    if (!layout(api, plan.a, dataType, transB ? k : n, transB ? n : k, ldb, b32,
+                strideB, layoutError) ||
+        !layout(api, plan.b, dataType, transA ? m : k, transA ? k : m, lda, b32,
+                strideA, layoutError) ||
+        !layout(api, plan.c, dataType, n, m, ldc, b32, strideC, layoutError)) {
       fail("cublasLtMatrixLayoutCreate", CUBLAS_STATUS_SUCCESS);
       error = layoutError;
       return false;
@@ -381,15 +402,17 @@ bool gemm(CudaDevice &device, int32_t elemType, int32_t flags, int64_t batch,
   // placed over A or B (dead after the GEMM in the unfused program): then
   // the product goes to a scratch buffer first.
   void *finalC = nullptr;
-  size_t cBytes = size_t((m - 1) * ldc + n) * 4;
+  size_t cBytes = size_t((m - 1) * ldc + n) * size_t(esize);
   if (bias) {
     auto overlaps = [&](const void *p, size_t bytes) {
       uintptr_t x = reinterpret_cast<uintptr_t>(p),
                 y = reinterpret_cast<uintptr_t>(c);
       return x < y + cBytes && y < x + bytes;
     };
-    size_t aBytes = size_t(transA ? (k - 1) * lda + m : (m - 1) * lda + k) * 4;
-    size_t bBytes = size_t(transB ? (n - 1) * ldb + k : (k - 1) * ldb + n) * 4;
+    size_t aBytes =
+        size_t(transA ? (k - 1) * lda + m : (m - 1) * lda + k) * size_t(esize);
+    size_t bBytes =
+        size_t(transB ? (n - 1) * ldb + k : (k - 1) * ldb + n) * size_t(esize);
     if (overlaps(a, aBytes) || overlaps(b, bBytes)) {
       if (!state->scratch.reserve(device, cBytes, error))
         return false;

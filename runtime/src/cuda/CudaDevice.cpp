@@ -127,6 +127,7 @@ DriverApi loadDriver() {
   load(api.cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2");
   load(api.cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2");
   load(api.cuMemsetD32Async, "cuMemsetD32Async");
+  load(api.cuMemsetD16Async, "cuMemsetD16Async");
   load(api.cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2");
   load(api.cuModuleLoadData, "cuModuleLoadData");
   load(api.cuModuleLoadDataEx, "cuModuleLoadDataEx");

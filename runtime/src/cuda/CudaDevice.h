@@ -76,6 +76,7 @@ struct DriverApi {
   ONYX_CU_FN(cuMemcpyHtoDAsync)
   ONYX_CU_FN(cuMemcpyDtoHAsync)
   ONYX_CU_FN(cuMemsetD32Async)
+  ONYX_CU_FN(cuMemsetD16Async)
   ONYX_CU_FN(cuMemcpyDtoDAsync)
   ONYX_CU_FN(cuModuleLoadData)
   ONYX_CU_FN(cuModuleLoadDataEx)

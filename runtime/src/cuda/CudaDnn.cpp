@@ -14,7 +14,10 @@
 // largest one used.
 //
 // Precision: CUDNN_FMA_MATH (plain fp32, no TF32) unless the artifact asked
-// for tf32 (CUDNN_TENSOR_OP_MATH, which allows it).
+// for tf32 (CUDNN_TENSOR_OP_MATH, which allows it). fp16 and bf16 tensors
+// (CUDNN_DATA_HALF / CUDNN_DATA_BFLOAT16, the bias too) convolve with an
+// fp32 compute type and CUDNN_TENSOR_OP_MATH: tensor cores, fp32
+// accumulation; alpha and beta stay fp32.
 //
 //===----------------------------------------------------------------------===//
 #include "CudaDevice.h"
@@ -210,9 +213,25 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
           const int64_t *dims, const void *x, const void *w, const void *bias,
           const void *residual, void *y, const char *label,
           std::string &error) {
-  if (elemType != ONYX_F32) {
+  cudnnDataType_t dataType;
+  size_t esize;
+  if (elemType == ONYX_F32) {
+    dataType = CUDNN_DATA_FLOAT;
+    esize = 4;
+  } else if (elemType == ONYX_F16) {
+    dataType = CUDNN_DATA_HALF;
+    esize = 2;
+  } else if (elemType == ONYX_BF16) {
+    dataType = CUDNN_DATA_BFLOAT16;
+    esize = 2;
+  } else {
     error = std::string("element type ") + onyx_element_name(elemType) +
-            " is not supported by onyxrt_cuda_conv (f32 only)";
+            " is not supported by onyxrt_cuda_conv (f32, f16 and bf16 only)";
+    return false;
+  }
+  bool half = elemType != ONYX_F32;
+  if (half && (flags & ONYXRT_CONV_TF32)) {
+    error = "ONYXRT_CONV_TF32 applies to f32 convolutions only";
     return false;
   }
   if (rank < 1 || rank > 3 || !dims) {
@@ -268,11 +287,14 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
     // Nothing to sum: y = 0 or y unchanged.
     if (accumulate)
       return true;
+    CUdeviceptr base = reinterpret_cast<CUdeviceptr>(y);
     CUresult result =
-        driver().cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(y), 0,
-                                  size_t(outElements), device.cudaStream());
+        half ? driver().cuMemsetD16Async(base, 0, size_t(outElements),
+                                         device.cudaStream())
+             : driver().cuMemsetD32Async(base, 0, size_t(outElements),
+                                         device.cudaStream());
     if (result != CUDA_SUCCESS) {
-      error = describe("cuMemsetD32Async", result);
+      error = describe("cuMemsetAsync", result);
       return false;
     }
     return true;
@@ -283,6 +305,7 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
   const DnnApi &api = dnnApi();
   std::vector<int64_t> key(dims, dims + 4 + 6 * rank);
   key.push_back(flags & (ONYXRT_CONV_TF32 | ONYXRT_CONV_RELU));
+  key.push_back(elemType);
   key.push_back(bias != nullptr);
   auto found = state->plans.find(key);
   if (found == state->plans.end()) {
@@ -329,25 +352,26 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
       return false;
     std::vector<int> xs = packedStrides(xDims), ys = packedStrides(yDims);
     if (!check("cudnnSetTensorNdDescriptor (x)",
-               api.cudnnSetTensorNdDescriptor(plan.x, CUDNN_DATA_FLOAT, nd,
+               api.cudnnSetTensorNdDescriptor(plan.x, dataType, nd,
                                               xDims.data(), xs.data())) ||
         !check("cudnnSetTensorNdDescriptor (y)",
-               api.cudnnSetTensorNdDescriptor(plan.y, CUDNN_DATA_FLOAT, nd,
+               api.cudnnSetTensorNdDescriptor(plan.y, dataType, nd,
                                               yDims.data(), ys.data())) ||
         !check("cudnnSetFilterNdDescriptor",
-               api.cudnnSetFilterNdDescriptor(plan.w, CUDNN_DATA_FLOAT,
-                                              CUDNN_TENSOR_NCHW, nd,
-                                              wDims.data())) ||
+               api.cudnnSetFilterNdDescriptor(
+                   plan.w, dataType, CUDNN_TENSOR_NCHW, nd, wDims.data())) ||
         !check("cudnnSetConvolutionNdDescriptor",
                api.cudnnSetConvolutionNdDescriptor(
                    plan.conv, r, padA.data(), strideA.data(), dilationA.data(),
-                   CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT)) ||
+                   CUDNN_CROSS_CORRELATION,
+                   CUDNN_DATA_FLOAT /* accumulation, every type */)) ||
         !check("cudnnSetConvolutionGroupCount",
                api.cudnnSetConvolutionGroupCount(plan.conv, int(g))) ||
         !check("cudnnSetConvolutionMathType",
                api.cudnnSetConvolutionMathType(
-                   plan.conv, (flags & ONYXRT_CONV_TF32) ? CUDNN_TENSOR_OP_MATH
-                                                         : CUDNN_FMA_MATH)))
+                   plan.conv, (half || (flags & ONYXRT_CONV_TF32))
+                                  ? CUDNN_TENSOR_OP_MATH
+                                  : CUDNN_FMA_MATH)))
       return false;
     if (bias) {
       // The bias as [1, M, 1, ...], and the activation of the fused call.
@@ -357,7 +381,7 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
       if (!check("cudnnCreateTensorDescriptor",
                  api.cudnnCreateTensorDescriptor(&plan.bias)) ||
           !check("cudnnSetTensorNdDescriptor (bias)",
-                 api.cudnnSetTensorNdDescriptor(plan.bias, CUDNN_DATA_FLOAT, nd,
+                 api.cudnnSetTensorNdDescriptor(plan.bias, dataType, nd,
                                                 bDims.data(), bs.data())) ||
           !check("cudnnCreateActivationDescriptor",
                  api.cudnnCreateActivationDescriptor(&plan.activation)) ||
@@ -380,7 +404,8 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
       if (perf[i].status != CUDNN_STATUS_SUCCESS)
         continue;
       // fp32 means fp32: skip anything that would use TF32 tensor cores.
-      if (!(flags & ONYXRT_CONV_TF32) && perf[i].mathType != CUDNN_FMA_MATH &&
+      if (!half && !(flags & ONYXRT_CONV_TF32) &&
+          perf[i].mathType != CUDNN_FMA_MATH &&
           perf[i].mathType != CUDNN_DEFAULT_MATH)
         continue;
       size_t bytes = 0;
@@ -418,7 +443,7 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
   // The compiler may fuse a ReLU whose output buffer the memory plan placed
   // over the convolution's input (dead after it in the unfused program):
   // then the result is computed into a scratch buffer and copied.
-  size_t xBytes = size_t(n * c) * 4, yBytes = size_t(outElements) * 4;
+  size_t xBytes = size_t(n * c) * esize, yBytes = size_t(outElements) * esize;
   for (int64_t i = 0; i < rank; ++i)
     xBytes *= size_t(in[i]);
   uintptr_t xBegin = reinterpret_cast<uintptr_t>(x),

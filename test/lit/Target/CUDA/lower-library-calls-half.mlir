@@ -1,0 +1,215 @@
+// RUN: onyx-opt %s --onyx-cuda-lower-library-calls --canonicalize --cse \
+// RUN:   -split-input-file | FileCheck %s
+// RUN: onyx-opt %s --onyx-cuda-lower-library-calls="tf32=true" \
+// RUN:   --canonicalize --cse -split-input-file | FileCheck %s --check-prefix=TF32
+//
+// f16 and bf16 GEMMs and convolutions become the same library calls as f32
+// ones, with element type 10 (f16) or 16 (bf16): cuBLASLt / cuDNN on tensor
+// cores with f32 accumulation. The epilogues fold in their half-precision
+// form (truncf(f(extf(x)))). TF32 (the pass option) is for f32 alone: a
+// half-precision call never gets the TF32 flag.
+
+// ONNX MatMul [n, 64] x [64, 32] + bias in f16: one GEMM with the bias
+// epilogue (flags 0: overwrite), the Add's `truncf(extf + extf)` folded.
+
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+// CHECK: llvm.mlir.global private constant @{{.*}}("node 'mm' (cuBLASLt)\00")
+// CHECK-LABEL: func.func @onyx_main
+// CHECK-NOT:     linalg.fill
+// CHECK:         %[[BIAS:.*]] = onyx.get_input %{{.*}}[2] : memref<32xf16>
+// CHECK:         %[[BP:.*]] = memref.extract_aligned_pointer_as_index %[[BIAS]]
+// CHECK:         %[[BPTR:.*]] = llvm.inttoptr
+// CHECK:         call @onyxrt_cuda_gemm(%{{.*}}, %{{.*}}, %c10_i32, %c0_i32, %c1_i64, %{{.*}}, %c32_i64, %c64_i64, %{{.*}}, %c64_i64, %{{.*}}, %{{.*}}, %c32_i64, %c2048_i64, %{{.*}}, %c32_i64, %{{.*}}, %[[BPTR]]) {onyx.cuda_status}
+// CHECK-NOT:     linalg.generic {
+// TF32-LABEL: func.func @onyx_main
+// TF32:         call @onyxrt_cuda_gemm(%{{.*}}, %{{.*}}, %c10_i32, %c0_i32,
+module {
+  func.func @onyx_main(%ctx: !onyx.context) -> i32 {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : f16
+    %x = onyx.get_input %ctx[0] : memref<?x64xf16>
+    %w = onyx.get_input %ctx[1] : memref<64x32xf16>
+    %bias = onyx.get_input %ctx[2] : memref<32xf16>
+    %n = memref.dim %x, %c0 : memref<?x64xf16>
+    %y = onyx.alloc_output %ctx[0] (%n) : memref<?x32xf16>
+    linalg.fill ins(%zero : f16) outs(%y : memref<?x32xf16>)
+    linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%x, %w : memref<?x64xf16>, memref<64x32xf16>) outs(%y : memref<?x32xf16>) {
+    ^bb0(%in: f16, %in2: f16, %out: f16):
+      %m = arith.mulf %in, %in2 : f16
+      %s = arith.addf %out, %m : f16
+      linalg.yield %s : f16
+    } loc("mm")
+    linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%y, %bias : memref<?x32xf16>, memref<32xf16>) outs(%y : memref<?x32xf16>) {
+    ^bb0(%in: f16, %in2: f16, %out: f16):
+      %e0 = arith.extf %in : f16 to f32
+      %e1 = arith.extf %in2 : f16 to f32
+      %s = arith.addf %e0, %e1 : f32
+      %t = arith.truncf %s : f32 to f16
+      linalg.yield %t : f16
+    }
+    %ok = arith.constant 0 : i32
+    return %ok : i32
+  }
+}
+
+// -----
+
+// A batched bf16 MatMul [b, 12, s, 64] x [b, 12, 64, s] (attention
+// scores): batch = b * 12, element type 16; and an f32 GEMM next to it,
+// which the tf32 option marks (flags TF32 = 8) while the bf16 one stays 0.
+
+#qa = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+#qb = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d3)>
+#qc = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @onyx_main
+// CHECK:         %[[B:.*]] = arith.index_cast
+// CHECK:         %[[BATCH:.*]] = arith.muli %[[B]], %c12_i64 : i64
+// CHECK:         call @onyxrt_cuda_gemm(%{{.*}}, %{{.*}}, %c16_i32, %c0_i32, %[[BATCH]], %c128_i64, %c128_i64, %c64_i64,
+// CHECK:         call @onyxrt_cuda_gemm(%{{.*}}, %{{.*}}, %c1_i32, %c0_i32, %c1_i64, %c4_i64, %c2_i64, %c8_i64,
+// CHECK-NOT:     linalg.generic {
+// TF32-LABEL: func.func @onyx_main
+// TF32:         call @onyxrt_cuda_gemm(%{{.*}}, %{{.*}}, %c16_i32, %c0_i32,
+// TF32:         call @onyxrt_cuda_gemm(%{{.*}}, %{{.*}}, %c1_i32, %c8_i32,
+module {
+  func.func @onyx_main(%ctx: !onyx.context) -> i32 {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : bf16
+    %q = onyx.get_input %ctx[0] : memref<?x12x128x64xbf16>
+    %k = onyx.get_input %ctx[1] : memref<?x12x64x128xbf16>
+    %b = memref.dim %q, %c0 : memref<?x12x128x64xbf16>
+    %s = onyx.alloc_output %ctx[0] (%b) : memref<?x12x128x128xbf16>
+    linalg.fill ins(%zero : bf16) outs(%s : memref<?x12x128x128xbf16>)
+    linalg.generic {indexing_maps = [#qa, #qb, #qc], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+        ins(%q, %k : memref<?x12x128x64xbf16>, memref<?x12x64x128xbf16>) outs(%s : memref<?x12x128x128xbf16>) {
+    ^bb0(%in: bf16, %in2: bf16, %out: bf16):
+      %m = arith.mulf %in, %in2 : bf16
+      %a = arith.addf %out, %m : bf16
+      linalg.yield %a : bf16
+    }
+    %zf = arith.constant 0.0 : f32
+    %f = onyx.get_input %ctx[2] : memref<4x8xf32>
+    %g = onyx.get_input %ctx[3] : memref<8x2xf32>
+    %h = onyx.alloc_output %ctx[1] : memref<4x2xf32>
+    linalg.fill ins(%zf : f32) outs(%h : memref<4x2xf32>)
+    linalg.matmul ins(%f, %g : memref<4x8xf32>, memref<8x2xf32>) outs(%h : memref<4x2xf32>)
+    %ok = arith.constant 0 : i32
+    return %ok : i32
+  }
+}
+
+// -----
+
+// An f16 convolution with the Conv lowering's bias broadcast before it and
+// an f16 Relu (truncf(max(extf(x), 0))) after it: one cuDNN call, element
+// type 10, flags RELU = 4, writing the Relu's output; a bf16 convolution
+// without epilogues: element type 16, flags 0.
+
+#x = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d3 + d6, d4 + d7)>
+#w = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d5, d6, d7)>
+#y = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ch = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-LABEL: func.func @onyx_main
+// CHECK:         %[[BIAS:.*]] = onyx.get_input %{{.*}}[2] : memref<8xf16>
+// CHECK:         %[[R:.*]] = onyx.alloc_output %{{.*}}[0]
+// CHECK-NOT:     linalg.generic {
+// CHECK:         memref.extract_aligned_pointer_as_index %[[BIAS]]
+// CHECK:         memref.extract_aligned_pointer_as_index %[[R]]
+// CHECK:         call @onyxrt_cuda_conv(%{{.*}}, %{{.*}}, %c10_i32, %c4_i32, %c2_i64,
+// CHECK-NOT:     linalg.generic {
+// CHECK:         call @onyxrt_cuda_conv(%{{.*}}, %{{.*}}, %c16_i32, %c0_i32, %c2_i64,
+// CHECK-NOT:     linalg.generic {
+// TF32-LABEL: func.func @onyx_main
+// TF32:         call @onyxrt_cuda_conv(%{{.*}}, %{{.*}}, %c10_i32, %c4_i32,
+// TF32:         call @onyxrt_cuda_conv(%{{.*}}, %{{.*}}, %c16_i32, %c0_i32,
+module {
+  func.func @onyx_main(%ctx: !onyx.context) -> i32 {
+    %c0 = arith.constant 0 : index
+    %c3 = arith.constant 3 : index
+    %c4 = arith.constant 4 : index
+    %zero = arith.constant 0.0 : f32
+    %x = onyx.get_input %ctx[0] : memref<?x1x3x?x?xf16>
+    %w = onyx.get_input %ctx[1] : memref<1x8x3x1x1xf16>
+    %b = onyx.get_input %ctx[2] : memref<8xf16>
+    %n = memref.dim %x, %c0 : memref<?x1x3x?x?xf16>
+    %h = memref.dim %x, %c3 : memref<?x1x3x?x?xf16>
+    %ww = memref.dim %x, %c4 : memref<?x1x3x?x?xf16>
+    %t = onyx.alloc_temp %ctx (%n, %h, %ww) : memref<?x8x?x?xf16>
+    linalg.generic {indexing_maps = [#ch, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+        ins(%b : memref<8xf16>) outs(%t : memref<?x8x?x?xf16>) {
+    ^bb0(%in: f16, %out: f16):
+      linalg.yield %in : f16
+    }
+    %te = memref.expand_shape %t [[0], [1, 2], [3], [4]] output_shape [%n, 1, 8, %h, %ww] : memref<?x8x?x?xf16> into memref<?x1x8x?x?xf16>
+    linalg.generic {indexing_maps = [#x, #w, #y], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+        ins(%x, %w : memref<?x1x3x?x?xf16>, memref<1x8x3x1x1xf16>) outs(%te : memref<?x1x8x?x?xf16>) {
+    ^bb0(%in: f16, %in2: f16, %out: f16):
+      %m = arith.mulf %in, %in2 : f16
+      %s = arith.addf %out, %m : f16
+      linalg.yield %s : f16
+    }
+    %r = onyx.alloc_output %ctx[0] (%n, %h, %ww) : memref<?x8x?x?xf16>
+    linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+        ins(%t : memref<?x8x?x?xf16>) outs(%r : memref<?x8x?x?xf16>) {
+    ^bb0(%in: f16, %out: f16):
+      %e = arith.extf %in : f16 to f32
+      %m = arith.maximumf %e, %zero : f32
+      %tr = arith.truncf %m : f32 to f16
+      linalg.yield %tr : f16
+    }
+    %x2 = onyx.get_input %ctx[3] : memref<?x1x3x?x?xbf16>
+    %w2 = onyx.get_input %ctx[4] : memref<1x8x3x1x1xbf16>
+    %zb = arith.constant 0.0 : bf16
+    %y2 = onyx.alloc_output %ctx[1] (%n, %h, %ww) : memref<?x1x8x?x?xbf16>
+    linalg.fill ins(%zb : bf16) outs(%y2 : memref<?x1x8x?x?xbf16>)
+    linalg.generic {indexing_maps = [#x, #w, #y], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+        ins(%x2, %w2 : memref<?x1x3x?x?xbf16>, memref<1x8x3x1x1xbf16>) outs(%y2 : memref<?x1x8x?x?xbf16>) {
+    ^bb0(%in: bf16, %in2: bf16, %out: bf16):
+      %m = arith.mulf %in, %in2 : bf16
+      %s = arith.addf %out, %m : bf16
+      linalg.yield %s : bf16
+    }
+    %ok = arith.constant 0 : i32
+    return %ok : i32
+  }
+}
+
+// -----
+
+// Left for the outlining pass: a contraction of f16 operands into an f32
+// accumulator (mixed element types), and an f64 one.
+
+// CHECK-LABEL: func.func @onyx_main
+// CHECK-NOT:     onyxrt_cuda_gemm
+// CHECK:         linalg.generic
+// CHECK:         linalg.matmul ins(%{{.*}}, %{{.*}} : memref<4x8xf64>, memref<8x2xf64>)
+#ma = affine_map<(d0, d1, d2) -> (d0, d2)>
+#mb = affine_map<(d0, d1, d2) -> (d2, d1)>
+#mc = affine_map<(d0, d1, d2) -> (d0, d1)>
+module {
+  func.func @onyx_main(%ctx: !onyx.context) -> i32 {
+    %a = onyx.get_input %ctx[0] : memref<4x8xf16>
+    %b = onyx.get_input %ctx[1] : memref<8x2xf16>
+    %c = onyx.alloc_output %ctx[0] : memref<4x2xf32>
+    linalg.generic {indexing_maps = [#ma, #mb, #mc], iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%a, %b : memref<4x8xf16>, memref<8x2xf16>) outs(%c : memref<4x2xf32>) {
+    ^bb0(%in: f16, %in2: f16, %out: f32):
+      %m = arith.mulf %in, %in2 : f16
+      %e = arith.extf %m : f16 to f32
+      %s = arith.addf %out, %e : f32
+      linalg.yield %s : f32
+    }
+    %f = onyx.get_input %ctx[2] : memref<4x8xf64>
+    %g = onyx.get_input %ctx[3] : memref<8x2xf64>
+    %h = onyx.alloc_output %ctx[1] : memref<4x2xf64>
+    linalg.matmul ins(%f, %g : memref<4x8xf64>, memref<8x2xf64>) outs(%h : memref<4x2xf64>)
+    %ok = arith.constant 0 : i32
+    return %ok : i32
+  }
+}
