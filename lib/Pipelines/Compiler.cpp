@@ -200,6 +200,24 @@ bool compileModelFile(const std::string &modelPath,
             "' (expected lifetime, iree or none)";
     return false;
   }
+  // --precision: never silently ignored.
+  if (options.precision == "fp16" || options.precision == "bf16") {
+    error = "--precision=" + options.precision +
+            " (an fp32 model compiled to run in half precision) is not "
+            "implemented yet; export the model in " + options.precision +
+            " instead (a half-precision model needs no option)";
+    return false;
+  }
+  if (options.precision != "fp32" && options.precision != "tf32") {
+    error = "unknown precision '" + options.precision +
+            "' (expected fp32, tf32, fp16 or bf16)";
+    return false;
+  }
+  if (options.precision == "tf32" && options.target != "cuda") {
+    error = "--precision=tf32 needs --target=cuda (the CPU target computes "
+            "f32 in fp32)";
+    return false;
+  }
   auto runStage = [&](llvm::function_ref<void(OpPassManager &)> build,
                       const char *name) {
     PassManager pm(&context);
@@ -230,8 +248,10 @@ bool compileModelFile(const std::string &modelPath,
   if (options.emit == "buffers")
     return writeIR(*module, outputPath, error);
   bool cuda = options.target == "cuda";
+  bool tf32 = options.precision == "tf32";
   auto codegen = [&](OpPassManager &pm) {
-    cuda ? buildCUDACodegenPipeline(pm) : buildCPUCodegenPipeline(pm);
+    cuda ? buildCUDACodegenPipeline(pm, "sm_90", tf32)
+         : buildCPUCodegenPipeline(pm);
   };
   if (!runStage(codegen, cuda ? "CUDA code generation" : "CPU code generation"))
     return false;

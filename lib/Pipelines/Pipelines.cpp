@@ -121,13 +121,15 @@ void buildCPUCodegenPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
 }
 
-void buildCUDACodegenPipeline(OpPassManager &pm, StringRef chip) {
+void buildCUDACodegenPipeline(OpPassManager &pm, StringRef chip, bool tf32) {
   // Store forwarding only: the CUDA passes below decide what the host reads.
   HostVisibilityOptions visibility;
   visibility.target = "cuda";
   pm.addPass(createHostVisibility(visibility));
   // GEMMs and convolutions become cuBLASLt / cuDNN calls.
-  pm.addPass(createCUDALowerLibraryCalls());
+  CUDALowerLibraryCallsOptions library;
+  library.tf32 = tf32;
+  pm.addPass(createCUDALowerLibraryCalls(library));
   // RFC Fix 3 on the CUDA target: where data lives and what the host may
   // read. Small host-only buffers stay on the host; payload scalars only
   // device code reads are copied on the device at their point; host loop

@@ -2,7 +2,7 @@
 //
 //   onyx-compile MODEL.onnx -o MODEL.so [--target=cpu|cuda]
 //                [--emit=onnx|onyx|buffers|llvm] [--make-inputs-dynamic]
-//                [--timing]
+//                [--precision=fp32|tf32] [--timing]
 //
 // Exit 0 on success; otherwise one "error: ..." line on stderr and exit 1.
 //
@@ -51,6 +51,13 @@ int main(int argc, char **argv) {
       cl::desc("Print each graph input's and output's dims and the groups "
                "of provably equal dynamic dims (DimAnalysis)"),
       cl::init(false), cl::cat(category));
+  cl::opt<std::string> precision(
+      "precision",
+      cl::desc("Arithmetic precision: fp32 (default: the model's types, "
+               "fp32 GEMMs and convolutions), tf32 (cuda: fp32 GEMMs and "
+               "convolutions on TF32 tensor cores); fp16 and bf16 (an fp32 "
+               "model run in half precision) are not implemented yet"),
+      cl::init("fp32"), cl::cat(category));
   cl::opt<bool> timing(
       "timing",
       cl::desc("Print the wall time of every stage to stderr: import, each "
@@ -80,6 +87,7 @@ int main(int argc, char **argv) {
   options.makeInputsDynamic = makeDynamic;
   options.timing = timing;
   options.poolScheme = poolScheme;
+  options.precision = precision;
   options.externalWeights = externalWeights;
   options.explainShapes = explainShapes;
   std::string error;

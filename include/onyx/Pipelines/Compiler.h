@@ -32,6 +32,12 @@ struct CompileOptions {
   bool explainShapes = false;
   /// Print per-stage timing to stderr.
   bool timing = false;
+  /// Arithmetic precision: "fp32" (default: the model's types, f32 GEMMs
+  /// and convolutions in full fp32), "tf32" (CUDA: f32 GEMMs and
+  /// convolutions on TF32 tensor cores). "fp16" / "bf16" (an fp32 model
+  /// compiled to run in half precision) are rejected as not implemented
+  /// yet; a model exported in fp16 / bf16 needs no option.
+  std::string precision = "fp32";
 };
 
 /// Compiles the ONNX model at `modelPath`. Without `emit`, writes a shared

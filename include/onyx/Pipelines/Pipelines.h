@@ -24,9 +24,11 @@ void buildBufferizationPipeline(mlir::OpPassManager &pm,
 void buildCPUCodegenPipeline(mlir::OpPassManager &pm);
 /// Stages 5 and 9-10 for CUDA: each top-level linalg op an NVVM kernel
 /// (cubin for `chip` + PTX, embedded), host launches through the runtime,
-/// LLVM dialect, exported interface.
+/// LLVM dialect, exported interface. `tf32`: f32 GEMMs and convolutions may
+/// use TF32 tensor cores (`onyx-compile --precision=tf32`).
 void buildCUDACodegenPipeline(mlir::OpPassManager &pm,
-                              llvm::StringRef chip = "sm_90");
+                              llvm::StringRef chip = "sm_90",
+                              bool tf32 = false);
 
 } // namespace onyx
 
