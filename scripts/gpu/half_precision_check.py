@@ -1,0 +1,467 @@
+#!/usr/bin/env python3
+"""fp16 / bf16 GEMMs and convolutions on the GPU (cuBLASLt / cuDNN), checked
+against PyTorch in the same precision, and a BERT-like fp16 encoder timed
+against PyTorch eager and torch.compile.
+
+    # here: write the models and compile them for cuda (no weights for BERT)
+    /usr/bin/python3 scripts/gpu/half_precision_check.py make DIR [--layers 12]
+    cp build/lib/libonyx_runtime.so DIR/
+    # there (GPU machine, DIR carried): lay out BERT's weights from the seed,
+    # check every case, time BERT
+    python3 scripts/gpu/half_precision_check.py run DIR --runtime DIR/libonyx_runtime.so
+
+Accuracy: for each case, the relative L2 error of Onyx and of PyTorch (same
+precision, on the GPU) against an fp64 reference (PyTorch on the GPU in
+fp64, or fp32 for BERT) on the same inputs and weights; a case passes when
+Onyx's error is at most 1.5x PyTorch's (plus 1e-3 for the tiny cases).
+Timing (BERT): median of --runs (30) after 5 warm-up calls, device-resident
+inputs on both sides (Onyx through IO binding, outputs left on the device),
+CUDA events around each call; Onyx's wall time per call too.
+"""
+import argparse
+import ctypes
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+F16, BF16, F32 = 10, 16, 1
+HID, HEADS, FFN = 768, 12, 3072
+
+
+def bf16_bits(a):
+    """float32 array -> bf16 bit patterns (round to nearest even)."""
+    u = np.ascontiguousarray(a, np.float32).view(np.uint32).astype(np.uint64)
+    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def bits_to_f32(bits):
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def small_cases():
+    """name: (elem code, nodes, inputs [(name, shape)], weights {name: array},
+    run-time input shapes, torch reference builder)."""
+    rng = np.random.default_rng(0)
+
+    def w(*shape, scale=0.1):
+        return (rng.standard_normal(shape) * scale).astype(np.float32)
+    cases = {}
+    for code, tag in ((F16, "f16"), (BF16, "bf16")):
+        cases["matmul_bias_" + tag] = (
+            code, [("MatMul", ["x", "W"], ["t"], {}), ("Add", ["t", "B"], ["y"], {})],
+            [("x", ["b", "s", 256])], {"W": w(256, 384), "B": w(384)}, {"x": [4, 96, 256]},
+            lambda T, F, i, p: i["x"] @ p["W"] + p["B"])
+        cases["bmm_" + tag] = (
+            code, [("MatMul", ["q", "k"], ["y"], {})],
+            [("q", ["b", 12, "s", 64]), ("k", ["b", 12, 64, "t"])], {},
+            {"q": [2, 12, 128, 64], "k": [2, 12, 64, 128]}, lambda T, F, i, p: i["q"] @ i["k"])
+        cases["gemm_transb_bias_" + tag] = (
+            code, [("Gemm", ["x", "W", "B"], ["y"], {"transB": 1})],
+            [("x", ["n", 512])], {"W": w(320, 512), "B": w(320)}, {"x": [64, 512]},
+            lambda T, F, i, p: i["x"] @ p["W"].T + p["B"])
+        cases["conv_bias_relu_" + tag] = (
+            code, [("Conv", ["x", "W", "B"], ["t"], {"pads": [1, 1, 1, 1], "strides": [2, 2]}),
+                   ("Relu", ["t"], ["y"], {})],
+            [("x", ["n", 32, "h", "w"])], {"W": w(64, 32, 3, 3), "B": w(64)}, {"x": [4, 32, 56, 56]},
+            lambda T, F, i, p: F.relu(F.conv2d(i["x"], p["W"], p["B"], stride=2, padding=1)))
+        cases["conv_residual_relu_" + tag] = (
+            code, [("Conv", ["x", "W", "B"], ["t"], {}), ("Add", ["t", "r"], ["s"], {}),
+                   ("Relu", ["s"], ["y"], {})],
+            [("x", ["n", 64, "h", "w"]), ("r", ["n", 128, "h", "w"])], {"W": w(128, 64, 1, 1), "B": w(128)},
+            {"x": [4, 64, 28, 28], "r": [4, 128, 28, 28]},
+            lambda T, F, i, p: F.relu(F.conv2d(i["x"], p["W"], p["B"]) + i["r"]))
+    return cases
+
+
+def onnx_type(code):
+    from onnx import TensorProto
+    return {F16: TensorProto.FLOAT16, BF16: TensorProto.BFLOAT16, F32: TensorProto.FLOAT}[code]
+
+
+def tensor(name, a, code):
+    from onnx import helper, numpy_helper
+    if code == F16:
+        return numpy_helper.from_array(a.astype(np.float16), name)
+    if code == F32:
+        return numpy_helper.from_array(a.astype(np.float32), name)
+    return helper.make_tensor(name, onnx_type(BF16), a.shape, bf16_bits(a).tobytes(), raw=True)
+
+
+def small_model(code, nodes, inputs, weights):
+    from onnx import helper
+    g = helper.make_graph(
+        [helper.make_node(op, i, o, name=o[0], **attrs) for op, i, o, attrs in nodes], "g",
+        [helper.make_tensor_value_info(n, onnx_type(code), s) for n, s in inputs],
+        [helper.make_tensor_value_info("y", onnx_type(code), None)],
+        [tensor(k, v, code) for k, v in weights.items()])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def bert_weights(layers, seed=0):
+    """name -> float32 array, BERT-style init (the same here and there)."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for l in range(layers):
+        p = "l%d_" % l
+        for n, shape in (("q", (HID, HID)), ("k", (HID, HID)), ("v", (HID, HID)), ("o", (HID, HID)),
+                         ("f1", (HID, FFN)), ("f2", (FFN, HID))):
+            out[p + n + "_w"] = (rng.standard_normal(shape) * 0.02).astype(np.float32)
+            out[p + n + "_b"] = (rng.standard_normal(shape[1]) * 0.02).astype(np.float32)
+        for n in ("ln1", "ln2"):
+            out[p + n + "_g"] = (1 + rng.standard_normal(HID) * 0.05).astype(np.float32)
+            out[p + n + "_b"] = (rng.standard_normal(HID) * 0.05).astype(np.float32)
+    return out
+
+
+def bert_model(layers, code):
+    """Post-LN BERT encoder layers on hidden states x [b, s, 768] (no
+    embeddings): QKV/O projections, softmax attention, GELU(erf) FFN."""
+    from onnx import helper
+    N = helper.make_node
+    nodes, inits = [], []
+    T = onnx_type(code)
+
+    def const(name, values, dt=None):
+        inits.append(helper.make_tensor(name, dt if dt is not None else T, [len(values)] if len(values) > 1 else [],
+                                        values))
+        return name
+    from onnx import TensorProto
+    shp4 = const("shape4", [0, 0, HEADS, HID // HEADS], TensorProto.INT64)
+    shp3 = const("shape3", [0, 0, HID], TensorProto.INT64)
+    scale, half, one, rsq2 = const("scale", [0.125]), const("half", [0.5]), const("one", [1.0]), const("rsq2", [0.7071067811865476])
+    x = "x"
+    for l in range(layers):
+        p = "l%d_" % l
+
+        def lin(inp, n):
+            nodes.append(N("MatMul", [inp, p + n + "_w"], [p + n + "_mm"], name=p + n))
+            nodes.append(N("Add", [p + n + "_mm", p + n + "_b"], [p + n + "_out"], name=p + n + "_bias"))
+            return p + n + "_out"
+        q, k, v = lin(x, "q"), lin(x, "k"), lin(x, "v")
+        for t, perm in ((q, [0, 2, 1, 3]), (k, [0, 2, 3, 1]), (v, [0, 2, 1, 3])):
+            nodes.append(N("Reshape", [t, shp4], [t + "_r"]))
+            nodes.append(N("Transpose", [t + "_r"], [t + "_h"], perm=perm))
+        nodes.append(N("MatMul", [q + "_h", k + "_h"], [p + "scores"], name=p + "scores"))
+        nodes.append(N("Mul", [p + "scores", scale], [p + "scaled"]))
+        nodes.append(N("Softmax", [p + "scaled"], [p + "probs"], axis=-1))
+        nodes.append(N("MatMul", [p + "probs", v + "_h"], [p + "ctx"], name=p + "ctx"))
+        nodes.append(N("Transpose", [p + "ctx"], [p + "ctx_t"], perm=[0, 2, 1, 3]))
+        nodes.append(N("Reshape", [p + "ctx_t", shp3], [p + "ctx_m"]))
+        a = lin(p + "ctx_m", "o")
+        nodes.append(N("Add", [x, a], [p + "res1"]))
+        nodes.append(N("LayerNormalization", [p + "res1", p + "ln1_g", p + "ln1_b"], [p + "h"], axis=-1, epsilon=1e-12))
+        f = lin(p + "h", "f1")
+        nodes.append(N("Mul", [f, rsq2], [p + "g0"]))
+        nodes.append(N("Erf", [p + "g0"], [p + "g1"]))
+        nodes.append(N("Add", [p + "g1", one], [p + "g2"]))
+        nodes.append(N("Mul", [f, p + "g2"], [p + "g3"]))
+        nodes.append(N("Mul", [p + "g3", half], [p + "gelu"]))
+        o = lin(p + "gelu", "f2")
+        nodes.append(N("Add", [p + "h", o], [p + "res2"]))
+        x = "y" if l == layers - 1 else p + "out"
+        nodes.append(N("LayerNormalization", [p + "res2", p + "ln2_g", p + "ln2_b"], [x], axis=-1, epsilon=1e-12))
+    # Weights: external data, zeros here (only the layout matters: the
+    # graph is compiled without the data file; `run` writes the real one).
+    for l in range(layers):
+        p = "l%d_" % l
+        for n, shape in (("q", (HID, HID)), ("k", (HID, HID)), ("v", (HID, HID)), ("o", (HID, HID)),
+                         ("f1", (HID, FFN)), ("f2", (FFN, HID))):
+            inits.append(tensor(p + n + "_w", np.zeros(shape, np.float32), code))
+            inits.append(tensor(p + n + "_b", np.zeros(shape[1], np.float32), code))
+        for n in ("ln1", "ln2"):
+            inits.append(tensor(p + n + "_g", np.zeros(HID, np.float32), code))
+            inits.append(tensor(p + n + "_b", np.zeros(HID, np.float32), code))
+    g = helper.make_graph(nodes, "bert", [helper.make_tensor_value_info("x", T, ["b", "s", HID])],
+                          [helper.make_tensor_value_info("y", T, None)], inits)
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def compile_(path, out, extra=()):
+    t0 = time.time()
+    subprocess.run([os.path.join(REPO, "build", "bin", "onyx-compile"), "--target=cuda", path, "-o", out,
+                    *extra], check=True)
+    print("compiled %s (%.0f s)" % (os.path.basename(out), time.time() - t0), flush=True)
+
+
+def cmd_make(args):
+    import onnx
+    os.makedirs(args.dir, exist_ok=True)
+    for name, (code, nodes, inputs, weights, _, _) in small_cases().items():
+        path = os.path.join(args.dir, name + ".onnx")
+        onnx.save(small_model(code, nodes, inputs, weights), path)
+        compile_(path, os.path.join(args.dir, name + ".so"))
+    for code, tag, prec in ((F16, "f16", "fp32"), (F32, "f32", "fp32"), (F32, "f32", "tf32")):
+        if tag == "f32" and not args.fp32:
+            continue
+        name = "bert_%s" % tag
+        path = os.path.join(args.dir, name + ".onnx")
+        if not os.path.exists(path):
+            m = bert_model(args.layers, code)
+            onnx.save(m, path, save_as_external_data=True, all_tensors_to_one_file=True,
+                      location=name + ".onnx.data", size_threshold=1024)
+        data = path + ".data"
+        # Compiled without the data file: no checksums, `run` writes it.
+        if os.path.exists(data):
+            os.remove(data)
+        so = os.path.join(args.dir, "%s_%s.so" % (name, prec))
+        compile_(path, so, ["--external-weights", "--precision=" + prec])
+
+
+# ---------------------------------------------------------------------------
+# On the GPU machine
+
+
+class Runtime:
+    def __init__(self, path):
+        vp, i32, i64, sz = ctypes.c_void_p, ctypes.c_int32, ctypes.c_int64, ctypes.c_size_t
+        self.L = L = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+        for fn, res, a in [
+                ("onyx_tensor_create_copy", vp, [i32, i32, ctypes.POINTER(i64), vp]),
+                ("onyx_tensor_wrap_device", vp, [i32, i32, ctypes.POINTER(i64), vp]),
+                ("onyx_tensor_list_create", vp, []), ("onyx_tensor_list_append", ctypes.c_int, [vp, vp]),
+                ("onyx_tensor_list_size", sz, [vp]), ("onyx_tensor_list_get", vp, [vp, sz]),
+                ("onyx_tensor_list_destroy", None, [vp]), ("onyx_tensor_rank", i32, [vp]),
+                ("onyx_tensor_shape", ctypes.POINTER(i64), [vp]), ("onyx_tensor_byte_size", sz, [vp]),
+                ("onyx_tensor_data", vp, [vp]), ("onyx_state_last_error", ctypes.c_char_p, [vp]),
+                ("onyx_state_set_device_outputs", ctypes.c_int, [vp, ctypes.c_int]),
+                ("onyxrt_state_create_error", ctypes.c_char_p, [])]:
+            f = getattr(L, fn)
+            f.restype, f.argtypes = res, a
+
+
+class Artifact:
+    def __init__(self, rt, path):
+        self.rt, self.A = rt, ctypes.CDLL(path)
+        self.A.onyx_state_create.restype = ctypes.c_void_p
+        self.A.onyx_state_destroy.argtypes = [ctypes.c_void_p]
+        self.A.inference_compute.restype = ctypes.c_void_p
+        self.A.inference_compute.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+        self.state = self.A.onyx_state_create()
+        if not self.state:
+            raise RuntimeError("onyx_state_create: %s" % rt.L.onyxrt_state_create_error())
+
+    def host_list(self, arrays, code):
+        L = self.rt.L
+        lst = L.onyx_tensor_list_create()
+        for a in arrays:
+            a = np.ascontiguousarray(a)
+            shape = (ctypes.c_int64 * a.ndim)(*a.shape)
+            L.onyx_tensor_list_append(lst, L.onyx_tensor_create_copy(code, a.ndim, shape, a.ctypes.data_as(ctypes.c_void_p)))
+        return lst
+
+    def device_list(self, tensors, code):
+        L = self.rt.L
+        lst = L.onyx_tensor_list_create()
+        for t in tensors:
+            shape = (ctypes.c_int64 * t.dim())(*t.shape)
+            L.onyx_tensor_list_append(lst, L.onyx_tensor_wrap_device(code, t.dim(), shape, ctypes.c_void_p(t.data_ptr())))
+        return lst
+
+    def call(self, lst, code, read=True):
+        L = self.rt.L
+        res = self.A.inference_compute(self.state, lst)
+        if not res:
+            raise RuntimeError((L.onyx_state_last_error(self.state) or b"").decode())
+        out = None
+        if read:
+            t = L.onyx_tensor_list_get(res, 0)
+            shape = tuple(L.onyx_tensor_shape(t)[i] for i in range(L.onyx_tensor_rank(t)))
+            buf = ctypes.string_at(L.onyx_tensor_data(t), L.onyx_tensor_byte_size(t))
+            raw = np.frombuffer(buf, dtype={F16: np.float16, BF16: np.uint16, F32: np.float32}[code]).reshape(shape)
+            out = bits_to_f32(raw) if code == BF16 else raw.astype(np.float32)
+        L.onyx_tensor_list_destroy(res)
+        return out
+
+
+def rel(a, ref):
+    a, ref = np.asarray(a, np.float64), np.asarray(ref, np.float64)
+    return float(np.linalg.norm(a - ref) / max(np.linalg.norm(ref), 1e-30))
+
+
+def quantize(a, code):
+    """The values a half-precision tensor holds, as float32."""
+    return bits_to_f32(bf16_bits(a)) if code == BF16 else (a.astype(np.float16).astype(np.float32) if code == F16 else a)
+
+
+def cmd_run(args):
+    import torch
+    import torch.nn.functional as F
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    dev = torch.device("cuda")
+    tdt = {F16: torch.float16, BF16: torch.bfloat16, F32: torch.float32}
+    rt = Runtime(args.runtime)
+    results, bad = [], 0
+    for name, (code, _, inputs, weights, shapes, ref_fn) in small_cases().items():
+        rng = np.random.default_rng(1)
+        ins = {n: quantize(rng.standard_normal(shapes[n]).astype(np.float32), code) for n, _ in inputs}
+        ws = {k: quantize(v, code) for k, v in weights.items()}
+        r = {"case": name}
+        with torch.no_grad():
+            ref = ref_fn(torch, F, {k: torch.from_numpy(v).double().to(dev) for k, v in ins.items()},
+                         {k: torch.from_numpy(v).double().to(dev) for k, v in ws.items()}).cpu().numpy()
+            tq = ref_fn(torch, F, {k: torch.from_numpy(v).to(dev, tdt[code]) for k, v in ins.items()},
+                        {k: torch.from_numpy(v).to(dev, tdt[code]) for k, v in ws.items()}).float().cpu().numpy()
+        r["torch_err"] = rel(tq, ref)
+        try:
+            art = Artifact(rt, os.path.join(args.dir, name + ".so"))
+            arrays = [ins[n] if code == F16 else bf16_bits(ins[n]) for n, _ in inputs]
+            if code == F16:
+                arrays = [a.astype(np.float16) for a in arrays]
+            got = art.call(art.host_list(arrays, code), code)
+            r["onyx_err"] = rel(got, ref)
+            r["ok"] = r["onyx_err"] <= 1.5 * r["torch_err"] + 1e-3
+        except Exception as e:
+            r["error"], r["ok"] = str(e)[:300], False
+        bad += not r["ok"]
+        results.append(r)
+        print(json.dumps(r), flush=True)
+    print("small cases: %s" % ("all ok" if bad == 0 else "%d not ok" % bad), flush=True)
+    results += run_bert(args, torch, dev, rt)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+
+
+def write_bert_data(art_dir, tag, layers, code):
+    import onnx
+    m = onnx.load(os.path.join(art_dir, "bert_%s.onnx" % tag), load_external_data=False)
+    ws = bert_weights(layers)
+    path = os.path.join(art_dir, "bert_%s.onnx.data" % tag)
+    with open(path, "wb") as f:
+        for t in m.graph.initializer:
+            info = {e.key: e.value for e in t.external_data}
+            if "location" not in info:
+                continue
+            a = quantize(ws[t.name], code)
+            raw = (bf16_bits(a) if code == BF16 else a.astype(np.float16 if code == F16 else np.float32)).tobytes()
+            assert len(raw) == int(info["length"]), t.name
+            f.seek(int(info.get("offset", 0)))
+            f.write(raw)
+    return {k: quantize(v, code) for k, v in ws.items()}
+
+
+def torch_bert(torch, F, layers, p):
+    def fwd(x):
+        b, s, _ = x.shape
+        for l in range(layers):
+            P = lambda n: p["l%d_%s" % (l, n)]
+            lin = lambda t, n: t @ P(n + "_w") + P(n + "_b")
+            q = lin(x, "q").view(b, s, HEADS, 64).transpose(1, 2)
+            k = lin(x, "k").view(b, s, HEADS, 64).permute(0, 2, 3, 1)
+            v = lin(x, "v").view(b, s, HEADS, 64).transpose(1, 2)
+            probs = torch.softmax((q @ k) * 0.125, dim=-1)
+            ctx = (probs @ v).transpose(1, 2).reshape(b, s, HID)
+            h = F.layer_norm(x + lin(ctx, "o"), (HID,), P("ln1_g"), P("ln1_b"), 1e-12)
+            f = lin(h, "f1")
+            g = f * (1 + torch.erf(f * 0.7071067811865476)) * 0.5
+            x = F.layer_norm(h + lin(g, "f2"), (HID,), P("ln2_g"), P("ln2_b"), 1e-12)
+        return x
+    return fwd
+
+
+def events_ms(torch, fn, runs):
+    for _ in range(5):
+        fn()
+    torch.cuda.synchronize()
+    ts, walls = [], []
+    for _ in range(runs):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        t0 = time.perf_counter()
+        s.record()
+        fn()
+        e.record()
+        e.synchronize()
+        walls.append((time.perf_counter() - t0) * 1e3)
+        ts.append(s.elapsed_time(e))
+    return statistics.median(ts), statistics.median(walls)
+
+
+def run_bert(args, torch, dev, rt):
+    import torch.nn.functional as F
+    out = []
+    for tag, code in (("f16", F16), ("f32", F32)):
+        if not os.path.exists(os.path.join(args.dir, "bert_%s.onnx" % tag)):
+            continue
+        t0 = time.time()
+        ws = write_bert_data(args.dir, tag, args.layers, code)
+        tdt = torch.float16 if code == F16 else torch.float32
+        p = {k: torch.from_numpy(v).to(dev, tdt) for k, v in ws.items()}
+        p64 = {k: torch.from_numpy(v).to(dev, torch.float32) for k, v in ws.items()}
+        model, ref_model = torch_bert(torch, F, args.layers, p), torch_bert(torch, F, args.layers, p64)
+        print("bert %s weights ready (%.1f s)" % (tag, time.time() - t0), flush=True)
+        for b, s in args.bert_cases:
+            rng = np.random.default_rng(7)
+            x = quantize(rng.standard_normal((b, s, HID)).astype(np.float32), code)
+            xd = torch.from_numpy(x).to(dev, tdt)
+            r = {"case": "bert%d_%s b%d s%d" % (args.layers, tag, b, s)}
+            with torch.no_grad():
+                ref = ref_model(xd.float()).double().cpu().numpy()  # fp32, no TF32
+                y = model(xd)
+                r["torch_err_vs_fp32"] = rel(y.float().cpu().numpy(), ref)
+                r["eager_ms"], _ = events_ms(torch, lambda: model(xd), args.runs)
+                if args.compile and code == F16:
+                    try:
+                        import torch._dynamo
+                        torch._dynamo.reset()
+                        t1 = time.time()
+                        cm = torch.compile(model, dynamic=False)
+                        cm(xd)
+                        torch.cuda.synchronize()
+                        r["compile_s"] = time.time() - t1
+                        r["compile_ms"], _ = events_ms(torch, lambda: cm(xd), args.runs)
+                        r["compile_err_vs_fp32"] = rel(cm(xd).float().cpu().numpy(), ref)
+                    except Exception as e:
+                        r["compile_error"] = str(e).splitlines()[0][:200]
+            precs = ["fp32"] if code == F16 else ["fp32", "tf32"]
+            for prec in precs:
+                key = "onyx" if prec == "fp32" else "onyx_tf32"
+                try:
+                    t1 = time.time()
+                    art = Artifact(rt, os.path.join(args.dir, "bert_%s_%s.so" % (tag, prec)))
+                    r[key + "_create_s"] = time.time() - t1
+                    lst = art.device_list([xd], code)
+                    got = art.call(lst, code)
+                    r[key + "_err_vs_fp32"] = rel(got, ref)
+                    rt.L.onyx_state_set_device_outputs(art.state, 1)
+                    r[key + "_ms"], r[key + "_wall_ms"] = events_ms(torch, lambda: art.call(lst, code, read=False), args.runs)
+                    rt.L.onyx_state_set_device_outputs(art.state, 0)
+                    art.A.onyx_state_destroy(art.state)
+                except Exception as e:
+                    r[key + "_error"] = str(e)[:300]
+            print(json.dumps(r), flush=True)
+            out.append(r)
+        del p, p64
+        torch.cuda.empty_cache()
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    a = sub.add_parser("make")
+    a.add_argument("dir")
+    a.add_argument("--layers", type=int, default=12)
+    a.add_argument("--fp32", action="store_true", help="also BERT in fp32 (compiled fp32 and tf32)")
+    b = sub.add_parser("run")
+    b.add_argument("dir")
+    b.add_argument("--runtime", required=True)
+    b.add_argument("--layers", type=int, default=12)
+    b.add_argument("--runs", type=int, default=30)
+    b.add_argument("--no-compile", dest="compile", action="store_false")
+    b.add_argument("--json")
+    b.add_argument("--bert-cases", type=lambda t: [tuple(map(int, c.split("x"))) for c in t.split(",")],
+                   default=[(1, 128), (32, 128)])
+    args = ap.parse_args()
+    {"make": cmd_make, "run": cmd_run}[args.cmd](args)
+
+
+if __name__ == "__main__":
+    main()
