@@ -10,6 +10,7 @@
 
 #include "onyx/Dialect/ONNX/ONNXDialect.h"
 #include "onyx/Dialect/Onyx/OnyxDialect.h"
+#include "onyx/Target/CPU/Passes.h"
 #include "onyx/Target/CUDA/CUDATarget.h"
 #include "onyx/Target/CUDA/Passes.h"
 #include "onyx/Transforms/Passes.h"
@@ -104,7 +105,9 @@ void buildCPUCodegenPipeline(OpPassManager &pm) {
   HostVisibilityOptions visibility;
   visibility.target = "cpu";
   pm.addPass(createHostVisibility(visibility));
-  // GEMM-class work goes to the system BLAS, the rest becomes loops.
+  // Convolutions become runtime calls (im2col + BLAS), GEMM-class work
+  // goes to the system BLAS, the rest becomes loops.
+  pm.addPass(createCPULowerConvolutions());
   pm.addPass(createLowerContractionsToBLAS());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createLowerAffinePass());
@@ -179,6 +182,7 @@ void buildCUDACodegenPipeline(OpPassManager &pm, StringRef chip, bool tf32) {
 
 void registerOnyxPassesAndPipelines() {
   registerOnyxPasses();
+  registerOnyxCPUPasses();
   registerOnyxCUDAPasses();
   PassPipelineRegistration<>("onyx-cpu-pipeline",
                              "The whole ONNX -> LLVM dialect pipeline (CPU)",

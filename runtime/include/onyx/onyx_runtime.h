@@ -464,6 +464,28 @@ ONYX_API int32_t onyxrt_cuda_conv(void *ctx, const char *label,
                                   const void *bias, const void *residual,
                                   void *y);
 
+/* CPU kernels (runtime/src/cpu/), called from CPU artifacts.
+ *
+ * Grouped N-d convolution of dense row-major f32 buffers (the ONNX Conv
+ * lowering's, the input already padded):
+ *   y[N, M, out...] = act(conv(x[N, C, in...], w[M, C / G, kernel...])
+ *                         (+ y with ACCUMULATE) (+ bias[M]) (+ residual))
+ * `dims` is laid out as for onyxrt_cuda_conv (4 + 6 * spatialRank values,
+ * pads 0); `bias` and `residual` may be NULL; act is max(., 0) with RELU,
+ * else the identity. im2col + OpenBLAS sgemm per image and group; depthwise
+ * convolutions as direct loops. Cannot fail. */
+ONYX_API void onyxrt_cpu_conv_f32(int32_t flags, int64_t spatialRank,
+                                  const int64_t *dims, const float *x,
+                                  const float *w, const float *bias,
+                                  const float *residual, float *y);
+
+/* The threads the CPU kernels use, process-wide: OpenBLAS's thread count
+ * (GEMMs, the convolutions' GEMMs). `threads` <= 0 selects
+ * every core. Returns the count now in effect. The default is OpenBLAS's
+ * (OPENBLAS_NUM_THREADS, else every core). */
+ONYX_API int32_t onyxrt_cpu_set_threads(int32_t threads);
+ONYX_API int32_t onyxrt_cpu_get_threads(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,562 @@
+//===- LowerConvolutions.cpp - Convolutions as runtime calls --------------===//
+//
+// onyx-cpu-lower-convolutions. The ONNX Conv lowering expresses a
+// convolution as one grouped generic over the padded input,
+//
+//   Y[n, g, m, o...] += X[n, g, c, o * s + t * d] * W[g, m, c, t...]
+//
+// which convert-linalg-to-loops would make a scalar loop nest of 2r + 4
+// loops. On the CPU it becomes one call of the runtime's
+// onyxrt_cpu_conv_f32 (runtime/src/cpu/Conv.cpp: im2col + OpenBLAS sgemm,
+// depthwise convolutions as direct loops) with the dims in a stack array
+// (N, C, M, G, in..., kernel..., out..., pads (0), strides...,
+// dilations..., as for onyxrt_cuda_conv). Its epilogues fold into the
+// call when nothing else reads the intermediate buffers: the bias
+// broadcast that initializes Y (the call then overwrites Y), a Relu after
+// it, and ResNet's block tail relu(conv + bias + residual); a zero fill of
+// Y right before is absorbed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "onyx/Dialect/Onyx/OnyxDialect.h"
+#include "onyx/Target/CPU/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/SmallBitVector.h"
+
+namespace onyx {
+#define GEN_PASS_DEF_CPULOWERCONVOLUTIONS
+#include "onyx/Target/CPU/Passes.h.inc"
+} // namespace onyx
+
+using namespace mlir;
+using namespace onyx;
+
+namespace {
+
+constexpr StringLiteral kConvFn = "onyxrt_cpu_conv_f32";
+// ONYXRT_CONV_* of onyx_runtime.h.
+constexpr int32_t kConvAccumulate = 1, kConvRelu = 4;
+
+/// A dense f32 buffer with the identity layout: a plain pointer.
+bool isDenseF32(Value buffer) {
+  auto type = dyn_cast<MemRefType>(buffer.getType());
+  return type && type.getElementType().isF32() && type.getLayout().isIdentity();
+}
+
+Value reshapeRoot(Value buffer) {
+  while (true) {
+    if (auto e = buffer.getDefiningOp<memref::ExpandShapeOp>())
+      buffer = e.getSrc();
+    else if (auto c = buffer.getDefiningOp<memref::CollapseShapeOp>())
+      buffer = c.getSrc();
+    else
+      return buffer;
+  }
+}
+
+/// Ops that may sit between the convolution and what folds into it: they
+/// write no tensor data.
+bool isNeutral(Operation *op) {
+  return !isa<linalg::LinalgOp, func::CallOp, memref::StoreOp, memref::CopyOp>(
+             op) &&
+         op->getNumRegions() == 0;
+}
+
+bool isZeroConstant(Value v) {
+  auto cst = v.getDefiningOp<arith::ConstantOp>();
+  auto value = cst ? dyn_cast<FloatAttr>(cst.getValue()) : FloatAttr();
+  return value && value.getValue().isZero();
+}
+
+std::optional<SmallVector<unsigned>> mapDims(AffineMap map) {
+  SmallVector<unsigned> dims;
+  for (AffineExpr expr : map.getResults()) {
+    auto dim = dyn_cast<AffineDimExpr>(expr);
+    if (!dim)
+      return std::nullopt;
+    dims.push_back(dim.getPosition());
+  }
+  return dims;
+}
+
+/// `yield out + in0 * in1` on dense f32 buffers, the output not an input.
+bool isMulAdd(linalg::GenericOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      !op.hasPureBufferSemantics())
+    return false;
+  Block &body = op.getRegion().front();
+  auto ops = body.without_terminator();
+  if (std::distance(ops.begin(), ops.end()) != 2)
+    return false;
+  auto mul = dyn_cast<arith::MulFOp>(&*ops.begin());
+  auto add = dyn_cast<arith::AddFOp>(&*std::next(ops.begin()));
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  if (!mul || !add || yield.getOperand(0) != add.getResult())
+    return false;
+  Value a = body.getArgument(0), b = body.getArgument(1),
+        out = body.getArgument(2);
+  if (!((mul.getLhs() == a && mul.getRhs() == b) ||
+        (mul.getLhs() == b && mul.getRhs() == a)) ||
+      !((add.getLhs() == out && add.getRhs() == mul.getResult()) ||
+        (add.getRhs() == out && add.getLhs() == mul.getResult())))
+    return false;
+  for (Value v : op->getOperands())
+    if (!isDenseF32(v))
+      return false;
+  Value root = reshapeRoot(op.getDpsInits()[0]);
+  return llvm::none_of(op.getDpsInputs(),
+                       [&](Value in) { return reshapeRoot(in) == root; });
+}
+
+/// A linear affine expression in the loops: coefficient per loop; false
+/// for anything else (constants included: the input is already padded).
+bool linearCoefficients(AffineExpr expr, llvm::DenseMap<unsigned, int64_t> &out,
+                        int64_t scale = 1) {
+  if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+    out[dim.getPosition()] += scale;
+    return true;
+  }
+  auto bin = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!bin)
+    return false;
+  if (bin.getKind() == AffineExprKind::Add)
+    return linearCoefficients(bin.getLHS(), out, scale) &&
+           linearCoefficients(bin.getRHS(), out, scale);
+  if (bin.getKind() == AffineExprKind::Mul) {
+    if (auto c = dyn_cast<AffineConstantExpr>(bin.getRHS()))
+      return linearCoefficients(bin.getLHS(), out, scale * c.getValue());
+    if (auto c = dyn_cast<AffineConstantExpr>(bin.getLHS()))
+      return linearCoefficients(bin.getRHS(), out, scale * c.getValue());
+  }
+  return false;
+}
+
+struct ConvMatch {
+  Value x, w, y;
+  int64_t rank = 0;
+  SmallVector<int64_t> strides, dilations;
+};
+
+std::optional<ConvMatch> matchConv(linalg::GenericOp op) {
+  if (!isMulAdd(op))
+    return std::nullopt;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  auto yDims = mapDims(maps[2]);
+  auto wDims = mapDims(maps[1]);
+  if (!yDims || !wDims || yDims->size() < 4 || yDims->size() > 6 ||
+      wDims->size() != yDims->size() ||
+      maps[0].getNumResults() != yDims->size())
+    return std::nullopt;
+  int64_t rank = int64_t(yDims->size()) - 3;
+  unsigned numLoops = op.getNumLoops();
+  if (numLoops != unsigned(3 + 2 * rank + 1))
+    return std::nullopt;
+  unsigned n = (*yDims)[0], g = (*yDims)[1], m = (*yDims)[2];
+  if ((*wDims)[0] != g || (*wDims)[1] != m)
+    return std::nullopt;
+  unsigned c = (*wDims)[2];
+  SmallVector<unsigned> outs(yDims->begin() + 3, yDims->end());
+  SmallVector<unsigned> taps(wDims->begin() + 3, wDims->end());
+  // Every loop exactly once among n, g, m, outs, c, taps.
+  llvm::SmallBitVector seen(numLoops);
+  SmallVector<unsigned> all = {n, g, m, c};
+  all.append(outs);
+  all.append(taps);
+  for (unsigned d : all) {
+    if (seen.test(d))
+      return std::nullopt;
+    seen.set(d);
+  }
+  if (seen.count() != numLoops)
+    return std::nullopt;
+  auto iterators = op.getIteratorTypesArray();
+  SmallVector<unsigned> parallel = {n, g, m};
+  parallel.append(outs);
+  for (unsigned d : parallel)
+    if (!linalg::isParallelIterator(iterators[d]))
+      return std::nullopt;
+  SmallVector<unsigned> reduction = {c};
+  reduction.append(taps);
+  for (unsigned d : reduction)
+    if (!linalg::isReductionIterator(iterators[d]))
+      return std::nullopt;
+  // X[n, g, c, o * s + t * d].
+  AffineMap xMap = maps[0];
+  auto isDim = [&](unsigned r, unsigned d) {
+    auto dim = dyn_cast<AffineDimExpr>(xMap.getResult(r));
+    return dim && dim.getPosition() == d;
+  };
+  if (!isDim(0, n) || !isDim(1, g) || !isDim(2, c))
+    return std::nullopt;
+  ConvMatch match;
+  match.rank = rank;
+  auto wType = cast<MemRefType>(op.getDpsInputs()[1].getType());
+  for (int64_t i = 0; i < rank; ++i) {
+    llvm::DenseMap<unsigned, int64_t> coefficients;
+    if (!linearCoefficients(xMap.getResult(3 + i), coefficients))
+      return std::nullopt;
+    int64_t stride = coefficients.lookup(outs[i]);
+    int64_t dilation = coefficients.lookup(taps[i]);
+    coefficients.erase(outs[i]);
+    coefficients.erase(taps[i]);
+    for (auto &entry : coefficients)
+      if (entry.second != 0)
+        return std::nullopt;
+    if (stride <= 0)
+      return std::nullopt;
+    if (dilation <= 0) {
+      // No tap term: only a kernel extent of 1 reads like that.
+      if (dilation < 0 || wType.getDimSize(3 + i) != 1)
+        return std::nullopt;
+      dilation = 1;
+    }
+    match.strides.push_back(stride);
+    match.dilations.push_back(dilation);
+  }
+  match.x = op.getDpsInputs()[0];
+  match.w = op.getDpsInputs()[1];
+  match.y = op.getDpsInits()[0];
+  return match;
+}
+
+/// Whether `buffer` is read only by `allowed` (and dims, and views only
+/// they use).
+bool onlyUsedBy(Value buffer, ArrayRef<Operation *> allowed) {
+  for (Operation *user : buffer.getUsers()) {
+    if (isa<memref::DimOp>(user) || llvm::any_of(allowed, [&](Operation *op) {
+          return op == user || op->isProperAncestor(user);
+        }))
+      continue;
+    if (auto view = dyn_cast<memref::ExpandShapeOp>(user))
+      if (onlyUsedBy(view.getResult(), allowed))
+        continue;
+    return false;
+  }
+  return true;
+}
+
+/// The sizes a buffer was given, to prove two buffers have equal dims.
+std::optional<SmallVector<Value>> dynamicSizes(Value buffer) {
+  if (auto view = buffer.getDefiningOp<memref::ViewOp>())
+    return SmallVector<Value>(view.getSizes());
+  if (auto alloc = buffer.getDefiningOp<AllocTempOp>())
+    return SmallVector<Value>(alloc.getDynamicSizes());
+  if (auto alloc = buffer.getDefiningOp<AllocOutputOp>())
+    return SmallVector<Value>(alloc.getDynamicSizes());
+  if (auto alloc = buffer.getDefiningOp<memref::AllocOp>())
+    return SmallVector<Value>(alloc.getDynamicSizes());
+  return std::nullopt;
+}
+
+bool isIdentityGeneric(linalg::GenericOp g, unsigned inputs) {
+  if (!g.hasPureBufferSemantics() || g.getNumDpsInputs() != inputs ||
+      g.getNumDpsInits() != 1 || g.getNumLoops() != g.getNumParallelLoops())
+    return false;
+  return llvm::all_of(g.getIndexingMapsArray(),
+                      [](AffineMap m) { return m.isIdentity(); });
+}
+
+/// The Conv lowering's bias broadcast into `out` (`yield %bias[c]`) right
+/// before the convolution.
+linalg::GenericOp findBiasBroadcast(Operation *conv, Value out) {
+  for (Operation *prev = conv->getPrevNode(); prev;
+       prev = prev->getPrevNode()) {
+    if (isNeutral(prev))
+      continue;
+    auto g = dyn_cast<linalg::GenericOp>(prev);
+    if (!g || !g.hasPureBufferSemantics() || g.getNumDpsInputs() != 1 ||
+        g.getNumDpsInits() != 1 || g.getDpsInits()[0] != out ||
+        g.getNumLoops() != g.getNumParallelLoops() || g.getNumLoops() < 3)
+      return {};
+    SmallVector<AffineMap> maps = g.getIndexingMapsArray();
+    auto biasType = dyn_cast<MemRefType>(g.getDpsInputs()[0].getType());
+    if (!maps[1].isIdentity() || maps[0].getNumResults() != 1 ||
+        maps[0].getResult(0) != getAffineDimExpr(1, g.getContext()) ||
+        !biasType || biasType.getRank() != 1 ||
+        !isDenseF32(g.getDpsInputs()[0]))
+      return {};
+    Block &body = g.getRegion().front();
+    auto yield = cast<linalg::YieldOp>(body.getTerminator());
+    if (body.getOperations().size() != 1 ||
+        yield.getOperand(0) != body.getArgument(0))
+      return {};
+    return g;
+  }
+  return {};
+}
+
+/// ONNX Relu of `out` right after `after`: a generic `max(in, 0)` from
+/// `out` into a buffer of the same type.
+linalg::GenericOp findRelu(Operation *after, Value out) {
+  Operation *next = after->getNextNode();
+  while (next && isNeutral(next))
+    next = next->getNextNode();
+  auto g = dyn_cast_or_null<linalg::GenericOp>(next);
+  if (!g || !isIdentityGeneric(g, 1) || g.getDpsInputs()[0] != out ||
+      g.getDpsInits()[0].getType() != out.getType())
+    return {};
+  Block &body = g.getRegion().front();
+  if (body.getOperations().size() != 2)
+    return {};
+  Operation *max = &body.front();
+  if (!isa<arith::MaximumFOp, arith::MaxNumFOp>(max) ||
+      cast<linalg::YieldOp>(body.getTerminator()).getOperand(0) !=
+          max->getResult(0))
+    return {};
+  Value in = body.getArgument(0);
+  if (!((max->getOperand(0) == in && isZeroConstant(max->getOperand(1))) ||
+        (max->getOperand(1) == in && isZeroConstant(max->getOperand(0)))))
+    return {};
+  return g;
+}
+
+/// The residual Add right after the convolution: an elementwise generic
+/// writing `out = y + r` (or r + y), `r` a buffer of y's type and dims.
+/// The Add lowering reads its operands with run-time broadcast selects,
+/// `select(dim == 1, 0, i)`, the identity when the dims are the output's.
+std::pair<linalg::GenericOp, Value> findResidualAdd(Operation *conv, Value y) {
+  auto none = std::make_pair(linalg::GenericOp(), Value());
+  Operation *next = conv->getNextNode();
+  while (next && isNeutral(next))
+    next = next->getNextNode();
+  auto g = dyn_cast_or_null<linalg::GenericOp>(next);
+  if (!g || !g.hasPureBufferSemantics() || g.getNumDpsInits() != 1 ||
+      g.getNumLoops() != g.getNumParallelLoops())
+    return none;
+  Value out = g.getDpsInits()[0];
+  if (out.getType() != y.getType() ||
+      !g.getIndexingMapsArray().back().isIdentity())
+    return none;
+  Block &body = g.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add || add->getBlock() != &body)
+    return none;
+  auto type = cast<MemRefType>(out.getType());
+  std::optional<SmallVector<Value>> sizes;
+  if (!type.hasStaticShape()) {
+    sizes = dynamicSizes(out);
+    auto ySizes = dynamicSizes(y);
+    if (!sizes || !ySizes || *sizes != *ySizes)
+      return none;
+  }
+  auto extent = [&](unsigned d) -> Value {
+    return type.isDynamicDim(d) ? (*sizes)[type.getDynamicDimIndex(d)]
+                                : Value();
+  };
+  auto isOne = [](Value v) {
+    auto c = getConstantIntValue(v);
+    return c && *c == 1;
+  };
+  auto operandBuffer = [&](Value v) -> Value {
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() != &body || arg.getArgNumber() >= g.getNumDpsInputs())
+        return {};
+      OpOperand *operand = g.getDpsInputOperand(arg.getArgNumber());
+      if (!g.getMatchingIndexingMap(operand).isIdentity())
+        return {};
+      return operand->get();
+    }
+    auto load = v.getDefiningOp<memref::LoadOp>();
+    if (!load || load->getBlock() != &body)
+      return {};
+    for (auto [d, index] : llvm::enumerate(load.getIndices())) {
+      Value i = index;
+      if (auto select = i.getDefiningOp<arith::SelectOp>()) {
+        auto cmp = select.getCondition().getDefiningOp<arith::CmpIOp>();
+        auto zero = getConstantIntValue(select.getTrueValue());
+        if (!cmp || cmp.getPredicate() != arith::CmpIPredicate::eq || !zero ||
+            *zero != 0 || !extent(d) ||
+            !((cmp.getLhs() == extent(d) && isOne(cmp.getRhs())) ||
+              (cmp.getRhs() == extent(d) && isOne(cmp.getLhs()))))
+          return {};
+        i = select.getFalseValue();
+      }
+      auto idx = i.getDefiningOp<linalg::IndexOp>();
+      if (!idx || idx.getDim() != d)
+        return {};
+    }
+    Value buffer = load.getMemRef();
+    if (buffer.getType() != out.getType())
+      return {};
+    if (!type.hasStaticShape()) {
+      auto bufferSizes = dynamicSizes(buffer);
+      if (!bufferSizes || *bufferSizes != *sizes)
+        return {};
+    }
+    return buffer;
+  };
+  Value lhs = operandBuffer(add.getLhs()), rhs = operandBuffer(add.getRhs());
+  if (!lhs || !rhs || !isDenseF32(lhs) || !isDenseF32(rhs) || !isDenseF32(out))
+    return none;
+  for (Operation &inner : body.without_terminator())
+    if (!isa<linalg::IndexOp, arith::SelectOp, arith::CmpIOp, arith::ConstantOp,
+             memref::LoadOp, arith::AddFOp>(inner))
+      return none;
+  if (lhs == y && rhs != y)
+    return {g, rhs};
+  if (rhs == y && lhs != y)
+    return {g, lhs};
+  return none;
+}
+
+/// A zero linalg.fill of exactly `out` right before `op` (nothing in
+/// between writes tensor data) is erased: the call overwrites.
+bool absorbZeroFill(Operation *op, Value out) {
+  Value root = reshapeRoot(out);
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (auto fill = dyn_cast<linalg::FillOp>(prev)) {
+      if (fill.hasPureBufferSemantics() &&
+          reshapeRoot(fill.getDpsInits()[0]) == root &&
+          isZeroConstant(fill.getInputs()[0])) {
+        fill.erase();
+        return true;
+      }
+      return false;
+    }
+    if (!isNeutral(prev))
+      return false;
+  }
+  return false;
+}
+
+struct CPULowerConvolutionsPass
+    : public onyx::impl::CPULowerConvolutionsBase<CPULowerConvolutionsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<std::pair<linalg::GenericOp, ConvMatch>> convs;
+    module.walk([&](linalg::GenericOp op) {
+      if (auto match = matchConv(op))
+        convs.push_back({op, *match});
+    });
+    for (auto &[op, match] : convs)
+      lower(module, op, match);
+  }
+
+  func::FuncOp declare(ModuleOp module) {
+    if (auto fn = module.lookupSymbol<func::FuncOp>(kConvFn))
+      return fn;
+    OpBuilder b(module.getContext());
+    b.setInsertionPointToEnd(module.getBody());
+    auto ptr = LLVM::LLVMPointerType::get(b.getContext());
+    auto fn =
+        func::FuncOp::create(b, module.getLoc(), kConvFn,
+                             b.getFunctionType({b.getI32Type(), b.getI64Type(),
+                                                ptr, ptr, ptr, ptr, ptr, ptr},
+                                               {}));
+    fn.setPrivate();
+    return fn;
+  }
+
+  void lower(ModuleOp module, linalg::GenericOp op, const ConvMatch &match) {
+    Value yRoot = reshapeRoot(match.y);
+    Value biasBuffer, residual;
+    int32_t flags = 0;
+    // Epilogue ops folded into the call and the buffer each wrote. The call
+    // always writes the convolution's own buffer, at the convolution: the
+    // memory plan may give a later op's output the input's memory (the
+    // input is dead after the convolution), or the residual's. What the
+    // folded ops wrote elsewhere becomes a copy of that buffer.
+    linalg::GenericOp folded;
+    Value foldedTarget;
+    SmallVector<Operation *> erase;
+    if (linalg::GenericOp bias = findBiasBroadcast(op, yRoot)) {
+      linalg::GenericOp relu = findRelu(op, yRoot);
+      if (relu && onlyUsedBy(yRoot, {bias, op, relu})) {
+        flags |= kConvRelu;
+        folded = relu;
+        foldedTarget = relu.getDpsInits()[0];
+      } else if (auto [add, other] = findResidualAdd(op, yRoot); add) {
+        // ResNet's block tail: relu(conv + bias + residual).
+        Value sum = add.getDpsInits()[0];
+        linalg::GenericOp relu2 = findRelu(add, sum);
+        if (relu2 && onlyUsedBy(yRoot, {bias, op, add}) &&
+            (relu2.getDpsInits()[0] == sum ||
+             onlyUsedBy(sum, {add.getOperation(), relu2.getOperation()}))) {
+          residual = other;
+          flags |= kConvRelu;
+          erase.push_back(add);
+          folded = relu2;
+          foldedTarget = relu2.getDpsInits()[0];
+        }
+      }
+      biasBuffer = bias.getDpsInputs()[0];
+      bias->erase();
+    } else if (!absorbZeroFill(op, match.y)) {
+      flags |= kConvAccumulate;
+    }
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    auto i64 = [&](int64_t v) -> Value {
+      return arith::ConstantIntOp::create(b, loc, v, 64);
+    };
+    auto dim = [&](Value buffer, int64_t d) -> Value {
+      auto type = cast<MemRefType>(buffer.getType());
+      if (!type.isDynamicDim(d))
+        return i64(type.getDimSize(d));
+      return arith::IndexCastOp::create(
+          b, loc, b.getI64Type(), memref::DimOp::create(b, loc, buffer, d));
+    };
+    auto mul = [&](Value x, Value y) -> Value {
+      return arith::MulIOp::create(b, loc, x, y);
+    };
+    auto ptr = LLVM::LLVMPointerType::get(b.getContext());
+    auto pointer = [&](Value buffer) -> Value {
+      Value base =
+          memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+      Value address = arith::IndexCastOp::create(b, loc, b.getI64Type(), base);
+      return LLVM::IntToPtrOp::create(b, loc, ptr, address);
+    };
+    int64_t r = match.rank;
+    Value g = dim(match.y, 1);
+    SmallVector<Value> dims = {dim(match.y, 0), mul(g, dim(match.x, 2)),
+                               mul(g, dim(match.y, 2)), g};
+    for (int64_t i = 0; i < r; ++i)
+      dims.push_back(dim(match.x, 3 + i));
+    for (int64_t i = 0; i < r; ++i)
+      dims.push_back(dim(match.w, 3 + i));
+    for (int64_t i = 0; i < r; ++i)
+      dims.push_back(dim(match.y, 3 + i));
+    for (int64_t i = 0; i < r; ++i)
+      dims.push_back(i64(0));
+    for (int64_t i = 0; i < r; ++i)
+      dims.push_back(i64(match.strides[i]));
+    for (int64_t i = 0; i < r; ++i)
+      dims.push_back(i64(match.dilations[i]));
+    Value array = LLVM::AllocaOp::create(b, loc, ptr, b.getI64Type(),
+                                         i64(int64_t(dims.size())), 8);
+    for (auto [i, value] : llvm::enumerate(dims)) {
+      Value address = LLVM::GEPOp::create(b, loc, ptr, b.getI64Type(), array,
+                                          ArrayRef<LLVM::GEPArg>{int32_t(i)});
+      LLVM::StoreOp::create(b, loc, value, address);
+    }
+    Value null = LLVM::ZeroOp::create(b, loc, ptr);
+    func::CallOp::create(
+        b, loc, declare(module),
+        ValueRange{arith::ConstantIntOp::create(b, loc, flags, 32), i64(r),
+                   array, pointer(match.x), pointer(match.w),
+                   biasBuffer ? pointer(biasBuffer) : null,
+                   residual ? pointer(residual) : null, pointer(match.y)});
+    for (Operation *e : erase)
+      e->erase();
+    if (folded) {
+      // Only neutral ops sat in between: the copy reads what the folded
+      // op read.
+      if (reshapeRoot(foldedTarget) != yRoot) {
+        OpBuilder after(folded);
+        memref::CopyOp::create(after, folded.getLoc(), yRoot, foldedTarget);
+      }
+      folded->erase();
+    }
+    op->erase();
+  }
+};
+
+} // namespace
