@@ -132,6 +132,7 @@ step python-package env ONYX_BUILD_DIR="$BUILD_DIR" "$PY" -m pytest -q -p no:cac
 step install bash test/install/test_install.sh "$BUILD_DIR"
 step e2e-threads "$PY" test/e2e/test_threads.py
 step e2e-hostile-inputs "$PY" test/e2e/test_hostile_inputs.py
+step e2e-external-data "$PY" test/e2e/test_external_data.py
 # The concurrency gtests under ThreadSanitizer (docs/runtime.md, "Threads").
 step tsan-runtime bash scripts/tsan-runtime.sh
 # Real models (docs/real-models.md): PyTorch exports, each compiled once and run

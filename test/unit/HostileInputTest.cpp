@@ -2,7 +2,9 @@
 //
 // Inputs that are valid at the C API but break the generated code's
 // assumptions: bool tensors whose bytes are not 0/1 (docs/runtime.md, "Bool
-// inputs").
+// inputs"); external weights whose location leaves the directory, whose
+// file is short, or is truncated or rewritten after the session was
+// created (docs/runtime.md, "External weights").
 //
 //===----------------------------------------------------------------------===//
 #include "RuntimeHandles.h"
@@ -10,7 +12,12 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -149,4 +156,119 @@ TEST(BoolInputs, SequenceElementsAreNormalizedToo) {
       onyx_tensor_data(onyx_tensor_list_get(out.get(), 0)));
   EXPECT_EQ(*y, 4);
   EXPECT_EQ(bytesOf(onyx_sequence_get(seq, 0)), a);
+}
+
+//===----------------------------------------------------------------------===//
+// External weights (docs/runtime.md, "External weights")
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// y[i] = weight 0's bytes, as u8[16].
+int32_t weightEntry(void *ctx) {
+  const auto *w = static_cast<const unsigned char *>(onyxrt_get_weight(ctx, 0));
+  if (!w)
+    return 1;
+  int64_t n = 16;
+  auto *y = static_cast<unsigned char *>(onyxrt_alloc_output(ctx, 0, 1, &n));
+  if (!y)
+    return 1;
+  std::memcpy(y, w, 16);
+  return 0;
+}
+
+/// A scratch directory with `w.bin` (16 bytes 0..15 after 8 bytes of
+/// padding) and a subdirectory `sub`.
+struct WeightsDir {
+  std::string dir;
+  WeightsDir() {
+    char templ[] = "/tmp/onyx-weights-XXXXXX";
+    dir = mkdtemp(templ);
+    std::string sub = dir + "/sub";
+    mkdir(sub.c_str(), 0700);
+    std::vector<unsigned char> bytes(24, 0xee);
+    for (int i = 0; i < 16; ++i)
+      bytes[8 + i] = static_cast<unsigned char>(i);
+    write("w.bin", bytes);
+  }
+  ~WeightsDir() { std::system(("rm -rf '" + dir + "'").c_str()); }
+  void write(const std::string &name, const std::vector<unsigned char> &b) {
+    FILE *f = std::fopen((dir + "/" + name).c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    std::fwrite(b.data(), 1, b.size(), f);
+    std::fclose(f);
+  }
+};
+
+/// The metadata of a model whose weight 0 is 16 bytes at offset 8 of
+/// `location` (no checksum: size check only).
+std::string weightModel(const std::string &location) {
+  return "onyx-model v1\noutput y 2 1 16\nweight 0 8 16 0 " + location + "\n";
+}
+
+OnyxState *createWithWeights(const std::string &metadata, const char *path,
+                             std::string &error) {
+  OnyxModelDesc desc = {ONYX_ABI_VERSION, metadata.c_str(), weightEntry};
+  const char *message = nullptr;
+  OnyxState *state = onyxrt_state_create_with_weights(&desc, path, &message);
+  error = message ? message : "";
+  return state;
+}
+
+} // namespace
+
+TEST(Weights, LocationMustStayInsideTheDirectory) {
+  WeightsDir d;
+  std::string sub = d.dir + "/sub";
+  std::string error;
+  // In the directory: fine.
+  StatePtr ok(createWithWeights(weightModel("w.bin"), d.dir.c_str(), error));
+  ASSERT_TRUE(ok) << error;
+  // '..' out of the given directory, an absolute path.
+  EXPECT_FALSE(createWithWeights(weightModel("../w.bin"), sub.c_str(), error));
+  EXPECT_NE(error.find("'../w.bin' has a '..' component"), std::string::npos)
+      << error;
+  std::string absolute = d.dir + "/w.bin";
+  EXPECT_FALSE(
+      createWithWeights(weightModel(absolute), sub.c_str(), error));
+  EXPECT_NE(error.find("is an absolute path"), std::string::npos) << error;
+  // A symbolic link inside the directory that leads out of it.
+  ASSERT_EQ(symlink(absolute.c_str(), (sub + "/link.bin").c_str()), 0);
+  EXPECT_FALSE(createWithWeights(weightModel("link.bin"), sub.c_str(), error));
+  EXPECT_NE(error.find("outside"), std::string::npos) << error;
+  // A file named by the caller is taken as is.
+  StatePtr given(createWithWeights(weightModel("other.bin"), absolute.c_str(),
+                                   error));
+  EXPECT_TRUE(given) << error;
+}
+
+TEST(Weights, ShortFileIsAnError) {
+  WeightsDir d;
+  d.write("w.bin", std::vector<unsigned char>(23, 1));
+  std::string error;
+  EXPECT_FALSE(createWithWeights(weightModel("w.bin"), d.dir.c_str(), error));
+  EXPECT_NE(error.find("holds 23 bytes, but weight 0 needs bytes 8..24"),
+            std::string::npos)
+      << error;
+}
+
+TEST(Weights, FileTruncatedOrRewrittenAfterCreationIsNotUsed) {
+  // The session reads the file at creation: truncating it (a mapped file
+  // raised SIGBUS) or rewriting it afterwards changes nothing.
+  WeightsDir d;
+  std::string error;
+  StatePtr state(createWithWeights(weightModel("w.bin"), d.dir.c_str(), error));
+  ASSERT_TRUE(state) << error;
+  ASSERT_EQ(truncate((d.dir + "/w.bin").c_str(), 0), 0);
+  ListPtr in(onyx_tensor_list_create());
+  ListPtr out(onyxrt_run(state.get(), in.get()));
+  ASSERT_TRUE(out) << onyx_state_last_error(state.get());
+  std::vector<unsigned char> want(16);
+  for (int i = 0; i < 16; ++i)
+    want[i] = static_cast<unsigned char>(i);
+  EXPECT_EQ(bytesOf(onyx_tensor_list_get(out.get(), 0)), want);
+  d.write("w.bin", std::vector<unsigned char>(24, 0x55));
+  ListPtr out2(onyxrt_run(state.get(), in.get()));
+  ASSERT_TRUE(out2) << onyx_state_last_error(state.get());
+  EXPECT_EQ(bytesOf(onyx_tensor_list_get(out2.get(), 0)), want);
 }
