@@ -543,8 +543,10 @@ private:
   static TensorPtr tensorOfArray(py::handle obj, const Signature &s, size_t i,
                                  int32_t expected) {
     py::module_ np = py::module_::import("numpy");
+    // asarray(order="C") keeps 0-d arrays 0-d (ascontiguousarray would
+    // make them 1-d).
     py::array arr = py::reinterpret_borrow<py::array>(
-        np.attr("ascontiguousarray")(obj));
+        np.attr("asarray")(obj, py::arg("order") = "C"));
     int32_t elem = elementOfDtype(arr.dtype(), expected);
     if (elem == ONYX_UNDEFINED)
       throw OnyxException(where(s, i) + ": numpy dtype " +
@@ -715,7 +717,7 @@ struct HostManager {
 py::capsule arrayToDLPack(py::array arr) {
   if (!(arr.flags() & py::array::c_style))
     arr = py::reinterpret_borrow<py::array>(
-        py::module_::import("numpy").attr("ascontiguousarray")(arr));
+        py::module_::import("numpy").attr("asarray")(arr, py::arg("order") = "C"));
   int32_t elem = elementOfDtype(arr.dtype(), ONYX_UNDEFINED);
   if (elem == ONYX_UNDEFINED)
     throw OnyxException("numpy dtype " + std::string(py::str(arr.dtype())) +
@@ -768,7 +770,7 @@ PYBIND11_MODULE(_onyx, m) {
       .def_property_readonly("shape", &DeviceTensor::shape)
       .def_property_readonly("element_type", &DeviceTensor::elementType)
       .def("__dlpack__",
-           [](const DeviceTensor &d, py::object stream) { return toDLPack(d); },
+           [](const DeviceTensor &d, py::object /*stream*/) { return toDLPack(d); },
            py::arg("stream") = py::none())
       .def("__dlpack_device__", [](const DeviceTensor &d) {
         return py::make_tuple(static_cast<int>(kDLCUDA), d.deviceId);

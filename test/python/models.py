@@ -59,3 +59,17 @@ def sequences():
     m.ir_version = 8
     onnx.checker.check_model(m)
     return m
+
+
+def scale():
+    """y = x * s for x[n] f32 and a scalar s[] f32, and t = s + s ([])."""
+    g = helper.make_graph(
+        [helper.make_node("Mul", ["x", "s"], ["y"]),
+         helper.make_node("Add", ["s", "s"], ["t"])],
+        "scale",
+        [vi("x", TensorProto.FLOAT, ["n"]), vi("s", TensorProto.FLOAT, [])],
+        [vi("y", TensorProto.FLOAT, ["n"]), vi("t", TensorProto.FLOAT, [])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 15)])
+    m.ir_version = 8
+    onnx.checker.check_model(m)
+    return m

@@ -91,6 +91,18 @@ def test_several_outputs_and_shapes(tmp_path, shape):
     np.testing.assert_array_equal(k_only, k)
 
 
+def test_scalars(tmp_path):
+    s = onyx.InferenceSession(models.save(models.scale(), tmp_path, "scale"))
+    assert [a.shape for a in s.get_inputs()] == [["n"], []]
+    x = np.arange(5, dtype=np.float32)
+    for scalar in (np.float32(2.5), np.array(2.5, np.float32)):
+        y, t = s.run(None, {"x": x, "s": scalar})
+        np.testing.assert_array_equal(y, x * 2.5)
+        assert t.shape == () and float(t) == 5.0
+    with pytest.raises(onyx.OnyxError, match="rank"):
+        s.run(None, {"x": x, "s": np.array([2.5], np.float32)})
+
+
 def test_sequences_and_optionals(tmp_path):
     s = onyx.InferenceSession(models.save(models.sequences(), tmp_path, "seq"))
     kinds = {a.name: (a.kind, a.type, a.shape) for a in s.get_inputs()}
@@ -103,6 +115,7 @@ def test_sequences_and_optionals(tmp_path):
         parts, joined, length, has = s.run(None, {
             "x": x, "sizes": np.array(sizes, np.int64), "xs": xs[:n], "opt": opt})
         assert isinstance(parts, list) and len(parts) == len(sizes)
+        assert all(p.dtype == np.float32 and p.ndim == 2 for p in parts)
         off = np.cumsum([0] + sizes)
         for p, a, b in zip(parts, off[:-1], off[1:]):
             np.testing.assert_array_equal(p, x[a:b])
@@ -185,3 +198,20 @@ def test_threads_option(example_artifact):
         s = onyx.InferenceSession(example_artifact, threads=n)
         np.testing.assert_allclose(s.run(None, {"x": x})[0], reference(x),
                                    rtol=1e-5, atol=1e-6)
+
+
+def test_readme_example_runs(tmp_path):
+    # The README's Python example, verbatim, from the repository root.
+    import subprocess
+    with open(os.path.join(REPO, "README.md")) as f:
+        text = f.read()
+    block = re.search(r'```sh\n(PYTHONPATH=build/python /usr/bin/python3 -c ".*?"\n)```',
+                      text, re.S)
+    assert block, "the README's Python example is missing"
+    build = os.environ.get("ONYX_BUILD_DIR", "build")
+    command = block.group(1).replace("PYTHONPATH=build/python",
+                                     "PYTHONPATH=%s/python" % build)
+    r = subprocess.run(["bash", "-c", command], cwd=REPO, capture_output=True, text=True,
+                       env=dict(os.environ, ONYX_CACHE_DIR=str(tmp_path)))
+    assert r.returncode == 0, r.stderr
+    assert "shape=['batch', 16]" in r.stdout and "(4, 10)" in r.stdout, r.stdout
