@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "onyx/Transforms/ModelMetadata.h"
 #include "onyx/Transforms/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -25,22 +26,6 @@ using namespace mlir;
 using namespace onyx;
 
 namespace {
-
-/// Escapes bytes outside [A-Za-z0-9_.:/-] as %XX.
-std::string escapeName(StringRef name) {
-  std::string out;
-  for (unsigned char c : name) {
-    if (llvm::isAlnum(c) || c == '_' || c == '.' || c == ':' || c == '/' ||
-        c == '-') {
-      out.push_back(char(c));
-    } else {
-      out.push_back('%');
-      out.push_back(llvm::hexdigit(c >> 4, /*LowerCase=*/false));
-      out.push_back(llvm::hexdigit(c & 15, /*LowerCase=*/false));
-    }
-  }
-  return out;
-}
 
 /// Parses "0:batch,1:seq" into index -> name.
 DenseMap<int64_t, std::string> parseDimParams(DictionaryAttr attrs) {
@@ -61,29 +46,30 @@ DenseMap<int64_t, std::string> parseDimParams(DictionaryAttr attrs) {
   return result;
 }
 
-LogicalResult appendSignatureLine(std::string &out, StringRef kind,
+/// The metadata line of a graph input or output (onyx::metadata).
+LogicalResult appendSignatureLine(std::string &out, bool isInput,
                                   StringRef name, Type type,
                                   DictionaryAttr attrs, Location loc) {
+  StringRef kind = isInput ? "input" : "output";
   // Sequences and optionals (docs/sequences.md): `<kind>-sequence`,
   // `<kind>-optional` or `<kind>-optional-sequence` `<name> <elem>`.
   if (isa<SequenceType, OptionalType>(type)) {
-    std::string suffix = "-sequence";
+    metadata::ValueKind valueKind = metadata::ValueKind::Sequence;
     Type scalar;
     if (auto seq = dyn_cast<SequenceType>(type)) {
       scalar = seq.getElementType();
     } else {
       Type payload = cast<OptionalType>(type).getPayloadType();
       auto inner = dyn_cast<SequenceType>(payload);
-      suffix = inner ? "-optional-sequence" : "-optional";
+      valueKind = inner ? metadata::ValueKind::OptionalSequence
+                        : metadata::ValueKind::Optional;
       scalar = inner ? inner.getElementType() : payload;
     }
     int code = onnxElementCode(scalar);
     if (code == 0)
       return emitError(loc) << kind << " '" << name
                             << "' has an unsupported element type " << scalar;
-    out += (kind + suffix + " " + escapeName(name) + " " +
-            std::to_string(code) + "\n")
-               .str();
+    out += metadata::valueLine(isInput, valueKind, name, code);
     return success();
   }
   auto memrefType = dyn_cast<MemRefType>(type);
@@ -96,21 +82,17 @@ LogicalResult appendSignatureLine(std::string &out, StringRef kind,
                           << "' has an unsupported element type "
                           << memrefType.getElementType();
   auto params = parseDimParams(attrs);
-  out += (kind + " " + escapeName(name) + " " + std::to_string(code) + " " +
-          std::to_string(memrefType.getRank()))
-             .str();
+  SmallVector<metadata::Dim> dims;
   for (int64_t i = 0; i < memrefType.getRank(); ++i) {
-    out += " ";
+    metadata::Dim dim;
     if (!memrefType.isDynamicDim(i)) {
-      out += std::to_string(memrefType.getDimSize(i));
-      continue;
+      dim.size = memrefType.getDimSize(i);
+    } else if (auto it = params.find(i); it != params.end()) {
+      dim.symbol = it->second;
     }
-    out += "?";
-    auto it = params.find(i);
-    if (it != params.end())
-      out += escapeName(it->second);
+    dims.push_back(std::move(dim));
   }
-  out += "\n";
+  out += metadata::tensorLine(isInput, name, code, dims);
   return success();
 }
 
@@ -147,27 +129,20 @@ struct BindEntryContextPass
                                  op.getLength());
       auto [it, inserted] = indices.try_emplace(key, int64_t(indices.size()));
       if (inserted)
-        lines += "weight " + std::to_string(it->second) + " " +
-                 std::to_string(op.getOffset()) + " " +
-                 std::to_string(op.getLength()) + " " +
-                 llvm::utohexstr(uint64_t(op.getChecksum())) + " " +
-                 escapeName(op.getLocation()) + "\n";
+        lines +=
+            metadata::weightLine(it->second, op.getOffset(), op.getLength(),
+                                 uint64_t(op.getChecksum()), op.getLocation());
       OpBuilder builder(op);
       auto get = GetWeightOp::create(builder, op.getLoc(), op.getType(),
                                      context, it->second);
       op.getResult().replaceAllUsesWith(get.getResult());
       op.erase();
     }
-    if (lines.empty())
-      return;
-    auto text = module->getAttrOfType<StringAttr>(kModelMetadataAttrName);
-    module->setAttr(
-        kModelMetadataAttrName,
-        StringAttr::get(module.getContext(), text.getValue().str() + lines));
+    metadata::append(module, lines);
   }
 
   LogicalResult recordMetadata(ModuleOp module, func::FuncOp func) {
-    std::string text = "onyx-model v1\n";
+    std::string text = metadata::headerLine();
     auto nameOf = [](DictionaryAttr attrs, StringRef fallback) {
       if (attrs)
         if (auto name = attrs.getAs<StringAttr>("onnx.name"))
@@ -177,19 +152,20 @@ struct BindEntryContextPass
     for (unsigned i = 0; i < func.getNumArguments(); ++i) {
       DictionaryAttr attrs = func.getArgAttrDict(i);
       if (failed(appendSignatureLine(
-              text, "input", nameOf(attrs, "input_" + std::to_string(i)),
+              text, /*isInput=*/true,
+              nameOf(attrs, "input_" + std::to_string(i)),
               func.getArgument(i).getType(), attrs, func.getLoc())))
         return failure();
     }
     for (unsigned i = 0; i < func.getNumResults(); ++i) {
       DictionaryAttr attrs = func.getResultAttrDict(i);
       if (failed(appendSignatureLine(
-              text, "output", nameOf(attrs, "output_" + std::to_string(i)),
+              text, /*isInput=*/false,
+              nameOf(attrs, "output_" + std::to_string(i)),
               func.getResultTypes()[i], attrs, func.getLoc())))
         return failure();
     }
-    module->setAttr(kModelMetadataAttrName,
-                    StringAttr::get(module.getContext(), text));
+    metadata::setText(module, text);
     return success();
   }
 

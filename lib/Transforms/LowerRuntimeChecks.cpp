@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "onyx/Transforms/Passes.h"
+#include "onyx/onyx_abi.h"
 
 #include "mlir/IR/Builders.h"
 
@@ -26,8 +27,8 @@ using namespace onyx;
 
 namespace {
 
-constexpr llvm::StringLiteral kFailFn = "onyxrt_fail";
-constexpr llvm::StringLiteral kHostSyncFn = "onyxrt_host_sync";
+constexpr llvm::StringLiteral kFailFn = ONYXRT_FN_FAIL;
+constexpr llvm::StringLiteral kHostSyncFn = ONYXRT_FN_HOST_SYNC;
 
 struct LowerRuntimeChecksPass
     : public onyx::impl::LowerRuntimeChecksBase<LowerRuntimeChecksPass> {

@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "Internal.h"
 
+#include "onyx/onyx_abi.h"
+
 #include <climits>
 #include <cstdlib>
 
@@ -190,15 +192,15 @@ bool parseMetadata(const char *text, ModelMetadata &result,
       return false;
     };
     if (!sawHeader) {
-      if (words.size() != 2 || words[0] != "onyx-model")
-        return fail("expected header 'onyx-model v1'");
-      if (words[1] != "v1")
+      if (words.size() != 2 || words[0] != ONYX_METADATA_MAGIC)
+        return fail("expected header '" ONYX_METADATA_HEADER "'");
+      if (words[1] != ONYX_METADATA_VERSION)
         return fail("unsupported metadata version '" + words[1] +
                     "' (this runtime reads v1)");
       sawHeader = true;
       continue;
     }
-    if (words[0] == "weight") {
+    if (words[0] == ONYX_METADATA_WEIGHT) {
       // weight <index> <offset> <length> <checksum hex> <location>
       WeightSpec weight;
       int64_t index;
@@ -217,7 +219,7 @@ bool parseMetadata(const char *text, ModelMetadata &result,
       result.weights.push_back(std::move(weight));
       continue;
     }
-    if (words[0] == "device") {
+    if (words[0] == ONYX_METADATA_DEVICE) {
       if (words.size() != 2)
         return fail("expected 'device NAME'");
       result.device = words[1];
@@ -228,18 +230,19 @@ bool parseMetadata(const char *text, ModelMetadata &result,
     std::string kindWord = words[0];
     int32_t valueKind = ONYX_SIGNATURE_TENSOR;
     for (auto [suffix, kind] :
-         {std::pair<const char *, int32_t>{"-sequence",
+         {std::pair<const char *, int32_t>{ONYX_METADATA_SEQUENCE_SUFFIX,
                                            ONYX_SIGNATURE_SEQUENCE},
-          {"-optional", ONYX_SIGNATURE_OPTIONAL_TENSOR},
-          {"-optional-sequence", ONYX_SIGNATURE_OPTIONAL_SEQUENCE}}) {
-      for (const char *base : {"input", "output"})
+          {ONYX_METADATA_OPTIONAL_SUFFIX, ONYX_SIGNATURE_OPTIONAL_TENSOR},
+          {ONYX_METADATA_OPTIONAL_SEQUENCE_SUFFIX,
+           ONYX_SIGNATURE_OPTIONAL_SEQUENCE}}) {
+      for (const char *base : {ONYX_METADATA_INPUT, ONYX_METADATA_OUTPUT})
         if (kindWord == std::string(base) + suffix) {
           kindWord = base;
           valueKind = kind;
         }
     }
-    bool isInput = kindWord == "input";
-    if (!isInput && kindWord != "output")
+    bool isInput = kindWord == ONYX_METADATA_INPUT;
+    if (!isInput && kindWord != ONYX_METADATA_OUTPUT)
       continue; // Unknown line kinds are ignored (forward compatible).
     ValueSpec value;
     std::string message;
@@ -263,7 +266,7 @@ bool parseMetadata(const char *text, ModelMetadata &result,
     }
   }
   if (!sawHeader) {
-    error = "metadata is empty (expected header 'onyx-model v1')";
+    error = "metadata is empty (expected header '" ONYX_METADATA_HEADER "')";
     return false;
   }
   return true;

@@ -32,6 +32,7 @@
 
 #include "onyx/Dialect/Onyx/OnyxDialect.h"
 #include "onyx/Target/CUDA/Passes.h"
+#include "onyx/Transforms/ModelMetadata.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -53,33 +54,11 @@ using namespace onyx::cuda;
 
 namespace {
 
-/// Metadata names: bytes outside [A-Za-z0-9_.:/-] as %XX.
-std::string escapeName(StringRef name) {
-  std::string out;
-  for (unsigned char c : name) {
-    if (llvm::isAlnum(c) || c == '_' || c == '.' || c == ':' || c == '/' ||
-        c == '-')
-      out += char(c);
-    else
-      out += llvm::formatv("%{0:X2}", unsigned(c)).str();
-  }
-  return out;
-}
-
 /// The model metadata gains `serial <node>` once per node with a serial
 /// kernel: its time grows with the data on one GPU thread, which callers
 /// (and scripts/gpu/run_suite.py's large-shape timing) should know.
 void noteSerialKernel(ModuleOp module, StringRef node) {
-  auto metadata = module->getAttrOfType<StringAttr>(kModelMetadataAttrName);
-  if (!metadata)
-    return;
-  std::string line =
-      "serial " + (node.empty() ? std::string("?") : escapeName(node)) + "\n";
-  std::string text = metadata.getValue().str();
-  if (text.find(line) != std::string::npos)
-    return;
-  module->setAttr(kModelMetadataAttrName,
-                  StringAttr::get(module.getContext(), text + line));
+  metadata::appendOnce(module, metadata::serialLine(node));
 }
 
 /// Inside a serial kernel: structured ops and copies become loops.

@@ -4,7 +4,9 @@
 
 #include "onyx/Dialect/Onyx/OnyxDialect.h"
 #include "onyx/Target/CUDA/CUDATarget.h"
+#include "onyx/Transforms/ModelMetadata.h"
 #include "onyx/Transforms/Passes.h"
+#include "onyx/onyx_abi.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -142,14 +144,8 @@ void markCUDAModule(ModuleOp module) {
   MLIRContext *ctx = module.getContext();
   module->setAttr(gpu::GPUDialect::getContainerModuleAttrName(),
                   UnitAttr::get(ctx));
-  if (auto metadata =
-          module->getAttrOfType<StringAttr>(kModelMetadataAttrName)) {
-    std::string text = metadata.getValue().str();
-    if (text.find(kCUDADeviceMetadataLine.str()) == std::string::npos) {
-      text += kCUDADeviceMetadataLine.str();
-      module->setAttr(kModelMetadataAttrName, StringAttr::get(ctx, text));
-    }
-  }
+  // `device cuda`: the runtime creates the session's CUDA device.
+  metadata::appendOnce(module, metadata::deviceLine(ONYX_METADATA_DEVICE_CUDA));
 }
 
 KernelBuilder::KernelBuilder(ModuleOp module, StringRef chip, int64_t blockSize)

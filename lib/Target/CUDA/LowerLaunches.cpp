@@ -28,6 +28,7 @@
 #include "CUDAAttributes.h"
 
 #include "onyx/Target/CUDA/Passes.h"
+#include "onyx/onyx_abi.h"
 
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -47,11 +48,12 @@ using namespace onyx::cuda;
 
 namespace {
 
-constexpr llvm::StringLiteral kLaunchFn = "onyxrt_cuda_launch";
-constexpr llvm::StringLiteral kUploadFn = "onyxrt_cuda_upload";
-constexpr llvm::StringLiteral kReadbackFn = "onyxrt_cuda_readback";
-constexpr llvm::StringLiteral kReadbackWaitFn = "onyxrt_cuda_readback_wait";
-constexpr llvm::StringLiteral kConstantFn = "onyxrt_cuda_constant";
+// Runtime services (onyx/onyx_abi.h).
+constexpr llvm::StringLiteral kLaunchFn = ONYXRT_FN_CUDA_LAUNCH;
+constexpr llvm::StringLiteral kUploadFn = ONYXRT_FN_CUDA_UPLOAD;
+constexpr llvm::StringLiteral kReadbackFn = ONYXRT_FN_CUDA_READBACK;
+constexpr llvm::StringLiteral kReadbackWaitFn = ONYXRT_FN_CUDA_READBACK_WAIT;
+constexpr llvm::StringLiteral kConstantFn = ONYXRT_FN_CUDA_CONSTANT;
 
 /// Bytes of one element in memory (i1 takes a byte).
 int64_t elementBytes(Type type) {

@@ -33,9 +33,6 @@ void registerCUDATargetDialects(mlir::DialectRegistry &registry);
 /// bin/ptxas.
 std::string findCUDAToolkit(llvm::StringRef requested = "");
 
-/// Name of the module attribute line the runtime reads to pick the device.
-inline constexpr llvm::StringLiteral kCUDADeviceMetadataLine = "device cuda\n";
-
 } // namespace onyx
 
 #endif // ONYX_TARGET_CUDA_CUDATARGET_H

@@ -1,0 +1,94 @@
+/*===- onyx_abi.h - The generated-code ABI, shared by compiler and runtime ===*
+ *
+ * What compiled code and the runtime must agree on, named once: the runtime
+ * services generated code calls (their symbol names), the flags of the
+ * library-call services, and the metadata text format (docs/runtime-abi.md).
+ * The compiler includes this header instead of retyping the names (plain C,
+ * no MLIR); the runtime declares the services themselves in onyx_runtime.h
+ * and parses the metadata with these constants. A caller of the runtime
+ * never needs this header.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef ONYX_ABI_H
+#define ONYX_ABI_H
+
+/*--- Entry points ----------------------------------------------------------*/
+/* The generated entry, `int32_t onyx_main(void *ctx)`. */
+#define ONYX_ABI_ENTRY "onyx_main"
+
+/*--- Runtime services generated code calls --------------------------------*/
+/* Sessions (the artifact's trampolines). */
+#define ONYXRT_FN_STATE_CREATE "onyxrt_state_create"
+#define ONYXRT_FN_STATE_CREATE_WITH_WEIGHTS "onyxrt_state_create_with_weights"
+#define ONYXRT_FN_STATE_DESTROY "onyxrt_state_destroy"
+#define ONYXRT_FN_RUN "onyxrt_run"
+/* Inputs, outputs and temporaries. */
+#define ONYXRT_FN_INPUT_DATA "onyxrt_input_data"
+#define ONYXRT_FN_INPUT_DIM "onyxrt_input_dim"
+#define ONYXRT_FN_ALLOC_OUTPUT "onyxrt_alloc_output"
+#define ONYXRT_FN_ALLOC_TEMP "onyxrt_alloc_temp"
+#define ONYXRT_FN_FREE_TEMP "onyxrt_free_temp"
+#define ONYXRT_FN_GET_POOL "onyxrt_get_pool"
+#define ONYXRT_FN_PLACE_TEMPS "onyxrt_place_temps"
+#define ONYXRT_FN_RECORD_TEMP "onyxrt_record_temp"
+#define ONYXRT_FN_GET_WEIGHT "onyxrt_get_weight"
+/* Errors and host synchronization. */
+#define ONYXRT_FN_FAIL "onyxrt_fail"
+#define ONYXRT_FN_HOST_SYNC "onyxrt_host_sync"
+/* Sequences and optionals (docs/sequences.md). */
+#define ONYXRT_FN_SEQ_EMPTY "onyxrt_seq_empty"
+#define ONYXRT_FN_SEQ_LENGTH "onyxrt_seq_length"
+#define ONYXRT_FN_SEQ_INSERT "onyxrt_seq_insert"
+#define ONYXRT_FN_SEQ_AT "onyxrt_seq_at"
+#define ONYXRT_FN_SEQ_ERASE "onyxrt_seq_erase"
+#define ONYXRT_FN_OPTIONAL_UNWRAP "onyxrt_optional_unwrap"
+#define ONYXRT_FN_INPUT_VALUE "onyxrt_input_value"
+#define ONYXRT_FN_SET_OUTPUT_VALUE "onyxrt_set_output_value"
+/* The CUDA device (docs/cuda-backend.md). */
+#define ONYXRT_FN_CUDA_LAUNCH "onyxrt_cuda_launch"
+#define ONYXRT_FN_CUDA_UPLOAD "onyxrt_cuda_upload"
+#define ONYXRT_FN_CUDA_DOWNLOAD "onyxrt_cuda_download"
+#define ONYXRT_FN_CUDA_READBACK "onyxrt_cuda_readback"
+#define ONYXRT_FN_CUDA_READBACK_WAIT "onyxrt_cuda_readback_wait"
+#define ONYXRT_FN_CUDA_CONSTANT "onyxrt_cuda_constant"
+#define ONYXRT_FN_CUDA_GEMM "onyxrt_cuda_gemm"
+#define ONYXRT_FN_CUDA_CONV "onyxrt_cuda_conv"
+
+/* CPU kernels (runtime/src/cpu/). */
+#define ONYXRT_FN_CPU_CONV_F32 "onyxrt_cpu_conv_f32"
+
+/*--- Library-call flags ----------------------------------------------------*/
+/* onyxrt_cuda_gemm. (onyx_runtime.h defines the same values.) */
+#define ONYXRT_GEMM_TRANS_A 1
+#define ONYXRT_GEMM_TRANS_B 2
+#define ONYXRT_GEMM_ACCUMULATE 4
+#define ONYXRT_GEMM_TF32 8
+/* onyxrt_cuda_conv (and onyxrt_cpu_conv_f32, which reads ACCUMULATE and
+ * RELU). */
+#define ONYXRT_CONV_ACCUMULATE 1
+#define ONYXRT_CONV_TF32 2
+#define ONYXRT_CONV_RELU 4
+
+/*--- Metadata text (docs/runtime-abi.md, "Metadata text") -----------------*/
+/* First line: "onyx-model v1". */
+#define ONYX_METADATA_MAGIC "onyx-model"
+#define ONYX_METADATA_VERSION "v1"
+#define ONYX_METADATA_HEADER ONYX_METADATA_MAGIC " " ONYX_METADATA_VERSION
+/* Line kinds (the first word of a line). */
+#define ONYX_METADATA_INPUT "input"
+#define ONYX_METADATA_OUTPUT "output"
+#define ONYX_METADATA_WEIGHT "weight"
+#define ONYX_METADATA_DEVICE "device"
+#define ONYX_METADATA_SERIAL "serial"
+/* Suffixes of input/output for sequence and optional values
+ * (docs/sequences.md): input-sequence, output-optional, ... */
+#define ONYX_METADATA_SEQUENCE_SUFFIX "-sequence"
+#define ONYX_METADATA_OPTIONAL_SUFFIX "-optional"
+#define ONYX_METADATA_OPTIONAL_SEQUENCE_SUFFIX "-optional-sequence"
+/* `device cuda`: the device of CUDA artifacts. */
+#define ONYX_METADATA_DEVICE_CUDA "cuda"
+/* Names (and symbolic dims, `?NAME`) keep ASCII letters, digits and these
+ * bytes; every other byte is written %XX (upper-case hex). */
+#define ONYX_METADATA_NAME_PUNCT "_.:/-"
+
+#endif /* ONYX_ABI_H */
