@@ -217,6 +217,21 @@ TEST_F(OnyxRun, RepeatPrintsTiming) {
             (std::vector<float>{2, 4, 6, 8, 10, 12}));
 }
 
+TEST_F(OnyxRun, ThreadsOption) {
+  Result r = run("--input x.npy --input mask.npy --threads 1");
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(valuesOf<float>(readOutput("output_0.npy").get()),
+            (std::vector<float>{2, 4, 6, 8, 10, 12}));
+  r = run("--input x.npy --input mask.npy --threads=0");
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  expectError(run("--threads -1"),
+              "--threads needs an integer from 0 to 4096, not '-1'");
+  expectError(run("--threads two"),
+              "--threads needs an integer from 0 to 4096, not 'two'");
+  expectError(run("--target=cuda --threads 2"),
+              "--threads applies to the CPU target");
+}
+
 TEST_F(OnyxRun, HelpExitsZero) {
   Result r = run("--help", /*withModel=*/false);
   EXPECT_EQ(r.exitCode, 0);

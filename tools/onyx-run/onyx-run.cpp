@@ -56,6 +56,9 @@ const char kUsage[] =
     "  --weights PATH           external weights file (or its directory)\n"
     "  --pool-scheme=S          memory plan when compiling .onnx: lifetime\n"
     "                           (default), iree or none\n"
+    "  --threads N              CPU threads (OpenBLAS and the runtime's CPU\n"
+    "                           kernels; default OPENBLAS_NUM_THREADS, else\n"
+    "                           every core; 0: every core)\n"
     "  --repeat N               run N times (outputs of the last run); print\n"
     "                           median and min time per call on stderr\n"
     "  --memory-report FILE|-   write memory statistics as JSON ('-': "
@@ -89,6 +92,7 @@ struct Options {
   std::string outputDir = ".";
   int64_t repeat = 1;
   bool repeatGiven = false;
+  int32_t threads = -1; // -1: not given
   std::string memoryReport;
   bool makeInputsDynamic = false;
   std::string poolScheme = "lifetime";
@@ -153,7 +157,7 @@ bool parseArgs(int argc, char **argv, Options &opts) {
     }
     if (name != "target" && name != "input" && name != "output-dir" &&
         name != "repeat" && name != "memory-report" && name != "pool-scheme" &&
-        name != "weights" && name != "inject-fault")
+        name != "weights" && name != "inject-fault" && name != "threads")
       fail("unknown option '--" + name + "' (see --help)");
     if (!hasValue) {
       if (i + 1 >= argc)
@@ -205,6 +209,13 @@ bool parseArgs(int argc, char **argv, Options &opts) {
         fail("--repeat needs a positive integer, not '" + value + "'");
       opts.repeat = n;
       opts.repeatGiven = true;
+    } else if (name == "threads") {
+      char *end = nullptr;
+      errno = 0;
+      long long n = std::strtoll(value.c_str(), &end, 10);
+      if (value.empty() || *end || errno || n < 0 || n > 4096)
+        fail("--threads needs an integer from 0 to 4096, not '" + value + "'");
+      opts.threads = int32_t(n);
     } else if (name == "memory-report") {
       if (value.empty())
         fail("--memory-report needs a file or '-'");
@@ -466,6 +477,12 @@ int runMain(int argc, char **argv) {
     if (!onyx::compileModelFile(opts.model, artifactPath, options, error))
       fail(error.empty() ? "compilation of '" + opts.model + "' failed"
                          : error);
+  }
+
+  if (opts.threads >= 0) {
+    if (opts.target != "cpu")
+      fail("--threads applies to the CPU target");
+    onyxrt_cpu_set_threads(opts.threads);
   }
 
   Artifact artifact;
