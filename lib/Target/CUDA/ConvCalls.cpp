@@ -142,9 +142,16 @@ linalg::GenericOp findRelu(Operation *conv, Value out) {
 /// buffer `r` of the same type and dims. The Add lowering reads its
 /// operands with run-time broadcast selects, `select(dim == 1, 0, i)`,
 /// which are the identity when the operand's dim is the output's. Returns
-/// the generic and `r`.
-std::pair<linalg::GenericOp, Value> findResidualAdd(Operation *conv, Value y) {
-  auto none = std::make_pair(linalg::GenericOp(), Value());
+/// the generic and `r`. In f16 / bf16 elementwise fusion may already have
+/// merged the Relu after it into the same generic,
+/// `truncf(max(extf(truncf(extf(y) + extf(r))), 0))`: then `withRelu`.
+struct ResidualAdd {
+  linalg::GenericOp add;
+  Value residual;
+  bool withRelu = false;
+};
+ResidualAdd findResidualAdd(Operation *conv, Value y) {
+  ResidualAdd none;
   Operation *next = conv->getNextNode();
   while (next && isNeutral(next))
     next = next->getNextNode();
@@ -158,12 +165,25 @@ std::pair<linalg::GenericOp, Value> findResidualAdd(Operation *conv, Value y) {
     return none;
   Block &body = g.getRegion().front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  // y + r in f32; truncf(extf(y) + extf(r)) in f16 / bf16.
-  Value sum = stripTruncF(yield.getOperand(0));
+  // y + r in f32; truncf(extf(y) + extf(r)) in f16 / bf16, possibly inside
+  // the merged Relu's truncf(max(extf(...), 0)).
+  Value result = yield.getOperand(0);
+  bool withRelu = false;
+  unsigned reluConversions = 0;
+  if (auto max = stripTruncF(result).getDefiningOp<arith::MaximumFOp>();
+      max && max->getBlock() == &body && stripTruncF(result) != result &&
+      isZeroConstant(max.getRhs()) && stripExtF(max.getLhs()) != max.getLhs()) {
+    withRelu = true;
+    reluConversions = 2;
+    result = stripExtF(max.getLhs());
+  }
+  Value sum = stripTruncF(result);
   auto add = sum.getDefiningOp<arith::AddFOp>();
   if (!add || add->getBlock() != &body)
     return none;
-  bool half = sum != yield.getOperand(0);
+  bool half = sum != result;
+  if (withRelu && !half)
+    return none;
   auto sizes = dynamicSizes(out), ySizes = dynamicSizes(y);
   if (!sizes || !ySizes || *sizes != *ySizes)
     return none;
@@ -231,16 +251,18 @@ std::pair<linalg::GenericOp, Value> findResidualAdd(Operation *conv, Value y) {
       ++conversions;
       continue;
     }
+    if (withRelu && isa<arith::MaximumFOp>(inner))
+      continue;
     if (!isa<linalg::IndexOp, arith::SelectOp, arith::CmpIOp, arith::ConstantOp,
              memref::LoadOp, arith::AddFOp>(inner))
       return none;
   }
-  if (conversions != (half ? 3u : 0u))
+  if (conversions != (half ? 3u : 0u) + reluConversions)
     return none;
   if (lhs == y && rhs != y)
-    return {g, rhs};
+    return {g, rhs, withRelu};
   if (rhs == y && lhs != y)
-    return {g, lhs};
+    return {g, lhs, withRelu};
   return none;
 }
 
@@ -358,11 +380,20 @@ void lowerConv(LibraryCallBuilder &calls, Value context, linalg::LinalgOp op,
       fused = kConvRelu;
       fusedRelu = relu;
       anchor = relu;
-    } else if (auto [add, other] = findResidualAdd(op, yRoot); add) {
+    } else if (auto [add, other, withRelu] = findResidualAdd(op, yRoot); add) {
       // ResNet's block tail: relu(conv + bias + residual), one call
       // (cuDNN's z operand).
       Value sum = add.getDpsInits()[0];
-      linalg::GenericOp relu2 = findRelu(add, sum);
+      if (withRelu && onlyUsedBy(yRoot, {bias, op, add})) {
+        // Add and Relu already one generic (f16 / bf16).
+        target = sum;
+        residual = other;
+        fused = kConvRelu;
+        fusedAdd = add;
+        anchor = add;
+      }
+      linalg::GenericOp relu2 =
+          withRelu ? linalg::GenericOp() : findRelu(add, sum);
       if (relu2 && onlyUsedBy(yRoot, {bias, op, add}) &&
           (relu2.getDpsInits()[0] == sum ||
            onlyUsedBy(sum, {add.getOperation(), relu2.getOperation()}))) {

@@ -9,12 +9,13 @@
 //   linalg.fill ins(%zero) outs(%c)              // erased: beta = 0
 //   linalg.generic {A (d0, d1, d3), B (d3, d2), C (d0, d1, d2)} mul-add
 //   ==>
-//   %s = func.call @onyxrt_cuda_gemm(%ctx, @label, f32, flags, batch, m, n,
-//            k, %a, lda, strideA, %b, ldb, strideB, %c, ldc, strideC)
+//   %s = func.call @onyxrt_cuda_gemm(%ctx, @label, elemType, flags, batch,
+//            m, n, k, %a, lda, strideA, %b, ldb, strideB, %c, ldc, strideC)
 //            {onyx.cuda_status}
 //
-// Any linalg op (named or generic) whose body is `out + in0 * in1` on f32
-// and whose maps are projected permutations is classified into batch, M, N
+// Any linalg op (named or generic) whose body is `out + in0 * in1` on f32,
+// f16 or bf16 (one element type for all three operands; the half types run
+// on tensor cores with f32 accumulation) and whose maps are projected permutations is classified into batch, M, N
 // and K loops (linalg::inferContractionDims). It is a row-major strided
 // batched GEMM when every operand is a dense, identity-layout buffer whose
 // dims come in the order [batch..., rows..., cols...] with each group

@@ -213,3 +213,82 @@ module {
     return %ok : i32
   }
 }
+
+// -----
+
+// ResNet's block tail in f16, where elementwise fusion has already merged
+// the residual Add and the Relu into one generic
+// (truncf(max(extf(truncf(extf(y) + extf(r))), 0))): the bias broadcast,
+// the convolution and that generic become one cuDNN call (flags RELU = 4)
+// with the residual as its fourth pointer, writing the generic's output.
+
+#x = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d3 + d6, d4 + d7)>
+#w = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d5, d6, d7)>
+#y = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ch = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-LABEL: func.func @onyx_main
+// CHECK:         %[[RES:.*]] = onyx.alloc_temp %{{.*}} : memref<?x8x?x?xf16>
+// CHECK:         %[[T:.*]] = onyx.alloc_temp %{{.*}} : memref<?x8x?x?xf16>
+// CHECK:         %[[OUT:.*]] = onyx.alloc_output %{{.*}}[0]
+// CHECK-NOT:     linalg.generic {
+// CHECK:         memref.extract_aligned_pointer_as_index %[[RES]]
+// CHECK:         %[[RP:.*]] = llvm.inttoptr
+// CHECK:         memref.extract_aligned_pointer_as_index %[[OUT]]
+// CHECK:         %[[OP:.*]] = llvm.inttoptr
+// CHECK:         call @onyxrt_cuda_conv(%{{.*}}, %{{.*}}, %c10_i32, %c4_i32, %c2_i64, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RP]], %[[OP]]) {onyx.cuda_status}
+// CHECK-NOT:     linalg.generic {
+module {
+  func.func @onyx_main(%ctx: !onyx.context) -> i32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c3 = arith.constant 3 : index
+    %c4 = arith.constant 4 : index
+    %zero = arith.constant 0.0 : f32
+    %x = onyx.get_input %ctx[0] : memref<?x1x8x?x?xf16>
+    %w = onyx.get_input %ctx[1] : memref<1x8x8x1x1xf16>
+    %b = onyx.get_input %ctx[2] : memref<8xf16>
+    %n = memref.dim %x, %c0 : memref<?x1x8x?x?xf16>
+    %h = memref.dim %x, %c3 : memref<?x1x8x?x?xf16>
+    %ww = memref.dim %x, %c4 : memref<?x1x8x?x?xf16>
+    %res = onyx.alloc_temp %ctx (%n, %h, %ww) : memref<?x8x?x?xf16>
+    %t = onyx.alloc_temp %ctx (%n, %h, %ww) : memref<?x8x?x?xf16>
+    linalg.generic {indexing_maps = [#ch, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+        ins(%b : memref<8xf16>) outs(%t : memref<?x8x?x?xf16>) {
+    ^bb0(%in: f16, %out: f16):
+      linalg.yield %in : f16
+    }
+    %te = memref.expand_shape %t [[0], [1, 2], [3], [4]] output_shape [%n, 1, 8, %h, %ww] : memref<?x8x?x?xf16> into memref<?x1x8x?x?xf16>
+    linalg.generic {indexing_maps = [#x, #w, #y], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+        ins(%x, %w : memref<?x1x8x?x?xf16>, memref<1x8x8x1x1xf16>) outs(%te : memref<?x1x8x?x?xf16>) {
+    ^bb0(%in: f16, %in2: f16, %out: f16):
+      %m = arith.mulf %in, %in2 : f16
+      %s = arith.addf %out, %m : f16
+      linalg.yield %s : f16
+    }
+    %hb = arith.cmpi eq, %h, %c1 : index
+    %wb = arith.cmpi eq, %ww, %c1 : index
+    %out = onyx.alloc_output %ctx[0] (%n, %h, %ww) : memref<?x8x?x?xf16>
+    linalg.generic {indexing_maps = [#id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%out : memref<?x8x?x?xf16>) {
+    ^bb0(%o: f16):
+      %i0 = linalg.index 0 : index
+      %i1 = linalg.index 1 : index
+      %i2 = linalg.index 2 : index
+      %i3 = linalg.index 3 : index
+      %s2 = arith.select %hb, %c0, %i2 : index
+      %s3 = arith.select %wb, %c0, %i3 : index
+      %a = memref.load %t[%i0, %i1, %s2, %s3] : memref<?x8x?x?xf16>
+      %r = memref.load %res[%i0, %i1, %s2, %s3] : memref<?x8x?x?xf16>
+      %ea = arith.extf %a : f16 to f32
+      %er = arith.extf %r : f16 to f32
+      %sum = arith.addf %ea, %er : f32
+      %ts = arith.truncf %sum : f32 to f16
+      %es = arith.extf %ts : f16 to f32
+      %mx = arith.maximumf %es, %zero : f32
+      %tm = arith.truncf %mx : f32 to f16
+      linalg.yield %tm : f16
+    }
+    %ok = arith.constant 0 : i32
+    return %ok : i32
+  }
+}
