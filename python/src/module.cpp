@@ -545,8 +545,16 @@ private:
     py::module_ np = py::module_::import("numpy");
     // asarray(order="C") keeps 0-d arrays 0-d (ascontiguousarray would
     // make them 1-d).
-    py::array arr = py::reinterpret_borrow<py::array>(
-        np.attr("asarray")(obj, py::arg("order") = "C"));
+    py::array arr;
+    try {
+      arr = py::reinterpret_borrow<py::array>(
+          np.attr("asarray")(obj, py::arg("order") = "C"));
+    } catch (py::error_already_set &e) {
+      if (!e.matches(PyExc_MemoryError))
+        throw;
+      throw OnyxException(where(s, i) + ": cannot make a row-major copy: " +
+                          std::string(py::str(e.value())));
+    }
     int32_t elem = elementOfDtype(arr.dtype(), expected);
     if (elem == ONYX_UNDEFINED)
       throw OnyxException(where(s, i) + ": numpy dtype " +

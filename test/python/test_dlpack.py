@@ -47,6 +47,10 @@ def test_capsules_and_bad_tensors_as_inputs(example_artifact):
     x = np.random.default_rng(0).standard_normal((3, 16)).astype(np.float32)
     (y,) = s.run(None, {"x": onyx.to_dlpack(x)})  # a raw capsule
     np.testing.assert_allclose(y, reference(x), rtol=1e-5, atol=1e-6)
+    used = onyx.to_dlpack(x)
+    torch.utils.dlpack.from_dlpack(used)  # consumed: renamed used_dltensor
+    with pytest.raises(onyx.OnyxError, match="not an unused DLPack capsule"):
+        s.run(None, {"x": used})
     with pytest.raises(onyx.OnyxError, match="f64"):
         s.run(None, {"x": torch.zeros(3, 16, dtype=torch.float64)})
     # A transposed torch tensor: numpy takes it with its strides, and the

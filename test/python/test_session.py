@@ -122,6 +122,19 @@ def test_sequences_and_optionals(tmp_path):
         np.testing.assert_array_equal(joined, x)
         assert length.shape == () and int(length) == n
         assert bool(has) == (opt is not None)
+    # Bad sequence and optional values.
+    feed = {"x": x, "sizes": np.array([4], np.int64), "xs": []}
+    for key, value, fragment in [
+            ("xs", [np.zeros(2, np.float32)], "element 0 is f32, but the sequence holds i32"),
+            ("xs", [1, 2], "expected a numpy array"),
+            ("xs", [[np.zeros(2, np.int32)]], "got list"),
+            ("xs", np.zeros(2, np.int32), "is a sequence: pass a list"),
+            ("opt", [np.zeros(1, np.float32)], "takes a tensor there"),
+            ("sizes", np.array([5, -1], np.int64), "split entry 1 is negative"),
+            ("x", np.lib.stride_tricks.as_strided(np.zeros(1, np.float32), (2**20, 2**20),
+                                                  (0, 0)), "cannot make a row-major copy")]:
+        with pytest.raises(onyx.OnyxError, match=re.escape(fragment)):
+            s.run(None, dict(feed, **{key: value}))
     # Leaving an optional out is an empty optional.
     _, _, _, has = s.run(None, {"x": x, "sizes": np.array([4], np.int64), "xs": []})
     assert not bool(has)
