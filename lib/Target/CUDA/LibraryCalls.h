@@ -12,6 +12,8 @@
 
 #include "CUDAAttributes.h"
 
+#include "onyx/onyx_abi.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -22,13 +24,17 @@
 
 namespace onyx::cuda {
 
-inline constexpr llvm::StringLiteral kGemmFn = "onyxrt_cuda_gemm";
-inline constexpr llvm::StringLiteral kConvFn = "onyxrt_cuda_conv";
+inline constexpr llvm::StringLiteral kGemmFn = ONYXRT_FN_CUDA_GEMM;
+inline constexpr llvm::StringLiteral kConvFn = ONYXRT_FN_CUDA_CONV;
 
-// Flags of onyx_runtime.h.
-inline constexpr int32_t kGemmTransA = 1, kGemmTransB = 2, kGemmAccumulate = 4,
-                         kGemmTF32 = 8;
-inline constexpr int32_t kConvAccumulate = 1, kConvTF32 = 2, kConvRelu = 4;
+// The call flags (onyx_abi.h).
+inline constexpr int32_t kGemmTransA = ONYXRT_GEMM_TRANS_A,
+                         kGemmTransB = ONYXRT_GEMM_TRANS_B,
+                         kGemmAccumulate = ONYXRT_GEMM_ACCUMULATE,
+                         kGemmTF32 = ONYXRT_GEMM_TF32;
+inline constexpr int32_t kConvAccumulate = ONYXRT_CONV_ACCUMULATE,
+                         kConvTF32 = ONYXRT_CONV_TF32,
+                         kConvRelu = ONYXRT_CONV_RELU;
 /// ONNX element type codes (onyx_runtime.h's OnyxElementType).
 inline constexpr int32_t kOnyxF32 = 1, kOnyxF16 = 10, kOnyxBF16 = 16;
 
