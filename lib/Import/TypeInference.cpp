@@ -591,6 +591,52 @@ quantizeRule(const onnx::NodeProto &node, const Known &known, bool dequantize) {
   return tensorType(elem, dims);
 }
 
+/// CausalConvWithState-27: the output has the input's shape; the state
+/// handed on is (B, C, k - 1) in the past state's type (else the input's).
+std::optional<onnx::TypeProto>
+causalConvRule(const onnx::NodeProto &node, const Known &known, int k) {
+  auto x = dimsOf(known, input(node, 0));
+  int32_t elem = known.elem(input(node, 0));
+  if (!elem)
+    return std::nullopt;
+  if (k == 0)
+    return tensorType(elem, x);
+  if (!input(node, 3).empty() && known.elem(input(node, 3)))
+    if (const onnx::TypeProto *t = known.type(input(node, 3)))
+      return *t;
+  auto w = dimsOf(known, input(node, 1));
+  int64_t km1 = w && w->size() == 3 && (*w)[2] > 0 ? (*w)[2] - 1 : -1;
+  if (!x || x->size() != 3)
+    return tensorType(elem, std::vector<int64_t>{-1, -1, km1});
+  return tensorType(elem, std::vector<int64_t>{(*x)[0], (*x)[1], km1});
+}
+
+/// LinearAttention-27: the output is (B, T, Hq * d_v) in the query's type;
+/// the present state (B, Hkv, d_k, d_v) in the past state's type (else the
+/// query's).
+std::optional<onnx::TypeProto>
+linearAttentionRule(const onnx::NodeProto &node, const Known &known, int k) {
+  auto q = dimsOf(known, input(node, 0));
+  auto v = dimsOf(known, input(node, 2));
+  int32_t elem = known.elem(input(node, 0));
+  int64_t hq = intAttr(node, "q_num_heads", -1);
+  int64_t hkv = intAttr(node, "kv_num_heads", -1);
+  if (!elem || hq <= 0 || hkv <= 0)
+    return std::nullopt;
+  auto at = [](const std::optional<std::vector<int64_t>> &d, size_t i) {
+    return d && d->size() == 3 ? (*d)[i] : int64_t(-1);
+  };
+  int64_t dv = at(v, 2) >= 0 ? at(v, 2) / hkv : -1;
+  int64_t dk = at(q, 2) >= 0 ? at(q, 2) / hq : -1;
+  if (k == 0)
+    return tensorType(elem, std::vector<int64_t>{at(q, 0), at(q, 1),
+                                                 dv >= 0 ? hq * dv : -1});
+  if (!input(node, 3).empty() && known.elem(input(node, 3)))
+    if (const onnx::TypeProto *t = known.type(input(node, 3)))
+      return *t;
+  return tensorType(elem, std::vector<int64_t>{at(q, 0), hkv, dk, dv});
+}
+
 /// Attention-23: Y is (B, Sq, Hq*Dv) for 3-D inputs, (B, Hq, Sq, Dv) for
 /// 4-D; present_key/value append the new keys/values to the past ones.
 std::optional<onnx::TypeProto> attentionRule(const onnx::NodeProto &node,
@@ -677,6 +723,10 @@ std::optional<onnx::TypeProto> inferResult(const onnx::NodeProto &node,
     return quantizeRule(node, known, true);
   if (op == "Attention")
     return attentionRule(node, known, k);
+  if (op == "CausalConvWithState")
+    return causalConvRule(node, known, k);
+  if (op == "LinearAttention")
+    return linearAttentionRule(node, known, k);
   if ((op == "BitwiseAnd" || op == "BitwiseOr" || op == "BitwiseXor" ||
        op == "BitShift" || op == "Mod") &&
       k == 0) {

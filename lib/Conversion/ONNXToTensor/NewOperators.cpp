@@ -16,6 +16,7 @@ void addNewOperatorLowerings(LoweringTable &t) {
   addNewDataMovementLowerings(t);
   addNewNormalizationLowerings(t);
   addNewSignalLowerings(t);
+  addNewStatefulLowerings(t);
 }
 
 namespace newops {

@@ -7,6 +7,7 @@
 //                         AffineGrid, BitCast
 //   NewNormalization.cpp  LpNormalization, GroupNormalization, SwiGLU
 //   NewSignal.cpp         DFT, STFT, MelWeightMatrix
+//   NewStateful.cpp       CausalConvWithState, LinearAttention
 //
 //===----------------------------------------------------------------------===//
 #ifndef ONYX_LIB_CONVERSION_ONNXTOTENSOR_NEWOPERATORS_H
@@ -19,6 +20,7 @@ namespace onyx::conversion {
 void addNewDataMovementLowerings(LoweringTable &table);
 void addNewNormalizationLowerings(LoweringTable &table);
 void addNewSignalLowerings(LoweringTable &table);
+void addNewStatefulLowerings(LoweringTable &table);
 
 namespace newops {
 
