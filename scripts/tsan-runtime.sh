@@ -15,12 +15,14 @@ BUILD_DIR=${ONYX_BUILD_DIR:-build}
 OUT=$BUILD_DIR/tsan
 CXX=${ONYX_TSAN_CXX:-g++}
 mkdir -p "$OUT"
+# The runtime's own sources (the CPU kernels and the CUDA device are not
+# needed by these tests), the pool-layout library, the concurrency tests.
 SRC=(runtime/src/Device.cpp runtime/src/MemrefCopy.cpp runtime/src/Metadata.cpp
-     runtime/src/PoolPlacement.cpp runtime/src/Sequence.cpp
-     runtime/src/Session.cpp runtime/src/Tensor.cpp
+     runtime/src/Sequence.cpp runtime/src/Session.cpp runtime/src/Tensor.cpp
+     runtime/src/layout/PoolPlacement.cpp
      runtime/src/cuda/CudaUnavailable.cpp test/unit/ConcurrencyTest.cpp)
 "$CXX" -std=c++17 -O1 -g -fsanitize=thread -fno-omit-frame-pointer \
-  -Iruntime/include -Iruntime/src "${SRC[@]}" \
+  -Iruntime/include -Iruntime/src -Iruntime/src/layout "${SRC[@]}" \
   -lgtest_main -lgtest -ldl -pthread -o "$OUT/onyx-runtime-tsan-tests"
 LOG=$OUT/onyx-runtime-tsan-tests.log
 rc=0

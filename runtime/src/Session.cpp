@@ -35,7 +35,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -63,6 +65,10 @@ struct OnyxState {
   OnyxMemoryStats stats = {};
   /// Bytes the session keeps between calls: the capacity of its pools.
   uint64_t retainedBytes = 0;
+  /// The memory limit (docs/runtime.md, "Memory limit"): what one call may
+  /// hold through the allocation services (its outputs and live
+  /// temporaries, plus the session's pools). UINT64_MAX: none.
+  uint64_t memoryLimit = UINT64_MAX;
   /// Session pools by domain id; they grow on demand and live until the
   /// state is destroyed or trimmed.
   struct Pool {
@@ -215,6 +221,27 @@ struct CallContext {
       device->release(ptr);
     else
       freeAligned(ptr);
+  }
+
+  /// Bytes this call holds through the allocation services: its outputs,
+  /// its live temporaries and the session's pools.
+  uint64_t heldBytes() const {
+    return stats.outputBytes + liveTempBytes + state->retainedBytes;
+  }
+
+  /// Checks that `bytes` more bytes stay within the session's memory limit;
+  /// otherwise records "<what>: ... exceeds the memory limit" and returns
+  /// false. Called before every allocation whose size the data decides.
+  bool withinLimit(uint64_t bytes, const std::string &what) {
+    uint64_t limit = state->memoryLimit, held = heldBytes();
+    if (bytes <= limit && held <= limit - bytes)
+      return true;
+    fail(what + ": " + std::to_string(bytes) +
+         " bytes would exceed the session's memory limit of " +
+         std::to_string(limit) + " bytes (" + std::to_string(held) +
+         " in use by outputs, temporaries and pools; set with "
+         "ONYX_MAX_ALLOC_BYTES or onyx_state_set_memory_limit)");
+    return false;
   }
 
   /// Records the first failure of the call; later ones are consequences.
@@ -711,6 +738,65 @@ static bool armFaultFromEnvironment(OnyxState &state, std::string &error) {
   return true;
 }
 
+/// The machine's memory: physical memory, or the cgroup's limit
+/// (memory.max, cgroup v2; memory.limit_in_bytes, v1) when that is lower.
+static uint64_t machineMemoryBytes() {
+  long pages = sysconf(_SC_PHYS_PAGES), pageSize = sysconf(_SC_PAGESIZE);
+  uint64_t bytes = pages > 0 && pageSize > 0
+                       ? uint64_t(pages) * uint64_t(pageSize)
+                       : UINT64_MAX;
+  for (const char *file : {"/sys/fs/cgroup/memory.max",
+                           "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+    if (FILE *f = std::fopen(file, "r")) {
+      unsigned long long v = 0;
+      if (std::fscanf(f, "%llu", &v) == 1 && v > 0 && v < bytes)
+        bytes = v;
+      std::fclose(f);
+    }
+  }
+  return bytes;
+}
+
+/// ONYX_MAX_ALLOC_BYTES: the memory limit of every new session, in bytes
+/// with an optional K, M, G or T suffix (powers of 1024), or `none`.
+/// Unset or empty: the machine's memory (machineMemoryBytes).
+static bool memoryLimitFromEnvironment(OnyxState &state, std::string &error) {
+  const char *spec = std::getenv("ONYX_MAX_ALLOC_BYTES");
+  if (!spec || !*spec) {
+    state.memoryLimit = machineMemoryBytes();
+    return true;
+  }
+  std::string text = spec;
+  if (text == "none") {
+    state.memoryLimit = UINT64_MAX;
+    return true;
+  }
+  char *end = nullptr;
+  errno = 0;
+  unsigned long long value = std::strtoull(text.c_str(), &end, 10);
+  unsigned shift = 0;
+  if (end && *end) {
+    switch (*end) {
+    case 'K': case 'k': shift = 10; break;
+    case 'M': case 'm': shift = 20; break;
+    case 'G': case 'g': shift = 30; break;
+    case 'T': case 't': shift = 40; break;
+    default: shift = 99;
+    }
+    ++end;
+  }
+  if (end == text.c_str() || !std::isdigit(static_cast<unsigned char>(text[0])) ||
+      errno == ERANGE || shift == 99 || (end && *end) || value == 0 ||
+      value > (UINT64_MAX >> shift)) {
+    error = "ONYX_MAX_ALLOC_BYTES='" + text +
+            "': expected a positive number of bytes, optionally with a K, "
+            "M, G or T suffix, or 'none'";
+    return false;
+  }
+  state.memoryLimit = uint64_t(value) << shift;
+  return true;
+}
+
 ONYX_API OnyxState *onyxrt_state_create_with_weights(const OnyxModelDesc *desc,
                                                      const char *weightsPath,
                                                      const char **errorOut) {
@@ -740,7 +826,8 @@ ONYX_API OnyxState *onyxrt_state_create_with_weights(const OnyxModelDesc *desc,
         error = "cannot create the " + state->metadata.device +
                 " device for this model: " + message;
         delete state;
-      } else if (!armFaultFromEnvironment(*state, message)) {
+      } else if (!armFaultFromEnvironment(*state, message) ||
+                 !memoryLimitFromEnvironment(*state, message)) {
         error = message;
         delete state;
       } else {
@@ -955,6 +1042,21 @@ ONYX_API int onyx_state_pool_info(const OnyxState *state, size_t index,
   return 0;
 }
 
+ONYX_API int onyx_state_set_memory_limit(OnyxState *state, uint64_t bytes) {
+  if (!state || bytes == 0)
+    return -1;
+  std::lock_guard<std::mutex> lock(state->mutex);
+  state->memoryLimit = bytes;
+  return 0;
+}
+
+ONYX_API uint64_t onyx_state_memory_limit(const OnyxState *state) {
+  if (!state)
+    return 0;
+  std::lock_guard<std::mutex> lock(state->mutex);
+  return state->memoryLimit;
+}
+
 ONYX_API void onyx_state_trim(OnyxState *state) {
   if (!state)
     return;
@@ -1034,6 +1136,20 @@ ONYX_API void *onyxrt_alloc_output(void *ctx, int64_t index, int64_t rank,
         return nullptr;
       }
     }
+    // The bytes it will take, saturated (createTensor reports overflow).
+    uint64_t want = onyx_element_size(spec.elemType);
+    bool empty = false;
+    for (int64_t d = 0; d < rank && shape; ++d)
+      empty |= shape[d] == 0;
+    for (int64_t d = 0; d < rank && shape && !empty; ++d)
+      if (shape[d] > 0)
+        want = want > UINT64_MAX / uint64_t(shape[d])
+                   ? UINT64_MAX
+                   : want * uint64_t(shape[d]);
+    if (empty)
+      want = 0;
+    if (!c->withinLimit(want, label))
+      return nullptr;
     std::string error;
     OnyxTensor *tensor =
         createTensor(spec.elemType, rank, shape, /*zero=*/true, error);
@@ -1080,6 +1196,8 @@ ONYX_API void *onyxrt_alloc_temp(void *ctx, int64_t bytes) {
     }
     if (bytes == 0)
       accounted = 0;
+    if (!c->withinLimit(accounted, "allocating a temporary"))
+      return nullptr;
     if (c->device) {
       std::string error;
       ptr = c->device->allocate(static_cast<size_t>(bytes), error);
@@ -1147,9 +1265,18 @@ ONYX_API void *onyxrt_get_pool(void *ctx, int64_t domainId, int64_t bytes) {
     if (pool.data && pool.capacity >= want)
       return pool.data;
     // Grow: the contents of a domain's pool never outlive one request.
+    if (want > UINT64_MAX - kPoolAlignment) {
+      c->fail("onyxrt_get_pool: size " + std::to_string(bytes) +
+              " is too large");
+      return nullptr;
+    }
     uint64_t capacity =
         std::max<uint64_t>(kPoolAlignment, (want + kPoolAlignment - 1) /
                                                kPoolAlignment * kPoolAlignment);
+    // The pool grows by replacing its block: the new one is counted in
+    // full while the old one is still held.
+    if (!c->withinLimit(capacity, "growing pool " + std::to_string(domainId)))
+      return nullptr;
     std::string why = "out of memory";
     void *data = c->device ? c->device->allocate(capacity, why)
                            : std::aligned_alloc(kPoolAlignment, capacity);

@@ -7,7 +7,10 @@ correct result or one clean `error:` line, never a signal or a leak.
     as true, as numpy does (docs/runtime.md, "Bool inputs");
   * Unique with several NaNs (it segfaulted): every NaN is one value,
     sorted last, as numpy.unique (equal_nan=True) and so the ONNX reference
-    give; entries along an axis compare elementwise the same way.
+    give; entries along an axis compare elementwise the same way;
+  * a data-dependent allocation beyond the session's memory limit
+    (ONYX_MAX_ALLOC_BYTES, default the machine's memory) is one clean error
+    naming the allocation and the bytes (docs/runtime.md, "Memory limit").
 
 Run with /usr/bin/python3 (Debian's, with onnx and numpy).
 """
@@ -237,6 +240,41 @@ class HostileInputs(unittest.TestCase):
         self.check(idx, widx, "rows")
         self.check(inv, winv, "rows")
         self.check(cnt, wcnt, "rows")
+
+    # -- the memory limit -----------------------------------------------------
+
+    def range_model(self):
+        m = model([helper.make_node("Range", ["a", "b", "c"], ["y"], name="range")],
+                  [vi(n, TensorProto.FLOAT, []) for n in "abc"],
+                  [vi("y", TensorProto.FLOAT, ["n"])], "range_limit")
+        return self.compile(m, "range_limit")
+
+    def range_inputs(self, limit):
+        return {"a": np.float32(0), "b": np.float32(limit), "c": np.float32(1)}
+
+    def test_range_beyond_the_memory_limit(self):
+        so = self.range_model()
+        # Range(0, 3e9, 1) from three scalars: 12 GB of output. With a 1 GiB
+        # limit a clean error naming the output and the bytes; nothing is
+        # allocated (it drove the process to the OOM killer).
+        saved = os.environ.get("ONYX_MAX_ALLOC_BYTES")
+        os.environ["ONYX_MAX_ALLOC_BYTES"] = "1G"
+        try:
+            self.execute(so, self.range_inputs(3e9), expect_error=(
+                "output 0 'y': 12000000000 bytes would exceed the session's "
+                "memory limit of 1073741824 bytes"))
+            # Under the limit: a correct result.
+            (y,) = self.execute(so, self.range_inputs(1000))
+            self.check(y, np.arange(1000, dtype=np.float32))
+            os.environ["ONYX_MAX_ALLOC_BYTES"] = "lots"
+            self.execute(so, self.range_inputs(10), expect_error="ONYX_MAX_ALLOC_BYTES='lots'")
+        finally:
+            if saved is None:
+                os.environ.pop("ONYX_MAX_ALLOC_BYTES", None)
+            else:
+                os.environ["ONYX_MAX_ALLOC_BYTES"] = saved
+        # The default limit (the machine's memory) stops 4e18 bytes.
+        self.execute(so, self.range_inputs(1e18), expect_error="would exceed the session's memory limit")
 
 
 if __name__ == "__main__":

@@ -194,8 +194,9 @@ TEST(Threads, QueriesWhileCallsRun) {
       int64_t domain;
       uint64_t requested, capacity;
       if (onyx_state_pool_info(state.get(), 0, &domain, &requested,
-                               &capacity) == 0)
+                               &capacity) == 0) {
         EXPECT_LE(requested, capacity);
+      }
       uint64_t last, total, calls;
       EXPECT_EQ(onyx_state_sync_stats(state.get(), &last, &total, &calls), 0);
       onyx_state_trim(state.get());

@@ -272,3 +272,115 @@ TEST(Weights, FileTruncatedOrRewrittenAfterCreationIsNotUsed) {
   ASSERT_TRUE(out2) << onyx_state_last_error(state.get());
   EXPECT_EQ(bytesOf(onyx_tensor_list_get(out2.get(), 0)), want);
 }
+
+//===----------------------------------------------------------------------===//
+// Memory limit (docs/runtime.md, "Memory limit")
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// What limitEntry allocates, from the i64 input n: a temporary of n bytes,
+/// then pool 0 of n bytes, then output y : u8[n].
+int32_t limitEntry(void *ctx) {
+  const int64_t *n = static_cast<const int64_t *>(onyxrt_input_data(ctx, 0));
+  if (!n)
+    return 1;
+  void *tmp = onyxrt_alloc_temp(ctx, n[0]);
+  if (!tmp)
+    return 1;
+  onyxrt_free_temp(ctx, tmp);
+  if (!onyxrt_get_pool(ctx, 0, n[1]))
+    return 1;
+  int64_t size = n[2];
+  auto *y = static_cast<unsigned char *>(onyxrt_alloc_output(ctx, 0, 1, &size));
+  return y ? 0 : 1;
+}
+const char *kLimitModel = "onyx-model v1\n"
+                          "input n 7 1 3\n"
+                          "output y 2 1 ?\n";
+
+/// Runs limitEntry with (temp, pool, output) sizes; "" or the message.
+std::string runLimit(OnyxState *state, int64_t temp, int64_t pool,
+                     int64_t output) {
+  int64_t three = 3;
+  const int64_t sizes[3] = {temp, pool, output};
+  ListPtr in(onyx_tensor_list_create());
+  onyx_tensor_list_append(in.get(),
+                          onyx_tensor_create_copy(ONYX_I64, 1, &three, sizes));
+  ListPtr out(onyxrt_run(state, in.get()));
+  return out ? "" : onyx_state_last_error(state);
+}
+
+} // namespace
+
+TEST(MemoryLimit, EveryDataDependentAllocationIsChecked) {
+  StatePtr state = makeState(kLimitModel, limitEntry);
+  ASSERT_TRUE(state);
+  // The default: the machine's memory, never below a gigabyte here.
+  EXPECT_GE(onyx_state_memory_limit(state.get()), uint64_t(1) << 30);
+  ASSERT_EQ(onyx_state_set_memory_limit(state.get(), 1 << 20), 0);
+  EXPECT_EQ(onyx_state_memory_limit(state.get()), uint64_t(1) << 20);
+  EXPECT_EQ(runLimit(state.get(), 1000, 1000, 1000), "");
+  // A temporary, a pool and an output over the limit (the first call left
+  // a pool of 1024 bytes).
+  EXPECT_EQ(runLimit(state.get(), 2 << 20, 0, 0),
+            "allocating a temporary: 2097152 bytes would exceed the session's "
+            "memory limit of 1048576 bytes (1024 in use by outputs, "
+            "temporaries and pools; set with ONYX_MAX_ALLOC_BYTES or "
+            "onyx_state_set_memory_limit)");
+  onyx_state_trim(state.get());
+  std::string pool = runLimit(state.get(), 0, 3 << 20, 0);
+  EXPECT_EQ(pool.rfind("growing pool 0: 3145728 bytes would exceed", 0), 0)
+      << pool;
+  std::string output = runLimit(state.get(), 0, 0, int64_t(3e9));
+  EXPECT_EQ(output.rfind("output 0 'y': 3000000000 bytes would exceed the "
+                         "session's memory limit of 1048576 bytes",
+                         0),
+            0)
+      << output;
+  // What the call holds counts: the pool (retained) plus the output.
+  onyx_state_trim(state.get());
+  EXPECT_EQ(runLimit(state.get(), 0, 600 << 10, 400 << 10), "");
+  std::string sum = runLimit(state.get(), 0, 600 << 10, 500 << 10);
+  EXPECT_NE(sum.find("(614400 in use"), std::string::npos) << sum;
+  // The session stays usable; raising the limit lets the call through.
+  ASSERT_EQ(onyx_state_set_memory_limit(state.get(), UINT64_MAX), 0);
+  EXPECT_EQ(runLimit(state.get(), 2 << 20, 3 << 20, 500 << 10), "");
+  EXPECT_EQ(onyx_state_set_memory_limit(state.get(), 0), -1);
+  EXPECT_EQ(onyx_state_set_memory_limit(nullptr, 1), -1);
+}
+
+TEST(MemoryLimit, EnvironmentVariable) {
+  struct Case {
+    const char *value;
+    uint64_t limit; // 0: creation fails
+  } cases[] = {{"4096", 4096},
+               {"64K", 64ull << 10},
+               {"3m", 3ull << 20},
+               {"2G", 2ull << 30},
+               {"1T", 1ull << 40},
+               {"none", UINT64_MAX},
+               {"0", 0},
+               {"-5", 0},
+               {"12Q", 0},
+               {"abc", 0},
+               {"5G5", 0},
+               {"99999999999999999999", 0},
+               {"20000000T", 0}};
+  for (const Case &c : cases) {
+    setenv("ONYX_MAX_ALLOC_BYTES", c.value, 1);
+    OnyxModelDesc desc = {ONYX_ABI_VERSION, kLimitModel, limitEntry};
+    const char *error = nullptr;
+    StatePtr state(onyxrt_state_create(&desc, &error));
+    if (c.limit == 0) {
+      EXPECT_FALSE(state) << c.value;
+      EXPECT_NE(std::string(error ? error : "").find("ONYX_MAX_ALLOC_BYTES='"),
+                std::string::npos)
+          << c.value;
+    } else {
+      ASSERT_TRUE(state) << c.value << ": " << (error ? error : "");
+      EXPECT_EQ(onyx_state_memory_limit(state.get()), c.limit) << c.value;
+    }
+  }
+  unsetenv("ONYX_MAX_ALLOC_BYTES");
+}

@@ -496,6 +496,9 @@ int32_t misuseEntry(void *ctx) {
 
 TEST(Services, MisuseIsReported) {
   StatePtr state = makeState(kTwoOutputs, misuseEntry);
+  // Case 9 is the allocator's failure, not the memory limit's (that is
+  // HostileInputTest.cpp's MemoryLimit.*).
+  ASSERT_EQ(onyx_state_set_memory_limit(state.get(), UINT64_MAX), 0);
   ListPtr inputs = makeList({});
   const char *expected[] = {
       "onyxrt_input_dim: input index 0 out of range",

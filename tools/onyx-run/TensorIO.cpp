@@ -6,6 +6,7 @@
 #include <onnx/onnx-data_pb.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -318,7 +319,10 @@ std::string npyDescr(int32_t elemType) {
   }
 }
 
-bool formatNpy(OnyxTensor *tensor, std::string &bytes, std::string &error) {
+namespace {
+
+/// The .npy header (magic, version, length, dict) for `tensor`.
+bool npyHeader(OnyxTensor *tensor, std::string &bytes, std::string &error) {
   std::string descr = npyDescr(onyx_tensor_element_type(tensor));
   if (descr.empty()) {
     error = std::string("cannot write element type ") +
@@ -349,26 +353,48 @@ bool formatNpy(OnyxTensor *tensor, std::string &bytes, std::string &error) {
   for (size_t i = 0; i < (v1 ? 2u : 4u); ++i)
     bytes.push_back(static_cast<char>((headerLen >> (8 * i)) & 0xff));
   bytes += dict;
-  size_t dataStart = bytes.size();
-  bytes.append(static_cast<const char *>(onyx_tensor_data(tensor)),
-               onyx_tensor_byte_size(tensor));
-  // int4/int2 codes become the int8 values they stand for.
+  return true;
+}
+
+/// The .npy form of data bytes [begin, end) of `tensor` appended to `out`:
+/// int4/int2 codes become the int8 values they stand for.
+void appendNpyData(OnyxTensor *tensor, size_t begin, size_t end,
+                   std::string &out) {
+  size_t start = out.size();
+  out.append(static_cast<const char *>(onyx_tensor_data(tensor)) + begin,
+             end - begin);
   int32_t elemType = onyx_tensor_element_type(tensor);
   if (elemType == ONYX_I4 || elemType == ONYX_I2)
-    for (size_t i = dataStart; i < bytes.size(); ++i)
-      bytes[i] = static_cast<char>(
-          onyx_subbyte_value(elemType, static_cast<uint8_t>(bytes[i])));
+    for (size_t i = start; i < out.size(); ++i)
+      out[i] = static_cast<char>(
+          onyx_subbyte_value(elemType, static_cast<uint8_t>(out[i])));
+}
+
+} // namespace
+
+bool formatNpy(OnyxTensor *tensor, std::string &bytes, std::string &error) {
+  if (!npyHeader(tensor, bytes, error))
+    return false;
+  appendNpyData(tensor, 0, onyx_tensor_byte_size(tensor), bytes);
   return true;
 }
 
 bool writeNpyFile(OnyxTensor *tensor, const std::string &path,
                   std::string &error) {
+  // Written from the tensor in 16 MiB pieces: a copy of the whole file
+  // doubled the peak memory of a large output.
   std::string bytes;
-  if (!formatNpy(tensor, bytes, error))
+  if (!npyHeader(tensor, bytes, error))
     return false;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (out)
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  const size_t size = onyx_tensor_byte_size(tensor), piece = size_t(16) << 20;
+  for (size_t begin = 0; out && begin < size; begin += piece) {
+    bytes.clear();
+    appendNpyData(tensor, begin, std::min(size, begin + piece), bytes);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
   if (out)
     out.close();
   if (!out) {

@@ -246,6 +246,18 @@ ONYX_API int onyx_state_inject_fault(OnyxState *state, const char *kind,
                                      uint64_t nth);
 /* Releases every pool the session holds (they regrow on the next call). */
 ONYX_API void onyx_state_trim(OnyxState *state);
+/* Memory limit (docs/runtime.md, "Memory limit"): the bytes one call may
+ * hold through the allocation services (its outputs and live temporaries,
+ * plus the session's pools), checked before every allocation; a call that
+ * would exceed it fails with a message naming the allocation and the
+ * bytes, and the session stays usable. Default: the ONYX_MAX_ALLOC_BYTES
+ * environment variable at session creation (bytes, optional K/M/G/T
+ * suffix, or "none"), else the machine's memory (physical, or the cgroup
+ * limit when lower). UINT64_MAX: no limit. Returns -1 for a NULL state or
+ * 0 bytes. */
+ONYX_API int onyx_state_set_memory_limit(OnyxState *state, uint64_t bytes);
+/* The session's memory limit in bytes (0 for a NULL state). */
+ONYX_API uint64_t onyx_state_memory_limit(const OnyxState *state);
 
 /* Creates a session for a model. Never NULL for a valid desc; on failure
  * (bad metadata, ABI mismatch) returns NULL and, when `errorOut` is not NULL,
