@@ -17,6 +17,7 @@ void addNewOperatorLowerings(LoweringTable &t) {
   addNewNormalizationLowerings(t);
   addNewSignalLowerings(t);
   addNewStatefulLowerings(t);
+  addNewDeformConvLowerings(t);
 }
 
 namespace newops {

@@ -8,6 +8,7 @@
 //   NewNormalization.cpp  LpNormalization, GroupNormalization, SwiGLU
 //   NewSignal.cpp         DFT, STFT, MelWeightMatrix
 //   NewStateful.cpp       CausalConvWithState, LinearAttention
+//   NewDeformConv.cpp     DeformConv
 //
 //===----------------------------------------------------------------------===//
 #ifndef ONYX_LIB_CONVERSION_ONNXTOTENSOR_NEWOPERATORS_H
@@ -21,6 +22,7 @@ void addNewDataMovementLowerings(LoweringTable &table);
 void addNewNormalizationLowerings(LoweringTable &table);
 void addNewSignalLowerings(LoweringTable &table);
 void addNewStatefulLowerings(LoweringTable &table);
+void addNewDeformConvLowerings(LoweringTable &table);
 
 namespace newops {
 
