@@ -109,6 +109,8 @@ void buildCPUCodegenPipeline(OpPassManager &pm) {
   // goes to the system BLAS, the rest becomes loops.
   pm.addPass(createCPULowerConvolutions());
   pm.addPass(createLowerContractionsToBLAS());
+  // float16 sums and dot products accumulate in f32, rounded once.
+  pm.addPass(createCPUWidenHalfReductions());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());

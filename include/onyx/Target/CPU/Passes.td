@@ -32,4 +32,23 @@ def CPULowerConvolutions
   ];
 }
 
+def CPUWidenHalfReductions
+    : Pass<"onyx-cpu-widen-half-reductions", "mlir::ModuleOp"> {
+  let summary = "float16 sums and dot products accumulate in f32";
+  let description = [{
+    A linalg op on buffers with a float16 output, reduction loops and a
+    body `yield(out + x)` (MatMul, Gemm, Conv, ReduceSum, ... as the ONNX
+    lowerings leave them) becomes a loop nest: the parallel loops outside,
+    the reduction loops inside carrying an f32 accumulator that starts at
+    the output's value, the body's float arithmetic in f32 (operands
+    widened exactly), one rounding when the result is stored. What ONNX
+    Runtime, PyTorch and the ONNX reference compute. Named ops are
+    generalized first; other ops are left as they are.
+  }];
+  let dependentDialects = [
+    "mlir::affine::AffineDialect", "mlir::arith::ArithDialect",
+    "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect"
+  ];
+}
+
 #endif // ONYX_TARGET_CPU_PASSES_TD
