@@ -931,6 +931,10 @@ def parse_args(argv):
                    help="address-space limit (this process and each tool) in GiB (0: none; default 16)")
     p.add_argument("--results", default=os.path.join(REPO, "build", "node_suite_results.json"),
                    help="JSON results file (default: build/node_suite_results.json)")
+    p.add_argument("--from-results", metavar="FILE",
+                   help="run nothing: take every test's result from FILE, the --results of "
+                        "an earlier run of the same suites and modes (e.g. CI's), to write "
+                        "the docs or check/update the floors from it")
     p.add_argument("--write-docs", nargs="?", const=DEFAULT_DOCS, metavar="PATH",
                    help="write the supported-operators page (default path: docs/supported-ops.md)")
     p.add_argument("--floor", metavar="FILE", nargs="?", const=DEFAULT_FLOOR,
@@ -963,9 +967,25 @@ def main(argv=None):
         return 2
     for tool, modes in ((args.onyx_compile or os.path.join(args.bin_dir, "onyx-compile"), {"import"}),
                         (args.onyx_run or os.path.join(args.bin_dir, "onyx-run"), {"static", "symbolic"})):
-        if modes & set(args.modes) and not os.access(tool, os.X_OK):
+        if modes & set(args.modes) and not args.from_results and not os.access(tool, os.X_OK):
             print("node_suite: error: %s is not an executable (build first)" % tool, file=sys.stderr)
             return 2
+
+    previous = None
+    if args.from_results:
+        with open(args.from_results) as f:
+            previous = json.load(f)
+        for s in suites:
+            for m in args.modes:
+                have = previous.get("suites", {}).get(s.name, {}).get("modes", {}).get(m)
+                missing = [t.name for t in s.tests
+                           if not have or t.name not in have.get("tests", {})]
+                if missing:
+                    print("node_suite: error: %s has no %s %s result for %d tests (e.g. %s)"
+                          % (args.from_results, s.name, m, len(missing), missing[0]),
+                          file=sys.stderr)
+                    return 2
+        args.results = None
 
     limit_memory(int(args.mem_limit_gb * (1 << 30)))
     runner = Runner(args)
@@ -983,7 +1003,9 @@ def main(argv=None):
     def work(job):
         s, t, m = job
         t0 = time.monotonic()
-        if args.max_timeouts and timeouts[0] >= args.max_timeouts:
+        if previous is not None:
+            r = previous["suites"][s.name]["modes"][m]["tests"][t.name]
+        elif args.max_timeouts and timeouts[0] >= args.max_timeouts:
             r = {"status": "crash", "seconds": 0.0,
                  "reason": "not run: %d tests already timed out (--max-timeouts)" % timeouts[0]}
         else:

@@ -341,6 +341,37 @@ class NodeSuiteRunnerTest(unittest.TestCase):
         self.assertIn("| input N '…': dim N is N, the model says N |  | 1 | 2 |", text)
         self.assertNotIn(self.tmp, text)
 
+    def test_from_results(self):
+        # A run's results file gives the same docs without running anything
+        # (the fake tools are not even needed), and a file lacking a mode
+        # is refused.
+        docs_run = os.path.join(self.tmp, "ops-run.md")
+        saved = os.path.join(self.tmp, "saved.json")
+        self.run_suite("--mode", "import", "--mode", "static", "--mode", "symbolic",
+                       "--write-docs", docs_run, "--results", saved)
+        docs_saved = os.path.join(self.tmp, "ops-saved.md")
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            rc = node_suite.main(["--suite", self.suite, "--onyx-run", "/nonexistent",
+                                  "--onyx-compile", "/nonexistent", "-q",
+                                  "--mode", "import", "--mode", "static",
+                                  "--mode", "symbolic", "--from-results", saved,
+                                  "--write-docs", docs_saved])
+        self.assertEqual(rc, 1, out.getvalue() + err.getvalue())  # its crashes
+        with open(docs_run) as f, open(docs_saved) as g:
+            strip = lambda t: [l for l in t.splitlines() if "s)" not in l]
+            self.assertEqual(strip(f.read()), strip(g.read()))
+        with open(saved) as f:
+            data = json.load(f)
+        del data["suites"]["custom"]["modes"]["symbolic"]
+        with open(saved, "w") as f:
+            json.dump(data, f)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            rc = node_suite.main(["--suite", self.suite, "-q", "--mode", "symbolic",
+                                  "--from-results", saved])
+        self.assertEqual(rc, 2)
+        self.assertIn("has no custom symbolic result", err.getvalue())
+
     def test_compare(self):
         c = node_suite.compare
         f = np.array([1.0, 2.0, np.nan, np.inf], np.float32)
