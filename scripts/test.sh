@@ -133,6 +133,11 @@ step install bash test/install/test_install.sh "$BUILD_DIR"
 step e2e-threads "$PY" test/e2e/test_threads.py
 step e2e-hostile-inputs "$PY" test/e2e/test_hostile_inputs.py
 step e2e-external-data "$PY" test/e2e/test_external_data.py
+# The CLI mutation campaign (test/fuzz/): its committed crashers, then a
+# bounded fixed-seed run that must end without a crash or hang.
+step fuzz-regressions "$PY" test/fuzz/test_fuzz_regressions.py
+step fuzz-cli "$PY" test/fuzz/mutate_models.py --count 300 --seed 1 -j "$JOBS" \
+  --expect-clean --results "$BUILD_DIR/fuzz_results.json"
 # The concurrency gtests under ThreadSanitizer (docs/runtime.md, "Threads").
 step tsan-runtime bash scripts/tsan-runtime.sh
 # Real models (docs/real-models.md): PyTorch exports, each compiled once and run

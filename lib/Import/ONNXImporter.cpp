@@ -20,6 +20,7 @@
 #include "onyx/onyx_elements.h"
 
 #include "ExternalData.h"
+#include "GraphCheck.h"
 #include "HandleTypes.h"
 #include "SchemaRegistry.h"
 #include "TypeInference.h"
@@ -404,6 +405,19 @@ std::string Importer::readStoredBytes(const onnx::TensorProto &tensor,
     return tensor.raw_data();
   }
 
+  // The values are in the proto itself: check how many there are before
+  // allocating (a tensor claiming 2^40 elements allocated terabytes and
+  // aborted in LLVM's out-of-memory handler).
+  uint64_t stored = code == onnx::TensorProto::FLOAT    ? tensor.float_data_size()
+                    : code == onnx::TensorProto::DOUBLE ? tensor.double_data_size()
+                    : code == onnx::TensorProto::INT64  ? tensor.int64_data_size()
+                    : code == onnx::TensorProto::UINT64 ||
+                            code == onnx::TensorProto::UINT32
+                        ? tensor.uint64_data_size()
+                        : tensor.int32_data_size();
+  if (stored != count)
+    fail(what + ": holds " + std::to_string(stored) + " values, expected " +
+         std::to_string(count));
   std::string bytes(expectedBytes, '\0');
   auto checkCount = [&](int64_t have) {
     if (uint64_t(have) != count)
@@ -1412,6 +1426,11 @@ OwningOpRef<ModuleOp> Importer::importModel(onnx::ModelProto &model) {
   if (opset > schema::maxOpset())
     fail("the model imports ai.onnx opset " + std::to_string(opset) +
          "; Onyx knows opsets up to " + std::to_string(schema::maxOpset()));
+
+  // A malformed graph is an error before libonnx's inference sees it
+  // (GraphCheck.h: it crashed on a Scan without a body, a missing input).
+  if (std::string why = importer::checkWellFormed(graph, opset); !why.empty())
+    fail(why);
 
   // Element types, ranks and static dims of intermediate values
   // (TypeInference.h); Onyx refines shapes itself later.

@@ -108,6 +108,26 @@ void markOpaque(
       info->mutable_type()->mutable_tensor_type()->set_elem_type(0);
     }
   }
+  // The same for what Shape and Size read when it is computed in this
+  // graph: when libonnx cannot type the producer (a Reshape whose static
+  // dims disagree), its data propagation of the Shape dereferenced the
+  // missing type (found by test/fuzz/mutate_models.py).
+  std::set<std::string> producedHere;
+  for (const auto &node : graph.node())
+    for (const auto &name : node.output())
+      producedHere.insert(name);
+  std::vector<std::string> placeholders;
+  for (const auto &node : graph.node())
+    if (node.op_type() == "Shape" || node.op_type() == "Size")
+      for (const auto &name : node.input())
+        if (!name.empty() && producedHere.count(name) &&
+            typed.insert(name).second)
+          placeholders.push_back(name);
+  for (const auto &name : placeholders) {
+    auto *info = graph.add_value_info();
+    info->set_name(name);
+    info->mutable_type()->mutable_tensor_type()->set_elem_type(0);
+  }
 }
 
 //===----------------------------------------------------------------------===//

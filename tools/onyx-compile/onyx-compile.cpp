@@ -92,7 +92,21 @@ int main(int argc, char **argv) {
   options.explainShapes = explainShapes;
   std::string error;
   if (!onyx::compileModelFile(input, outputPath, options, error)) {
-    llvm::errs() << "error: " << error << "\n";
+    // One line whatever the model's names hold: control bytes (a newline
+    // could forge a second `error:` line, escape codes recolor the
+    // terminal) are printed as \xNN.
+    std::string line;
+    for (unsigned char c : error) {
+      if (c < 0x20 || c == 0x7f) {
+        static const char *hex = "0123456789abcdef";
+        line += "\\x";
+        line += hex[c >> 4];
+        line += hex[c & 15];
+      } else {
+        line += char(c);
+      }
+    }
+    llvm::errs() << "error: " << line << "\n";
     return 1;
   }
   return 0;

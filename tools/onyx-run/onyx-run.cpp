@@ -631,7 +631,19 @@ std::string oneLine(std::string message) {
   std::replace(message.begin(), message.end(), '\r', ' ');
   while (!message.empty() && message.back() == ' ')
     message.pop_back();
-  return message.empty() ? "unknown failure" : message;
+  // Other control bytes (escape codes in a model's names) as \xNN.
+  std::string line;
+  for (unsigned char c : message) {
+    if (c < 0x20 || c == 0x7f) {
+      static const char *hex = "0123456789abcdef";
+      line += "\\x";
+      line += hex[c >> 4];
+      line += hex[c & 15];
+    } else {
+      line += char(c);
+    }
+  }
+  return line.empty() ? "unknown failure" : line;
 }
 
 } // namespace

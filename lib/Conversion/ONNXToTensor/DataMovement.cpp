@@ -42,6 +42,16 @@ FailureOr<shape::IntList> intListOf(Operation *op, Value value,
   if (!isa<IntegerType>(type->getElementType()))
     return op->emitError() << what << " must hold integers, got "
                            << value.getType();
+  // These lists hold one entry per dim (axes, shapes, pads, starts): a
+  // static length beyond any real rank would make the lowering unroll that
+  // many entries (an Unsqueeze with 2^40 axes never finished compiling).
+  constexpr int64_t kMaxListEntries = 1 << 12;
+  if (type->getRank() == 1 && !type->isDynamicDim(0) &&
+      type->getDimSize(0) > kMaxListEntries)
+    return op->emitError() << what << " has " << type->getDimSize(0)
+                           << " entries; lists of axes, shapes and pads "
+                              "are limited to "
+                           << kMaxListEntries;
   return shape::IntList::tensor(value);
 }
 
