@@ -3,6 +3,7 @@
 #include "GraphCheck.h"
 
 #include "SchemaRegistry.h"
+#include "onyx/onyx_elements.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -38,6 +39,95 @@ bool isDefaultDomain(const onnx::NodeProto &node) {
 std::string describe(const onnx::NodeProto &node) {
   return "node '" + printableName(node.name()) + "' (" +
          printableName(node.op_type()) + ")";
+}
+
+/// Why the data of `t` does not match its dims ("" when it does, when it is
+/// external, or when its element type is one the importer rejects anyway):
+/// libonnx parses initializers and Constant values for its data propagation
+/// and trusted their sizes.
+std::string tensorDataProblem(const onnx::TensorProto &t) {
+  uint64_t count = 1;
+  for (int64_t d : t.dims()) {
+    if (d < 0)
+      return "has a negative dimension (" + std::to_string(d) + ")";
+    if (d != 0 && count > (uint64_t(1) << 40) / uint64_t(d))
+      return "has more than 2^40 elements";
+    count *= uint64_t(d);
+  }
+  if (t.data_location() == onnx::TensorProto::EXTERNAL)
+    return "";
+  int32_t code = t.data_type();
+  uint64_t rawBytes = 0, typed = 0;
+  bool known = true;
+  switch (code) {
+  case onnx::TensorProto::FLOAT:
+    rawBytes = 4 * count, typed = uint64_t(t.float_data_size());
+    break;
+  case onnx::TensorProto::DOUBLE:
+    rawBytes = 8 * count, typed = uint64_t(t.double_data_size());
+    break;
+  case onnx::TensorProto::INT64:
+    rawBytes = 8 * count, typed = uint64_t(t.int64_data_size());
+    break;
+  case onnx::TensorProto::UINT32:
+    rawBytes = 4 * count, typed = uint64_t(t.uint64_data_size());
+    break;
+  case onnx::TensorProto::UINT64:
+    rawBytes = 8 * count, typed = uint64_t(t.uint64_data_size());
+    break;
+  case onnx::TensorProto::COMPLEX64:
+    rawBytes = 8 * count, typed = uint64_t(t.float_data_size());
+    count *= 2;
+    break;
+  case onnx::TensorProto::COMPLEX128:
+    rawBytes = 16 * count, typed = uint64_t(t.double_data_size());
+    count *= 2;
+    break;
+  case onnx::TensorProto::STRING:
+    if (t.has_raw_data())
+      return "is a string tensor with raw_data";
+    rawBytes = 0, typed = uint64_t(t.string_data_size());
+    break;
+  case onnx::TensorProto::INT32:
+    rawBytes = 4 * count, typed = uint64_t(t.int32_data_size());
+    break;
+  case onnx::TensorProto::UINT16:
+  case onnx::TensorProto::INT16:
+  case onnx::TensorProto::FLOAT16:
+  case onnx::TensorProto::BFLOAT16:
+    rawBytes = 2 * count, typed = uint64_t(t.int32_data_size());
+    break;
+  case onnx::TensorProto::UINT8:
+  case onnx::TensorProto::INT8:
+  case onnx::TensorProto::BOOL:
+  case 17: // float8 types: one byte each
+  case 18:
+  case 19:
+  case 20:
+  case 24:
+    rawBytes = count, typed = uint64_t(t.int32_data_size());
+    break;
+  default:
+    if (onyx_subbyte_bits(code)) {
+      // Packed: one byte per int32_data entry as in raw_data.
+      count = onyx_packed_bytes(code, count);
+      rawBytes = count, typed = uint64_t(t.int32_data_size());
+    } else {
+      known = false;
+    }
+  }
+  if (!known)
+    return "";
+  if (t.has_raw_data()) {
+    if (uint64_t(t.raw_data().size()) != rawBytes)
+      return "holds " + std::to_string(t.raw_data().size()) +
+             " bytes of raw_data, its dims need " + std::to_string(rawBytes);
+    return "";
+  }
+  if (typed != count)
+    return "holds " + std::to_string(typed) + " values, its dims need " +
+           std::to_string(count);
+  return "";
 }
 
 struct Checker {
@@ -98,8 +188,11 @@ struct Checker {
     auto &defined = scopes.back();
     for (const auto &input : graph.input())
       defined.insert(input.name());
-    for (const auto &init : graph.initializer())
+    for (const auto &init : graph.initializer()) {
+      if (std::string why = tensorDataProblem(init); !why.empty())
+        return "initializer '" + printableName(init.name()) + "' " + why;
       defined.insert(init.name());
+    }
     for (const auto &init : graph.sparse_initializer())
       defined.insert(init.values().name());
     std::set<std::string> outputsHere;
@@ -110,6 +203,17 @@ struct Checker {
                  "' is not defined before it is used";
       if (std::string why = checkSchema(node); !why.empty())
         return why;
+      for (const auto &attr : node.attribute()) {
+        std::string why;
+        if (attr.has_t())
+          why = tensorDataProblem(attr.t());
+        for (const auto &t : attr.tensors())
+          if (why.empty())
+            why = tensorDataProblem(t);
+        if (!why.empty())
+          return describe(node) + ", attribute '" +
+                 printableName(attr.name()) + "': the tensor " + why;
+      }
       for (const auto &attr : node.attribute()) {
         if (attr.has_g())
           if (std::string why = checkGraph(attr.g()); !why.empty())

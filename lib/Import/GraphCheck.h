@@ -9,6 +9,8 @@
 //     node, or a value of an enclosing graph;
 //   * a value defined twice in one graph (two node outputs, or a node
 //     output that is also a graph input);
+//   * an initializer or attribute tensor whose data does not match its
+//     dims (raw_data size, number of typed values; negative dims);
 //   * for nodes of the default domain that Onyx's registry knows
 //     (SchemaRegistry.h): a required input that is missing or empty, fewer
 //     variadic inputs than the schema's minimum, a required graph attribute

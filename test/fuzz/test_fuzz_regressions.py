@@ -15,6 +15,9 @@ hostile-input campaign, must end in a compiled artifact or exactly one
           a placeholder type, TypeInference.cpp);
         - a Constant claiming 2^40 elements: allocated before counting its
           values, aborted in LLVM's out-of-memory handler;
+        - a Constant whose raw_data is shorter than its dims feeding an Add:
+          libonnx's data propagation read past its end (tensors are now
+          checked against their dims first, GraphCheck.cpp);
         - an Unsqueeze whose axes input has 2^40 entries: never finished
           (unrolled per entry; lists are now limited to 4096 entries).
 
