@@ -7,7 +7,12 @@
 
 #include <onnx/onnx_pb.h>
 
+#include "llvm/ADT/SmallVector.h"
+
+#include <algorithm>
 #include <deque>
+#include <map>
+#include <optional>
 #include <set>
 
 namespace onyx::importer {
@@ -135,6 +140,98 @@ struct Checker {
   /// Names visible in the graphs being walked, innermost last (a deque:
   /// a subgraph's scope must not move its enclosing graph's).
   std::deque<std::set<std::string>> scopes;
+  /// Ranks known before any inference (graph inputs and value_info with a
+  /// shape, initializers, Constant values), innermost graph last.
+  std::deque<std::map<std::string, int64_t>> ranks;
+  /// What graph inputs and value_info declare a value to be: 't'ensor,
+  /// 's'equence, 'o'ptional, 'm'ap (other kinds are not recorded).
+  std::deque<std::map<std::string, char>> kinds;
+
+  std::optional<char> kindOf(const std::string &name) const {
+    for (auto it = kinds.rbegin(); it != kinds.rend(); ++it) {
+      auto found = it->find(name);
+      if (found != it->end())
+        return found->second;
+    }
+    return std::nullopt;
+  }
+
+  /// A value of a kind the formal cannot take (a sequence passed to Scan):
+  /// libonnx's inference functions read the tensor type unchecked.
+  std::string checkInputKinds(const onnx::NodeProto &node,
+                              const schema::OpSchema &s) {
+    auto inputs = s.inputs();
+    if (inputs.empty())
+      return "";
+    for (int i = 0; i < node.input_size(); ++i) {
+      if (node.input(i).empty())
+        continue;
+      std::optional<char> kind = kindOf(node.input(i));
+      if (!kind)
+        continue;
+      const schema::Formal &formal =
+          inputs[std::min<size_t>(size_t(i), inputs.size() - 1)];
+      llvm::SmallVector<llvm::StringRef> allowed;
+      llvm::StringRef typeStr = formal.typeStr;
+      for (const schema::TypeConstraint &c : s.constraints())
+        if (typeStr == c.param)
+          for (const char *t : c.allowedTypes())
+            allowed.push_back(t);
+      if (allowed.empty()) {
+        if (!typeStr.contains('('))
+          continue; // a parameter without listed types: anything goes
+        allowed.push_back(typeStr);
+      }
+      const char *prefix = *kind == 't'   ? "tensor("
+                           : *kind == 's' ? "seq("
+                           : *kind == 'o' ? "optional("
+                                          : "map(";
+      bool ok = false;
+      for (llvm::StringRef t : allowed)
+        ok |= t.starts_with(prefix);
+      if (!ok)
+        return describe(node) + ": input '" + printableName(node.input(i)) +
+               "' is a " +
+               (*kind == 't'   ? "tensor"
+                : *kind == 's' ? "sequence"
+                : *kind == 'o' ? "optional"
+                               : "map") +
+               ", which input '" + formal.name + "' does not take";
+    }
+    return "";
+  }
+
+  std::optional<int64_t> rankOf(const std::string &name) const {
+    for (auto it = ranks.rbegin(); it != ranks.rend(); ++it) {
+      auto found = it->find(name);
+      if (found != it->end())
+        return found->second;
+    }
+    return std::nullopt;
+  }
+
+  /// An `axis` attribute outside [-r, r] for input 0 of rank r ([-r-1, r]
+  /// for OneHot, whose axis counts the result's dims): libonnx's inference
+  /// of several operators (LayerNormalization with axis -100 or INT64_MAX)
+  /// indexes the input's dims with it unchecked.
+  std::string checkAxis(const onnx::NodeProto &node) {
+    if (!isDefaultDomain(node) || node.input_size() == 0)
+      return "";
+    std::optional<int64_t> rank = rankOf(node.input(0));
+    if (!rank)
+      return "";
+    for (const auto &attr : node.attribute()) {
+      if (attr.name() != "axis" || attr.type() != onnx::AttributeProto::INT)
+        continue;
+      int64_t low = node.op_type() == "OneHot" ? -*rank - 1 : -*rank;
+      if (attr.i() < low || attr.i() > *rank)
+        return describe(node) + ": attribute 'axis' = " +
+               std::to_string(attr.i()) + " is out of range for input '" +
+               printableName(node.input(0)) + "' of rank " +
+               std::to_string(*rank);
+    }
+    return "";
+  }
 
   bool visible(const std::string &name) const {
     for (const auto &scope : scopes)
@@ -149,6 +246,16 @@ struct Checker {
     const schema::OpSchema *s = schema::lookup(node.op_type(), opset);
     if (!s)
       return ""; // the importer reports an unknown operator
+    if (std::string why = checkInputKinds(node, *s); !why.empty())
+      return why;
+    // Sizes libonnx multiplies unchecked (blocksize 2^40 squared is 0: a
+    // division by zero in its DepthToSpace inference).
+    for (const auto &attr : node.attribute())
+      if (attr.name() == "blocksize" &&
+          attr.type() == onnx::AttributeProto::INT &&
+          (attr.i() < 1 || attr.i() > (int64_t(1) << 20)))
+        return describe(node) + ": attribute 'blocksize' = " +
+               std::to_string(attr.i()) + " is not in [1, 2^20]";
     auto inputs = s->inputs();
     for (size_t i = 0; i < inputs.size(); ++i) {
       const schema::Formal &formal = inputs[i];
@@ -186,6 +293,30 @@ struct Checker {
   std::string checkGraph(const onnx::GraphProto &graph) {
     scopes.emplace_back();
     auto &defined = scopes.back();
+    ranks.emplace_back();
+    auto &known = ranks.back();
+    kinds.emplace_back();
+    auto &kindHere = kinds.back();
+    auto noteRank = [&](const onnx::ValueInfoProto &info) {
+      const onnx::TypeProto &t = info.type();
+      if (t.has_tensor_type())
+        kindHere[info.name()] = 't';
+      else if (t.has_sequence_type())
+        kindHere[info.name()] = 's';
+      else if (t.has_optional_type())
+        kindHere[info.name()] = 'o';
+      else if (t.has_map_type())
+        kindHere[info.name()] = 'm';
+      if (info.type().has_tensor_type() &&
+          info.type().tensor_type().has_shape())
+        known[info.name()] = info.type().tensor_type().shape().dim_size();
+    };
+    for (const auto &info : graph.input())
+      noteRank(info);
+    for (const auto &info : graph.value_info())
+      noteRank(info);
+    for (const auto &init : graph.initializer())
+      known[init.name()] = init.dims_size();
     for (const auto &input : graph.input())
       defined.insert(input.name());
     for (const auto &init : graph.initializer()) {
@@ -203,6 +334,12 @@ struct Checker {
                  "' is not defined before it is used";
       if (std::string why = checkSchema(node); !why.empty())
         return why;
+      if (std::string why = checkAxis(node); !why.empty())
+        return why;
+      if (node.op_type() == "Constant" && node.output_size() == 1)
+        for (const auto &attr : node.attribute())
+          if (attr.name() == "value" && attr.has_t())
+            known[node.output(0)] = attr.t().dims_size();
       for (const auto &attr : node.attribute()) {
         std::string why;
         if (attr.has_t())
@@ -241,6 +378,8 @@ struct Checker {
         return "graph output '" + printableName(output.name()) +
                "' is not defined by any node, input or initializer";
     scopes.pop_back();
+    ranks.pop_back();
+    kinds.pop_back();
     return "";
   }
 };

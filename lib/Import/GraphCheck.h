@@ -9,6 +9,10 @@
 //     node, or a value of an enclosing graph;
 //   * a value defined twice in one graph (two node outputs, or a node
 //     output that is also a graph input);
+//   * an `axis` attribute outside [-r, r] for an input 0 whose rank r is
+//     known before inference (OneHot: [-r-1, r]);
+//   * an input whose declared kind (tensor, sequence, optional, map) the
+//     formal's types do not include; a `blocksize` outside [1, 2^20];
 //   * an initializer or attribute tensor whose data does not match its
 //     dims (raw_data size, number of typed values; negative dims);
 //   * for nodes of the default domain that Onyx's registry knows

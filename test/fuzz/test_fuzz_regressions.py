@@ -18,6 +18,14 @@ hostile-input campaign, must end in a compiled artifact or exactly one
         - a Constant whose raw_data is shorter than its dims feeding an Add:
           libonnx's data propagation read past its end (tensors are now
           checked against their dims first, GraphCheck.cpp);
+        - a LayerNormalization with axis INT64_MAX (or -100) on a rank-3
+          graph input: libonnx indexed the dims with it (axis attributes
+          are now checked against ranks known before inference);
+        - a DepthToSpace with blocksize 2^40 (libonnx divided by its square,
+          0), a sequence graph input passed to Scan (libonnx read its tensor
+          type): GraphCheck checks blocksize and declared input kinds;
+        - a BatchNormalization outside training mode whose running mean is
+          used: the lowering erased it under the use (now an error);
         - an Unsqueeze whose axes input has 2^40 entries: never finished
           (unrolled per entry; lists are now limited to 4096 entries).
 

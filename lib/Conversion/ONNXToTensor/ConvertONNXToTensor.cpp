@@ -420,6 +420,15 @@ static LogicalResult lowerOneOp(Operation *op, const LoweringTable &table) {
   if (view && op->getParentOp() == op->getParentOfType<func::FuncOp>())
     canonicalizeDims(
         op, before ? before->getNextNode() : &op->getBlock()->front(), *view);
+  // A result the lowering does not produce (BatchNormalization's running
+  // mean and variance outside training mode) must be unused: erasing the
+  // op under a use left a null value that crashed the verifier's printer
+  // (found by test/fuzz/mutate_models.py).
+  for (auto [i, oldValue] : llvm::enumerate(op->getResults()))
+    if ((i >= results->size() || !(*results)[i]) && !oldValue.use_empty())
+      return op->emitError() << "output " << i
+                             << " is used, but the operator does not produce "
+                                "it with these attributes and inputs";
   for (auto [oldValue, newValue] : llvm::zip(op->getResults(), *results)) {
     if (!newValue)
       continue;
