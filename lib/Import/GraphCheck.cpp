@@ -248,6 +248,26 @@ struct Checker {
       return ""; // the importer reports an unknown operator
     if (std::string why = checkInputKinds(node, *s); !why.empty())
       return why;
+    // More inputs or outputs than any version of the operator has (a Shape
+    // with two inputs: libonnx's data propagation read past its data).
+    size_t maxInputs = 0, maxOutputs = 0;
+    bool variadicIn = false, variadicOut = false;
+    for (const schema::OpSchema &v : schema::versions(node.op_type())) {
+      maxInputs = std::max(maxInputs, v.inputs().size());
+      maxOutputs = std::max(maxOutputs, v.outputs().size());
+      variadicIn |= !v.inputs().empty() &&
+                    v.inputs().back().option == schema::Option::Variadic;
+      variadicOut |= !v.outputs().empty() &&
+                     v.outputs().back().option == schema::Option::Variadic;
+    }
+    if (!variadicIn && size_t(node.input_size()) > maxInputs)
+      return describe(node) + ": has " + std::to_string(node.input_size()) +
+             " inputs, the operator takes at most " +
+             std::to_string(maxInputs);
+    if (!variadicOut && size_t(node.output_size()) > maxOutputs)
+      return describe(node) + ": has " + std::to_string(node.output_size()) +
+             " outputs, the operator has at most " +
+             std::to_string(maxOutputs);
     // Sizes libonnx multiplies unchecked (blocksize 2^40 squared is 0: a
     // division by zero in its DepthToSpace inference).
     for (const auto &attr : node.attribute())
