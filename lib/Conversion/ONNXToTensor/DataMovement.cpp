@@ -218,6 +218,11 @@ FailureOr<SmallVector<Value>> lowerReshape(Operation *op, OpBuilder &b) {
     if (ShapedType::isDynamic(rank))
       return op->emitError("Reshape: the result rank is unknown (the shape "
                            "input has a dynamic length)");
+    // As intListOf's bound: the shape's entries are unrolled (a shape input
+    // of 2^62 entries never finished compiling).
+    if (rank > (1 << 12))
+      return op->emitError() << "Reshape: the shape input has " << rank
+                             << " entries; shapes are limited to 4096";
     auto dims = shape::reshapeShapeFromTensor(b, loc, reshape.getData(),
                                               reshape.getShape(), rank,
                                               reshape.getAllowzero() != 0, op);
