@@ -1,4 +1,5 @@
-//===- ExternalData.h - Safe access to an initializer's external data -*- C++ -*-//
+//===- ExternalData.h - Safe access to an initializer's external data -*- C++
+//-*-//
 //
 // ONNX keeps large initializers outside the model (TensorProto.external_data:
 // `location`, `offset`, `length`). A model is untrusted input, so before any

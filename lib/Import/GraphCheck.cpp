@@ -225,10 +225,10 @@ struct Checker {
         continue;
       int64_t low = node.op_type() == "OneHot" ? -*rank - 1 : -*rank;
       if (attr.i() < low || attr.i() > *rank)
-        return describe(node) + ": attribute 'axis' = " +
-               std::to_string(attr.i()) + " is out of range for input '" +
-               printableName(node.input(0)) + "' of rank " +
-               std::to_string(*rank);
+        return describe(node) +
+               ": attribute 'axis' = " + std::to_string(attr.i()) +
+               " is out of range for input '" + printableName(node.input(0)) +
+               "' of rank " + std::to_string(*rank);
     }
     return "";
   }
@@ -262,20 +262,19 @@ struct Checker {
     }
     if (!variadicIn && size_t(node.input_size()) > maxInputs)
       return describe(node) + ": has " + std::to_string(node.input_size()) +
-             " inputs, the operator takes at most " +
-             std::to_string(maxInputs);
+             " inputs, the operator takes at most " + std::to_string(maxInputs);
     if (!variadicOut && size_t(node.output_size()) > maxOutputs)
       return describe(node) + ": has " + std::to_string(node.output_size()) +
-             " outputs, the operator has at most " +
-             std::to_string(maxOutputs);
+             " outputs, the operator has at most " + std::to_string(maxOutputs);
     // Sizes libonnx multiplies unchecked (blocksize 2^40 squared is 0: a
     // division by zero in its DepthToSpace inference).
     for (const auto &attr : node.attribute())
       if (attr.name() == "blocksize" &&
           attr.type() == onnx::AttributeProto::INT &&
           (attr.i() < 1 || attr.i() > (int64_t(1) << 20)))
-        return describe(node) + ": attribute 'blocksize' = " +
-               std::to_string(attr.i()) + " is not in [1, 2^20]";
+        return describe(node) +
+               ": attribute 'blocksize' = " + std::to_string(attr.i()) +
+               " is not in [1, 2^20]";
     auto inputs = s->inputs();
     for (size_t i = 0; i < inputs.size(); ++i) {
       const schema::Formal &formal = inputs[i];
@@ -299,8 +298,8 @@ struct Checker {
           given = &a;
       if (!given) {
         if (attr.required)
-          return describe(node) + ": required graph attribute '" +
-                 attr.name + "' is missing";
+          return describe(node) + ": required graph attribute '" + attr.name +
+                 "' is missing";
         continue;
       }
       if (!given->has_g())
@@ -368,8 +367,8 @@ struct Checker {
           if (why.empty())
             why = tensorDataProblem(t);
         if (!why.empty())
-          return describe(node) + ", attribute '" +
-                 printableName(attr.name()) + "': the tensor " + why;
+          return describe(node) + ", attribute '" + printableName(attr.name()) +
+                 "': the tensor " + why;
       }
       for (const auto &attr : node.attribute()) {
         if (attr.has_g())

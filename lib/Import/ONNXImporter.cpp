@@ -124,9 +124,8 @@ std::optional<Type> getElementType(MLIRContext *ctx, int32_t code) {
 
 std::string dataTypeName(int32_t code) {
   static const char *const kNewer[] = {
-      "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ",
-      "UINT4",        "INT4",           "FLOAT4E2M1", "FLOAT8E8M0",
-      "UINT2",        "INT2"};
+      "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4",
+      "INT4",         "FLOAT4E2M1",     "FLOAT8E8M0", "UINT2",          "INT2"};
   if (code >= 17 && code <= 26)
     return kNewer[code - 17];
   if (onnx::TensorProto_DataType_IsValid(code))
@@ -408,13 +407,13 @@ std::string Importer::readStoredBytes(const onnx::TensorProto &tensor,
   // The values are in the proto itself: check how many there are before
   // allocating (a tensor claiming 2^40 elements allocated terabytes and
   // aborted in LLVM's out-of-memory handler).
-  uint64_t stored = code == onnx::TensorProto::FLOAT    ? tensor.float_data_size()
-                    : code == onnx::TensorProto::DOUBLE ? tensor.double_data_size()
-                    : code == onnx::TensorProto::INT64  ? tensor.int64_data_size()
-                    : code == onnx::TensorProto::UINT64 ||
-                            code == onnx::TensorProto::UINT32
-                        ? tensor.uint64_data_size()
-                        : tensor.int32_data_size();
+  uint64_t stored =
+      code == onnx::TensorProto::FLOAT    ? tensor.float_data_size()
+      : code == onnx::TensorProto::DOUBLE ? tensor.double_data_size()
+      : code == onnx::TensorProto::INT64  ? tensor.int64_data_size()
+      : code == onnx::TensorProto::UINT64 || code == onnx::TensorProto::UINT32
+          ? tensor.uint64_data_size()
+          : tensor.int32_data_size();
   if (stored != count)
     fail(what + ": holds " + std::to_string(stored) + " values, expected " +
          std::to_string(count));

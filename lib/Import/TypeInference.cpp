@@ -613,8 +613,8 @@ quantizeRule(const onnx::NodeProto &node, const Known &known, bool dequantize) {
 
 /// CausalConvWithState-27: the output has the input's shape; the state
 /// handed on is (B, C, k - 1) in the past state's type (else the input's).
-std::optional<onnx::TypeProto>
-causalConvRule(const onnx::NodeProto &node, const Known &known, int k) {
+std::optional<onnx::TypeProto> causalConvRule(const onnx::NodeProto &node,
+                                              const Known &known, int k) {
   auto x = dimsOf(known, input(node, 0));
   int32_t elem = known.elem(input(node, 0));
   if (!elem)
@@ -634,8 +634,8 @@ causalConvRule(const onnx::NodeProto &node, const Known &known, int k) {
 /// LinearAttention-27: the output is (B, T, Hq * d_v) in the query's type;
 /// the present state (B, Hkv, d_k, d_v) in the past state's type (else the
 /// query's).
-std::optional<onnx::TypeProto>
-linearAttentionRule(const onnx::NodeProto &node, const Known &known, int k) {
+std::optional<onnx::TypeProto> linearAttentionRule(const onnx::NodeProto &node,
+                                                   const Known &known, int k) {
   auto q = dimsOf(known, input(node, 0));
   auto v = dimsOf(known, input(node, 2));
   int32_t elem = known.elem(input(node, 0));
@@ -649,8 +649,8 @@ linearAttentionRule(const onnx::NodeProto &node, const Known &known, int k) {
   int64_t dv = at(v, 2) >= 0 ? at(v, 2) / hkv : -1;
   int64_t dk = at(q, 2) >= 0 ? at(q, 2) / hq : -1;
   if (k == 0)
-    return tensorType(elem, std::vector<int64_t>{at(q, 0), at(q, 1),
-                                                 dv >= 0 ? hq * dv : -1});
+    return tensorType(
+        elem, std::vector<int64_t>{at(q, 0), at(q, 1), dv >= 0 ? hq * dv : -1});
   if (!input(node, 3).empty() && known.elem(input(node, 3)))
     if (const onnx::TypeProto *t = known.type(input(node, 3)))
       return *t;

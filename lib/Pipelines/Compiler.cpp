@@ -204,7 +204,8 @@ bool compileModelFile(const std::string &modelPath,
   if (options.precision == "fp16" || options.precision == "bf16") {
     error = "--precision=" + options.precision +
             " (an fp32 model compiled to run in half precision) is not "
-            "implemented yet; export the model in " + options.precision +
+            "implemented yet; export the model in " +
+            options.precision +
             " instead (a half-precision model needs no option)";
     return false;
   }

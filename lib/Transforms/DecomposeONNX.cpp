@@ -379,14 +379,13 @@ LogicalResult decomposeAttention(Operation *op) {
   if (!staticHeads || qHeads != kvHeads) {
     Value reps = staticHeads ? nb.i64s({qHeads / kvHeads})
                              : nb.div(nb.dim(qc, 1), nb.dim(kc, 1));
-    Value expandShape =
-        nb.concat({nb.i64s({1, 1}), reps, nb.i64s({1, 1})}, 0);
+    Value expandShape = nb.concat({nb.i64s({1, 1}), reps, nb.i64s({1, 1})}, 0);
     Value queryHeads = staticHeads ? nb.i64s({qHeads}) : nb.dim(qc, 1);
     auto repeat = [&](Value x) {
       Value u = nb.unsqueeze(x, {2}); // (B, Hkv, 1, S, D)
       Value e = nb.op("Expand", {u, expandShape}, ONNXBuilder::dyn(5, ct));
-      Value shape = nb.concat(
-          {nb.dim(x, 0), queryHeads, nb.i64s({-1}), nb.dim(x, 3)}, 0);
+      Value shape =
+          nb.concat({nb.dim(x, 0), queryHeads, nb.i64s({-1}), nb.dim(x, 3)}, 0);
       return nb.op("Reshape", {e, shape}, ONNXBuilder::dyn(4, ct));
     };
     kc = repeat(kc);
@@ -433,9 +432,9 @@ LogicalResult decomposeAttention(Operation *op) {
         p[2 * mrank - 1] = keys - maskLen;
         pads = nb.i64s(p);
       } else {
-        Value extra = nb.op("Max", {nb.sub(kvLen, nb.dim(mask, mrank - 1)),
-                                    nb.i64s({0})},
-                            RankedTensorType::get({1}, b.getI64Type()));
+        Value extra =
+            nb.op("Max", {nb.sub(kvLen, nb.dim(mask, mrank - 1)), nb.i64s({0})},
+                  RankedTensorType::get({1}, b.getI64Type()));
         pads = nb.concat(
             {nb.i64s(SmallVector<int64_t>(2 * mrank - 1, 0)), extra}, 0);
       }
@@ -579,7 +578,8 @@ LogicalResult decomposeRotary(Operation *op) {
     x2 = slice(rotate, nb.i64s({1}), nb.i64s({kEnd}), 2);
   } else {
     // The halves split at the caches' last extent (rotary dim / 2).
-    Value half = rotaryDim > 0 ? nb.i64s({rotaryDim / 2}) : nb.dim(cosCache, -1);
+    Value half =
+        rotaryDim > 0 ? nb.i64s({rotaryDim / 2}) : nb.dim(cosCache, -1);
     x1 = slice(rotate, nb.i64s({0}), half, 1);
     x2 = slice(rotate, half, nb.i64s({kEnd}), 1);
   }
@@ -596,8 +596,8 @@ LogicalResult decomposeRotary(Operation *op) {
   Value imag = nb.add(nb.mul(sinv, x1), nb.mul(cosv, x2));
   Value rotated;
   if (interleaved) {
-    Value pairs = nb.concat(
-        {nb.unsqueeze(real, {-1}), nb.unsqueeze(imag, {-1})}, -1);
+    Value pairs =
+        nb.concat({nb.unsqueeze(real, {-1}), nb.unsqueeze(imag, {-1})}, -1);
     rotated = nb.reshape(pairs, {0, 0, 0, -1}); // (B, S, H, R)
   } else {
     rotated = nb.concat({real, imag}, -1);
@@ -640,22 +640,22 @@ LogicalResult decomposePadAxes(Operation *op) {
     auto i64 = [&](int64_t r) { return ONNXBuilder::dyn(r, b.getI64Type()); };
     Value ax = nb.castTo(axesValue, b.getI64Type());
     Value rankV = nb.i64s({rank});
-    Value norm = nb.where(nb.binary("Less", ax, nb.i64s({0})),
-                          nb.add(ax, rankV), ax);
+    Value norm =
+        nb.where(nb.binary("Less", ax, nb.i64s({0})), nb.add(ax, rankV), ax);
     Value n = nb.dim(ax, 0);
     Value dims = nb.unsqueeze(nb.range(rankV), {0}); // (1, r)
     Value hit = nb.castTo(nb.binary("Equal", nb.unsqueeze(norm, {1}), dims),
                           b.getI64Type()); // (n, r)
-    auto spread = [&](Value part) {      // (n) -> (r)
+    auto spread = [&](Value part) {        // (n) -> (r)
       Value weighted = nb.mul(hit, nb.unsqueeze(part, {1}));
       return nb.op("ReduceSum", {weighted, nb.i64s({0})}, i64(1),
                    {nb.i64Attr("keepdims", 0)});
     };
     Value p = nb.castTo(pads, b.getI64Type());
-    Value begin = nb.op("Slice", {p, nb.i64s({0}), n, nb.none(), nb.none()},
-                        i64(1));
-    Value end = nb.op("Slice", {p, n, nb.add(n, n), nb.none(), nb.none()},
-                      i64(1));
+    Value begin =
+        nb.op("Slice", {p, nb.i64s({0}), n, nb.none(), nb.none()}, i64(1));
+    Value end =
+        nb.op("Slice", {p, n, nb.add(n, n), nb.none(), nb.none()}, i64(1));
     Value full = nb.concat({spread(begin), spread(end)}, 0);
     op->setOperand(1, full);
     op->setOperand(3, nb.none());
@@ -668,10 +668,10 @@ LogicalResult decomposePadAxes(Operation *op) {
     if (a < 0 || a >= rank)
       return op->emitError() << "Pad: axis " << axis << " is out of range";
     auto piece = [&](int64_t at) {
-      return nb.op("Slice",
-                   {pads, nb.i64s({at}), nb.i64s({at + 1}), nb.none(),
-                    nb.none()},
-                   RankedTensorType::get({1}, b.getI64Type()));
+      return nb.op(
+          "Slice",
+          {pads, nb.i64s({at}), nb.i64s({at + 1}), nb.none(), nb.none()},
+          RankedTensorType::get({1}, b.getI64Type()));
     };
     begins[a] = piece(int64_t(k));
     ends[a] = piece(int64_t(k) + n);
@@ -681,9 +681,9 @@ LogicalResult decomposePadAxes(Operation *op) {
     parts.push_back(begins[d] ? begins[d] : nb.i64s({0}));
   for (int64_t d = 0; d < rank; ++d)
     parts.push_back(ends[d] ? ends[d] : nb.i64s({0}));
-  Value full = nb.op("Concat", parts,
-                     RankedTensorType::get({2 * rank}, b.getI64Type()),
-                     {nb.i64Attr("axis", 0)});
+  Value full =
+      nb.op("Concat", parts, RankedTensorType::get({2 * rank}, b.getI64Type()),
+            {nb.i64Attr("axis", 0)});
   op->setOperand(1, full);
   op->setOperand(3, nb.none());
   return success();

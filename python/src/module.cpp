@@ -189,8 +189,7 @@ py::dtype dtypeOfElement(int32_t elem) {
   default:
     if (onyx_element_size(elem) == 1)
       return py::dtype("uint8");
-    throw OnyxException(std::string("element type ") +
-                        onyx_element_name(elem) +
+    throw OnyxException(std::string("element type ") + onyx_element_name(elem) +
                         " has no numpy representation");
   }
 }
@@ -203,17 +202,21 @@ int32_t elementOfDtype(const py::dtype &dt, int32_t expected) {
   char kind = dt.kind();
   size_t size = dt.itemsize();
   if (kind == 'f')
-    return size == 4 ? ONYX_F32 : size == 8 ? ONYX_F64 : size == 2 ? ONYX_F16
-                                                                   : 0;
+    return size == 4   ? ONYX_F32
+           : size == 8 ? ONYX_F64
+           : size == 2 ? ONYX_F16
+                       : 0;
   if (kind == 'b')
     return size == 1 ? ONYX_BOOL : 0;
   if (kind == 'i') {
     if (size == 1 && expected != ONYX_I8 && onyx_element_size(expected) == 1 &&
         expected != ONYX_U8 && expected != ONYX_BOOL)
       return expected;
-    return size == 1 ? ONYX_I8 : size == 2 ? ONYX_I16 : size == 4 ? ONYX_I32
-                             : size == 8 ? ONYX_I64
-                                         : 0;
+    return size == 1   ? ONYX_I8
+           : size == 2 ? ONYX_I16
+           : size == 4 ? ONYX_I32
+           : size == 8 ? ONYX_I64
+                       : 0;
   }
   if (kind == 'u') {
     if (size == 2 && expected == ONYX_BF16)
@@ -221,9 +224,11 @@ int32_t elementOfDtype(const py::dtype &dt, int32_t expected) {
     if (size == 1 && expected != ONYX_U8 && onyx_element_size(expected) == 1 &&
         expected != ONYX_I8 && expected != ONYX_BOOL)
       return expected;
-    return size == 1 ? ONYX_U8 : size == 2 ? ONYX_U16 : size == 4 ? ONYX_U32
-                             : size == 8 ? ONYX_U64
-                                         : 0;
+    return size == 1   ? ONYX_U8
+           : size == 2 ? ONYX_U16
+           : size == 4 ? ONYX_U32
+           : size == 8 ? ONYX_U64
+                       : 0;
   }
   return ONYX_UNDEFINED;
 }
@@ -315,8 +320,8 @@ py::capsule toDLPack(const DeviceTensor &d) {
   // calls the deleter itself; an unconsumed capsule deletes the tensor.
   PyObject *cap = PyCapsule_New(&m->managed, "dltensor", [](PyObject *c) {
     if (PyCapsule_IsValid(c, "dltensor")) {
-      auto *mt = static_cast<DLManagedTensor *>(
-          PyCapsule_GetPointer(c, "dltensor"));
+      auto *mt =
+          static_cast<DLManagedTensor *>(PyCapsule_GetPointer(c, "dltensor"));
       if (mt && mt->deleter)
         mt->deleter(mt);
     }
@@ -353,14 +358,15 @@ public:
     using CreateFn = OnyxState *(*)();
     using CreateWeightsFn = OnyxState *(*)(const char *);
     using MetaFn = const char *(*)();
-    auto create = reinterpret_cast<CreateFn>(dlsym(handle, "onyx_state_create"));
+    auto create =
+        reinterpret_cast<CreateFn>(dlsym(handle, "onyx_state_create"));
     auto createWeights = reinterpret_cast<CreateWeightsFn>(
         dlsym(handle, "onyx_state_create_with_weights"));
     destroyFn = reinterpret_cast<void (*)(OnyxState *)>(
         dlsym(handle, "onyx_state_destroy"));
-    computeFn = reinterpret_cast<OnyxTensorList *(*)(OnyxState *,
-                                                     OnyxTensorList *)>(
-        dlsym(handle, "inference_compute"));
+    computeFn =
+        reinterpret_cast<OnyxTensorList *(*)(OnyxState *, OnyxTensorList *)>(
+            dlsym(handle, "inference_compute"));
     auto metadataFn =
         reinterpret_cast<MetaFn>(dlsym(handle, "onyx_model_metadata"));
     if (!create || !destroyFn || !computeFn || !metadataFn) {
@@ -414,8 +420,8 @@ public:
       }
     }
     onyx_metadata_destroy(meta);
-    std::string text = onyx_state_metadata(state) ? onyx_state_metadata(state)
-                                                  : "";
+    std::string text =
+        onyx_state_metadata(state) ? onyx_state_metadata(state) : "";
     onDevice = text.find("\ndevice ") != std::string::npos;
   }
 
@@ -449,8 +455,8 @@ public:
         shape = dims;
       }
       const char *kind = s.kind >= 0 && s.kind < 4 ? kinds[s.kind] : "unknown";
-      out.append(py::make_tuple(s.name, onyx_element_name(s.elem), shape,
-                                kind));
+      out.append(
+          py::make_tuple(s.name, onyx_element_name(s.elem), shape, kind));
     }
     return out;
   }
@@ -461,14 +467,14 @@ public:
   int setThreads(int threads) {
     using SetFn = int32_t (*)(int32_t);
     using GetFn = int32_t (*)();
-    if (auto set = reinterpret_cast<SetFn>(
-            dlsym(handle, "onyxrt_cpu_set_threads")))
+    if (auto set =
+            reinterpret_cast<SetFn>(dlsym(handle, "onyxrt_cpu_set_threads")))
       return set(threads);
     using BlasSetFn = void (*)(int);
-    auto blasSet = reinterpret_cast<BlasSetFn>(
-        dlsym(handle, "openblas_set_num_threads"));
-    auto blasGet = reinterpret_cast<GetFn>(
-        dlsym(handle, "openblas_get_num_threads"));
+    auto blasSet =
+        reinterpret_cast<BlasSetFn>(dlsym(handle, "openblas_set_num_threads"));
+    auto blasGet =
+        reinterpret_cast<GetFn>(dlsym(handle, "openblas_get_num_threads"));
     if (!blasSet || !blasGet)
       throw OnyxException("threads: neither the runtime nor OpenBLAS offers "
                           "a thread count setting");
@@ -529,8 +535,8 @@ public:
     py::list result;
     size_t n = onyx_tensor_list_size(outputs);
     for (size_t k = 0; k < n; ++k)
-      result.append(convertOutput(onyx_tensor_list_get(outputs, k), owner,
-                                  self, deviceId));
+      result.append(convertOutput(onyx_tensor_list_get(outputs, k), owner, self,
+                                  deviceId));
     return result;
   }
 
@@ -583,11 +589,10 @@ private:
     const DLTensor &t = m->dl_tensor;
     int32_t elem = elementOfDLPack(t.dtype);
     if (elem == ONYX_UNDEFINED)
-      throw OnyxException(where(s, i) + ": DLPack dtype (code " +
-                          std::to_string(t.dtype.code) + ", " +
-                          std::to_string(t.dtype.bits) + " bits, " +
-                          std::to_string(t.dtype.lanes) +
-                          " lanes) has no ONNX element type");
+      throw OnyxException(
+          where(s, i) + ": DLPack dtype (code " + std::to_string(t.dtype.code) +
+          ", " + std::to_string(t.dtype.bits) + " bits, " +
+          std::to_string(t.dtype.lanes) + " lanes) has no ONNX element type");
     if (elem == ONYX_U16 && s.elem == ONYX_BF16)
       elem = ONYX_BF16;
     std::vector<int64_t> shape(t.shape, t.shape + t.ndim);
@@ -604,8 +609,7 @@ private:
     }
     char *data = static_cast<char *>(t.data) + t.byte_offset;
     OnyxTensor *tensor = nullptr;
-    if (t.device.device_type == kDLCPU ||
-        t.device.device_type == kDLCUDAHost) {
+    if (t.device.device_type == kDLCPU || t.device.device_type == kDLCUDAHost) {
       tensor = onyx_tensor_create_copy(elem, t.ndim, shape.data(), data);
     } else if (t.device.device_type == kDLCUDA) {
       if (!onDevice)
@@ -641,10 +645,10 @@ private:
     }
     if (py::isinstance<py::list>(obj) || py::isinstance<py::tuple>(obj)) {
       if (!sequence)
-        throw OnyxException(where(s, i) + " is a " +
-                            std::string(py::str(obj.get_type().attr(
-                                "__name__"))) +
-                            ", but the model takes a tensor there");
+        throw OnyxException(
+            where(s, i) + " is a " +
+            std::string(py::str(obj.get_type().attr("__name__"))) +
+            ", but the model takes a tensor there");
       TensorPtr seq(onyx_sequence_create(s.elem));
       if (!seq)
         throw OnyxException(where(s, i) + ": cannot create a sequence of " +
@@ -680,8 +684,9 @@ private:
     if (py::isinstance<py::array>(obj) ||
         py::isinstance(obj, py::module_::import("numpy").attr("generic")))
       return tensorOfArray(obj, s, i, s.elem);
-    throw OnyxException(where(s, i) + ": expected a numpy array (or a DLPack "
-                                      "tensor), got " +
+    throw OnyxException(where(s, i) +
+                        ": expected a numpy array (or a DLPack "
+                        "tensor), got " +
                         std::string(py::str(obj.get_type().attr("__name__"))));
   }
 
@@ -724,8 +729,8 @@ struct HostManager {
 
 py::capsule arrayToDLPack(py::array arr) {
   if (!(arr.flags() & py::array::c_style))
-    arr = py::reinterpret_borrow<py::array>(
-        py::module_::import("numpy").attr("asarray")(arr, py::arg("order") = "C"));
+    arr = py::reinterpret_borrow<py::array>(py::module_::import("numpy").attr(
+        "asarray")(arr, py::arg("order") = "C"));
   int32_t elem = elementOfDtype(arr.dtype(), ONYX_UNDEFINED);
   if (elem == ONYX_UNDEFINED)
     throw OnyxException("numpy dtype " + std::string(py::str(arr.dtype())) +
@@ -748,8 +753,8 @@ py::capsule arrayToDLPack(py::array arr) {
   };
   PyObject *cap = PyCapsule_New(&m->managed, "dltensor", [](PyObject *c) {
     if (PyCapsule_IsValid(c, "dltensor")) {
-      auto *mt = static_cast<DLManagedTensor *>(
-          PyCapsule_GetPointer(c, "dltensor"));
+      auto *mt =
+          static_cast<DLManagedTensor *>(PyCapsule_GetPointer(c, "dltensor"));
       if (mt && mt->deleter)
         mt->deleter(mt);
     }
@@ -767,8 +772,9 @@ PYBIND11_MODULE(_onyx, m) {
   m.doc() = "Native part of the onyx package (the Onyx runtime C API)";
   py::register_exception<OnyxException>(m, "OnyxError", PyExc_RuntimeError);
 
-  m.def("runtime_version", []() { return std::string(onyx_runtime_version()); },
-        "Version of the linked libonyx_runtime (onyx_runtime_version()).");
+  m.def(
+      "runtime_version", []() { return std::string(onyx_runtime_version()); },
+      "Version of the linked libonyx_runtime (onyx_runtime_version()).");
   m.def("to_dlpack", &arrayToDLPack,
         "A DLPack capsule over a numpy array's memory (CPU).");
 
@@ -777,9 +783,12 @@ PYBIND11_MODULE(_onyx, m) {
                            "until the next run on its session returns.")
       .def_property_readonly("shape", &DeviceTensor::shape)
       .def_property_readonly("element_type", &DeviceTensor::elementType)
-      .def("__dlpack__",
-           [](const DeviceTensor &d, py::object /*stream*/) { return toDLPack(d); },
-           py::arg("stream") = py::none())
+      .def(
+          "__dlpack__",
+          [](const DeviceTensor &d, py::object /*stream*/) {
+            return toDLPack(d);
+          },
+          py::arg("stream") = py::none())
       .def("__dlpack_device__", [](const DeviceTensor &d) {
         return py::make_tuple(static_cast<int>(kDLCUDA), d.deviceId);
       });

@@ -62,8 +62,7 @@ void destroyTensor(OnyxTensor *tensor);
 bool hasNonCanonicalBools(const OnyxTensor *value);
 /// A copy of `value` (a tensor or a sequence) in which every non-zero bool
 /// byte is 1; NULL with `error` set on failure (out of memory).
-OnyxTensor *copyWithCanonicalBools(const OnyxTensor *value,
-                                   std::string &error);
+OnyxTensor *copyWithCanonicalBools(const OnyxTensor *value, std::string &error);
 /// For a host tensor of a 4-bit or 2-bit type: false, with `error` naming
 /// the first byte whose upper bits are not zero (these types hold their bit
 /// pattern in the low bits of a byte, onyx_runtime.h). True otherwise.

@@ -581,8 +581,8 @@ bool resolvesInside(const std::string &path, const std::string &dir,
   if (file && base) {
     std::string f = file, b = base;
     resolved = f;
-    inside = b == "/" || (f.size() > b.size() && f.compare(0, b.size(), b) == 0 &&
-                          f[b.size()] == '/');
+    inside = b == "/" || (f.size() > b.size() &&
+                          f.compare(0, b.size(), b) == 0 && f[b.size()] == '/');
   }
   std::free(file);
   std::free(base);
@@ -668,8 +668,8 @@ bool loadWeights(OnyxState &state, const OnyxModelDesc &desc,
   }
   size_t done = 0;
   while (done < needed) {
-    ssize_t n = pread(fd, static_cast<char *>(data) + done, needed - done,
-                      off_t(done));
+    ssize_t n =
+        pread(fd, static_cast<char *>(data) + done, needed - done, off_t(done));
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0) {
@@ -777,16 +777,30 @@ static bool memoryLimitFromEnvironment(OnyxState &state, std::string &error) {
   unsigned shift = 0;
   if (end && *end) {
     switch (*end) {
-    case 'K': case 'k': shift = 10; break;
-    case 'M': case 'm': shift = 20; break;
-    case 'G': case 'g': shift = 30; break;
-    case 'T': case 't': shift = 40; break;
-    default: shift = 99;
+    case 'K':
+    case 'k':
+      shift = 10;
+      break;
+    case 'M':
+    case 'm':
+      shift = 20;
+      break;
+    case 'G':
+    case 'g':
+      shift = 30;
+      break;
+    case 'T':
+    case 't':
+      shift = 40;
+      break;
+    default:
+      shift = 99;
     }
     ++end;
   }
-  if (end == text.c_str() || !std::isdigit(static_cast<unsigned char>(text[0])) ||
-      errno == ERANGE || shift == 99 || (end && *end) || value == 0 ||
+  if (end == text.c_str() ||
+      !std::isdigit(static_cast<unsigned char>(text[0])) || errno == ERANGE ||
+      shift == 99 || (end && *end) || value == 0 ||
       value > (UINT64_MAX >> shift)) {
     error = "ONYX_MAX_ALLOC_BYTES='" + text +
             "': expected a positive number of bytes, optionally with a K, "

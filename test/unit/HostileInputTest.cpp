@@ -94,9 +94,10 @@ TEST(BoolInputs, EveryByteValue) {
     bytes[i] = static_cast<unsigned char>(i * 7);
   int64_t n = int64_t(bytes.size());
   ListPtr in(onyx_tensor_list_create());
-  ASSERT_EQ(onyx_tensor_list_append(
-                in.get(), onyx_tensor_create_copy(ONYX_BOOL, 1, &n, bytes.data())),
-            0);
+  ASSERT_EQ(
+      onyx_tensor_list_append(
+          in.get(), onyx_tensor_create_copy(ONYX_BOOL, 1, &n, bytes.data())),
+      0);
   ListPtr out(onyxrt_run(state.get(), in.get()));
   ASSERT_TRUE(out) << onyx_state_last_error(state.get());
   std::vector<unsigned char> got = bytesOf(onyx_tensor_list_get(out.get(), 0));
@@ -142,11 +143,11 @@ TEST(BoolInputs, SequenceElementsAreNormalizedToo) {
   OnyxTensor *seq = onyx_sequence_create(ONYX_BOOL);
   std::vector<unsigned char> a = {3, 0, 200}, b = {1, 1};
   int64_t na = 3, nb = 2;
-  ASSERT_EQ(onyx_sequence_append(seq, onyx_tensor_create_copy(ONYX_BOOL, 1,
-                                                              &na, a.data())),
+  ASSERT_EQ(onyx_sequence_append(
+                seq, onyx_tensor_create_copy(ONYX_BOOL, 1, &na, a.data())),
             0);
-  ASSERT_EQ(onyx_sequence_append(seq, onyx_tensor_create_copy(ONYX_BOOL, 1,
-                                                              &nb, b.data())),
+  ASSERT_EQ(onyx_sequence_append(
+                seq, onyx_tensor_create_copy(ONYX_BOOL, 1, &nb, b.data())),
             0);
   ListPtr in(onyx_tensor_list_create());
   ASSERT_EQ(onyx_tensor_list_append(in.get(), seq), 0);
@@ -229,16 +230,15 @@ TEST(Weights, LocationMustStayInsideTheDirectory) {
   EXPECT_NE(error.find("'../w.bin' has a '..' component"), std::string::npos)
       << error;
   std::string absolute = d.dir + "/w.bin";
-  EXPECT_FALSE(
-      createWithWeights(weightModel(absolute), sub.c_str(), error));
+  EXPECT_FALSE(createWithWeights(weightModel(absolute), sub.c_str(), error));
   EXPECT_NE(error.find("is an absolute path"), std::string::npos) << error;
   // A symbolic link inside the directory that leads out of it.
   ASSERT_EQ(symlink(absolute.c_str(), (sub + "/link.bin").c_str()), 0);
   EXPECT_FALSE(createWithWeights(weightModel("link.bin"), sub.c_str(), error));
   EXPECT_NE(error.find("outside"), std::string::npos) << error;
   // A file named by the caller is taken as is.
-  StatePtr given(createWithWeights(weightModel("other.bin"), absolute.c_str(),
-                                   error));
+  StatePtr given(
+      createWithWeights(weightModel("other.bin"), absolute.c_str(), error));
   EXPECT_TRUE(given) << error;
 }
 
@@ -354,18 +354,12 @@ TEST(MemoryLimit, EnvironmentVariable) {
   struct Case {
     const char *value;
     uint64_t limit; // 0: creation fails
-  } cases[] = {{"4096", 4096},
-               {"64K", 64ull << 10},
-               {"3m", 3ull << 20},
-               {"2G", 2ull << 30},
-               {"1T", 1ull << 40},
-               {"none", UINT64_MAX},
-               {"0", 0},
-               {"-5", 0},
-               {"12Q", 0},
-               {"abc", 0},
-               {"5G5", 0},
-               {"99999999999999999999", 0},
+  } cases[] = {{"4096", 4096},     {"64K", 64ull << 10},
+               {"3m", 3ull << 20}, {"2G", 2ull << 30},
+               {"1T", 1ull << 40}, {"none", UINT64_MAX},
+               {"0", 0},           {"-5", 0},
+               {"12Q", 0},         {"abc", 0},
+               {"5G5", 0},         {"99999999999999999999", 0},
                {"20000000T", 0}};
   for (const Case &c : cases) {
     setenv("ONYX_MAX_ALLOC_BYTES", c.value, 1);

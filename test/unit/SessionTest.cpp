@@ -286,8 +286,7 @@ TEST(Validation, SubByteElementsHoldTheirCodeInTheLowBits) {
   EXPECT_EQ(std::memcmp(onyx_tensor_data(y), codes, 3), 0);
   // -1 as a sign-extended byte is not an int4 element.
   const uint8_t widened[] = {0x8, 0x7, 0xff};
-  ListPtr bad =
-      makeList({onyx_tensor_create_copy(ONYX_I4, 1, shape, widened)});
+  ListPtr bad = makeList({onyx_tensor_create_copy(ONYX_I4, 1, shape, widened)});
   EXPECT_EQ(onyxrt_run(state.get(), bad.get()), nullptr);
   EXPECT_STREQ(onyx_state_last_error(state.get()),
                "input 'x' (index 0): element 2 is the byte 0xff, not a i4 "

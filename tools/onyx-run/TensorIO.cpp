@@ -738,8 +738,7 @@ TensorPtr readValueFile(const std::string &path, int32_t kind, int32_t elemType,
     TensorPtr tensor = readTensorFile(path, error, &isNpy);
     if (!tensor || !isNpy)
       return tensor;
-    return adaptNpyTensor(std::move(tensor), elemType, "'" + path + "'",
-                          error);
+    return adaptNpyTensor(std::move(tensor), elemType, "'" + path + "'", error);
   }
   std::string bytes;
   if (!readBytes(path, bytes, error))

@@ -59,9 +59,8 @@ FailureOr<SmallVector<Value>> lowerDeformConv(Operation *op, OpBuilder &b) {
       return op->emitError() << "DeformConv: every input must be " << element
                              << ", got " << v.getType();
   }
-  auto list = [&](std::optional<ArrayAttr> attr, StringRef name,
-                  int64_t size, int64_t fallback)
-      -> FailureOr<SmallVector<int64_t>> {
+  auto list = [&](std::optional<ArrayAttr> attr, StringRef name, int64_t size,
+                  int64_t fallback) -> FailureOr<SmallVector<int64_t>> {
     SmallVector<int64_t> values;
     if (!attr) {
       values.assign(size, fallback);
@@ -70,8 +69,8 @@ FailureOr<SmallVector<Value>> lowerDeformConv(Operation *op, OpBuilder &b) {
     for (Attribute a : *attr)
       values.push_back(cast<IntegerAttr>(a).getInt());
     if (int64_t(values.size()) != size)
-      return op->emitError() << "DeformConv: " << name << " must have "
-                             << size << " entries, got " << values.size();
+      return op->emitError() << "DeformConv: " << name << " must have " << size
+                             << " entries, got " << values.size();
     return values;
   };
   auto strides = list(dc.getStrides(), "strides", 2, 1);
@@ -86,17 +85,14 @@ FailureOr<SmallVector<Value>> lowerDeformConv(Operation *op, OpBuilder &b) {
   SmallVector<OpFoldResult> xd = shape::getDims(b, loc, x);
   SmallVector<OpFoldResult> wd = shape::getDims(b, loc, w);
   SmallVector<OpFoldResult> od = shape::getDims(b, loc, offset);
-  if (auto ks = list(dc.getKernelShape(), "kernel_shape", 2, -1);
-      failed(ks)) {
+  if (auto ks = list(dc.getKernelShape(), "kernel_shape", 2, -1); failed(ks)) {
     return failure();
   } else if (dc.getKernelShape()) {
     for (int i = 0; i < 2; ++i)
-      if (failed(shape::checkEqual(b, loc, wd[2 + i],
-                                   b.getIndexAttr((*ks)[i]),
-                                   "DeformConv: W dim " +
-                                       std::to_string(2 + i) +
-                                       " / kernel_shape",
-                                   op)))
+      if (failed(shape::checkEqual(
+              b, loc, wd[2 + i], b.getIndexAttr((*ks)[i]),
+              "DeformConv: W dim " + std::to_string(2 + i) + " / kernel_shape",
+              op)))
         return failure();
   }
   // Index arithmetic on run-time extents.
@@ -110,10 +106,12 @@ FailureOr<SmallVector<Value>> lowerDeformConv(Operation *op, OpBuilder &b) {
   // 2 * offset_group * kh * kw channels, and the output size matches.
   Value ocPerGroup = arith::DivUIOp::create(b, loc, oc, cst(group));
   if (failed(shape::checkEqual(
-          b, loc, arith::MulIOp::create(b, loc, icPerGroup, cst(group)).getResult(),
+          b, loc,
+          arith::MulIOp::create(b, loc, icPerGroup, cst(group)).getResult(),
           xd[1], "DeformConv: W dim 1 * group / X channels", op)) ||
       failed(shape::checkEqual(
-          b, loc, arith::MulIOp::create(b, loc, ocPerGroup, cst(group)).getResult(),
+          b, loc,
+          arith::MulIOp::create(b, loc, ocPerGroup, cst(group)).getResult(),
           wd[0], "DeformConv: W dim 0 (a multiple of group)", op)))
     return failure();
   Value icPerOffsetGroup = arith::DivUIOp::create(b, loc, xc, cst(offsetGroup));
@@ -125,7 +123,8 @@ FailureOr<SmallVector<Value>> lowerDeformConv(Operation *op, OpBuilder &b) {
     return failure();
   Value taps = arith::MulIOp::create(b, loc, kh, kw);
   Value offsetChannels = arith::MulIOp::create(
-      b, loc, arith::MulIOp::create(b, loc, taps, cst(2 * offsetGroup)), cst(1));
+      b, loc, arith::MulIOp::create(b, loc, taps, cst(2 * offsetGroup)),
+      cst(1));
   if (failed(shape::checkEqual(b, loc, od[1], offsetChannels,
                                "DeformConv: offset channels / 2 * "
                                "offset_group * kernel size",
@@ -139,12 +138,11 @@ FailureOr<SmallVector<Value>> lowerDeformConv(Operation *op, OpBuilder &b) {
     Value k = i == 0 ? kh : kw;
     Value span = arith::AddIOp::create(
         b, loc,
-        arith::MulIOp::create(b, loc,
-                              arith::SubIOp::create(b, loc, k, cst(1)),
+        arith::MulIOp::create(b, loc, arith::SubIOp::create(b, loc, k, cst(1)),
                               cst((*dilations)[i])),
         cst(1));
-    Value padded = arith::AddIOp::create(
-        b, loc, idx(xd[2 + i]), cst((*pads)[i] + (*pads)[i + 2]));
+    Value padded = arith::AddIOp::create(b, loc, idx(xd[2 + i]),
+                                         cst((*pads)[i] + (*pads)[i + 2]));
     Value out = arith::AddIOp::create(
         b, loc,
         arith::DivSIOp::create(b, loc,
@@ -197,8 +195,8 @@ FailureOr<SmallVector<Value>> lowerDeformConv(Operation *op, OpBuilder &b) {
   SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
   iterators.append(3, utils::IteratorType::reduction);
   Value sum = buildGeneric(
-      b, loc, {projectedAccess(w, {1, 4, 5, 6})}, init, {0, 1, 2, 3},
-      iterators, [&](OpBuilder &nb, Location nl, ValueRange in, Value acc) {
+      b, loc, {projectedAccess(w, {1, 4, 5, 6})}, init, {0, 1, 2, 3}, iterators,
+      [&](OpBuilder &nb, Location nl, ValueRange in, Value acc) {
         auto loop = [&](int64_t l) {
           return linalg::IndexOp::create(nb, nl, uint64_t(l)).getResult();
         };
@@ -228,8 +226,8 @@ FailureOr<SmallVector<Value>> lowerDeformConv(Operation *op, OpBuilder &b) {
         Value offW = tensor::ExtractOp::create(
             nb, nl, offset, ValueRange{n, add(mul(tap, c(2)), c(1)), i, j});
         auto coord = [&](Value pos, Value t, int64_t dim, Value off) {
-          Value base = add(mul(pos, c((*strides)[dim])),
-                           mul(t, c((*dilations)[dim])));
+          Value base =
+              add(mul(pos, c((*strides)[dim])), mul(t, c((*dilations)[dim])));
           Value f = arith::SubFOp::create(
               nb, nl, toF64(base),
               scalarConstant(nb, nl, f64, double((*pads)[dim])));
@@ -274,8 +272,7 @@ FailureOr<SmallVector<Value>> lowerDeformConv(Operation *op, OpBuilder &b) {
                 .getResult();
           };
           Value v = tensor::ExtractOp::create(
-              nb, nl, x,
-              ValueRange{n, ic, clampIdx(hh, hI), clampIdx(ww, wI)});
+              nb, nl, x, ValueRange{n, ic, clampIdx(hh, hI), clampIdx(ww, wI)});
           return arith::SelectOp::create(nb, nl, inside,
                                          convertFloat(nb, nl, v, f64), zeroF)
               .getResult();
@@ -298,8 +295,8 @@ FailureOr<SmallVector<Value>> lowerDeformConv(Operation *op, OpBuilder &b) {
         Value value = arith::MulFOp::create(nb, nl, sample,
                                             convertFloat(nb, nl, in[0], f64));
         if (hasMask) {
-          Value m = tensor::ExtractOp::create(nb, nl, mask,
-                                              ValueRange{n, tap, i, j});
+          Value m =
+              tensor::ExtractOp::create(nb, nl, mask, ValueRange{n, tap, i, j});
           value = arith::MulFOp::create(nb, nl, value,
                                         convertFloat(nb, nl, m, f64));
         }

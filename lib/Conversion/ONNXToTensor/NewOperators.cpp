@@ -1,8 +1,8 @@
 //===- NewOperators.cpp - Lowerings of the newer ONNX operators -----------===//
 //
 // The registration of the operator families added for the ONNX 1.23 node
-// suite (NewDataMovement.cpp, NewNormalization.cpp, NewSignal.cpp) and the scalar helpers
-// they share (NewOperators.h).
+// suite (NewDataMovement.cpp, NewNormalization.cpp, NewSignal.cpp) and the
+// scalar helpers they share (NewOperators.h).
 //
 //===----------------------------------------------------------------------===//
 
@@ -76,7 +76,8 @@ static Value narrowToBF16(OpBuilder &b, Location loc, Value v) {
   Value rounded = arith::ShRUIOp::create(
       b, loc, arith::AddIOp::create(b, loc, bits, rounding),
       intConstant(b, loc, i32, 16));
-  Value nan = arith::OrIOp::create(b, loc, upper, intConstant(b, loc, i32, 0x40));
+  Value nan =
+      arith::OrIOp::create(b, loc, upper, intConstant(b, loc, i32, 0x40));
   Value isNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, v, v);
   Value result = arith::SelectOp::create(b, loc, isNaN, nan, rounded);
   Value half = arith::TruncIOp::create(b, loc, b.getI16Type(), result);

@@ -55,9 +55,10 @@ mlir::Value add(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
 
 /// The normalized, duplicate-free entries of an optional axes attribute
 /// (all axes when absent); errors name `what`.
-mlir::FailureOr<llvm::SmallVector<int64_t>>
-axesAttribute(mlir::Operation *op, mlir::ArrayAttr axes, int64_t rank,
-              llvm::StringRef what);
+mlir::FailureOr<llvm::SmallVector<int64_t>> axesAttribute(mlir::Operation *op,
+                                                          mlir::ArrayAttr axes,
+                                                          int64_t rank,
+                                                          llvm::StringRef what);
 
 /// The entries of an optional integer-list attribute, or `count` copies of
 /// `fallback` when absent; the length must be `count`.

@@ -60,15 +60,15 @@ FailureOr<OpFoldResult> divideExactly(OpBuilder &b, Location loc,
                                       StringRef what, Operation *op) {
   if (auto s = shape::getStatic(dim)) {
     if (*s % n != 0)
-      return op->emitError() << what << " " << *s << " is not divisible by "
-                             << n;
+      return op->emitError()
+             << what << " " << *s << " is not divisible by " << n;
     return OpFoldResult(b.getIndexAttr(*s / n));
   }
   Value v = shape::toValue(b, loc, dim);
-  Value q = arith::DivUIOp::create(
-      b, loc, v, arith::ConstantIndexOp::create(b, loc, n));
-  Value back =
-      arith::MulIOp::create(b, loc, q, arith::ConstantIndexOp::create(b, loc, n));
+  Value q = arith::DivUIOp::create(b, loc, v,
+                                   arith::ConstantIndexOp::create(b, loc, n));
+  Value back = arith::MulIOp::create(b, loc, q,
+                                     arith::ConstantIndexOp::create(b, loc, n));
   if (failed(shape::checkEqual(b, loc, back, dim,
                                std::string(what) + " (a multiple of " +
                                    std::to_string(n) + ")",
@@ -115,8 +115,10 @@ LogicalResult checkOneOr(OpBuilder &b, Location loc, OpFoldResult dim,
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, d, o));
   AssertOp::create(b, loc, ok,
                    b.getStringAttr(what.str() + " (divided by " +
-                                   std::to_string(scale) + ") is {0}: must "
-                                   "be 1 or " + otherName.str() + " = {1}"),
+                                   std::to_string(scale) +
+                                   ") is {0}: must "
+                                   "be 1 or " +
+                                   otherName.str() + " = {1}"),
                    ValueRange{d, o});
   return success();
 }
@@ -166,10 +168,11 @@ Value convertTensor(OpBuilder &b, Location loc, Value v, Type to) {
 /// A generic over `dims` (loops 0..n-1 plus the reduced ones flagged in
 /// `reduced`, the result following `outLoops`) summing `term(inputs)` in
 /// f32 into zeros; without reduced loops a plain map.
-Value generic(OpBuilder &b, Location loc, ArrayRef<OperandAccess> inputs,
-              ArrayRef<bool> reduced, ArrayRef<int64_t> outLoops,
-              ArrayRef<OpFoldResult> outDims, Type type,
-              llvm::function_ref<Value(OpBuilder &, Location, ValueRange)> term) {
+Value generic(
+    OpBuilder &b, Location loc, ArrayRef<OperandAccess> inputs,
+    ArrayRef<bool> reduced, ArrayRef<int64_t> outLoops,
+    ArrayRef<OpFoldResult> outDims, Type type,
+    llvm::function_ref<Value(OpBuilder &, Location, ValueRange)> term) {
   SmallVector<utils::IteratorType> iterators;
   bool reduction = false;
   for (bool r : reduced) {
@@ -298,20 +301,18 @@ FailureOr<SmallVector<Value>> lowerCausalConvWithState(Operation *op,
   SmallVector<utils::IteratorType> iterators = {
       utils::IteratorType::parallel, utils::IteratorType::parallel,
       utils::IteratorType::parallel, utils::IteratorType::reduction};
-  Value acc0 =
-      filledTensor(b, loc, *outDims, scalarConstant(b, loc, f32, 0.0));
-  Value sum =
-      linalg::GenericOp::create(
-          b, loc, TypeRange{acc0.getType()}, ValueRange{padded, weight},
-          ValueRange{acc0}, maps, iterators,
-          [&](OpBuilder &nb, Location nl, ValueRange args) {
-            Value p = convertFloat(nb, nl, args[0], f32);
-            Value q = convertFloat(nb, nl, args[1], f32);
-            Value r = arith::AddFOp::create(
-                nb, nl, args[2], arith::MulFOp::create(nb, nl, p, q));
-            linalg::YieldOp::create(nb, nl, r);
-          })
-          .getResult(0);
+  Value acc0 = filledTensor(b, loc, *outDims, scalarConstant(b, loc, f32, 0.0));
+  Value sum = linalg::GenericOp::create(
+                  b, loc, TypeRange{acc0.getType()}, ValueRange{padded, weight},
+                  ValueRange{acc0}, maps, iterators,
+                  [&](OpBuilder &nb, Location nl, ValueRange args) {
+                    Value p = convertFloat(nb, nl, args[0], f32);
+                    Value q = convertFloat(nb, nl, args[1], f32);
+                    Value r = arith::AddFOp::create(
+                        nb, nl, args[2], arith::MulFOp::create(nb, nl, p, q));
+                    linalg::YieldOp::create(nb, nl, r);
+                  })
+                  .getResult(0);
 
   // output = act(round(sum + bias)) in the input type.
   SmallVector<OperandAccess> accesses = {identityAccess(sum)};
@@ -319,24 +320,24 @@ FailureOr<SmallVector<Value>> lowerCausalConvWithState(Operation *op,
     accesses.push_back(projectedAccess(bias, {1}));
   bool silu = activation != "none";
   Type element = *type;
-  Value output = generic(
-      b, loc, accesses, {false, false, false}, {0, 1, 2}, *outDims, element,
-      [&](OpBuilder &nb, Location nl, ValueRange args) {
-        Value x = args[0];
-        if (hasBias)
-          x = arith::AddFOp::create(nb, nl, x,
-                                    convertFloat(nb, nl, args[1], f32));
-        x = roundThrough(nb, nl, x, element);
-        if (silu) {
-          Value oneF = scalarConstant(nb, nl, f32, 1.0);
-          Value e = math::ExpOp::create(nb, nl,
-                                        arith::NegFOp::create(nb, nl, x));
-          Value s = arith::DivFOp::create(
-              nb, nl, oneF, arith::AddFOp::create(nb, nl, oneF, e));
-          x = arith::MulFOp::create(nb, nl, x, s);
-        }
-        return convertFloat(nb, nl, x, element);
-      });
+  Value output =
+      generic(b, loc, accesses, {false, false, false}, {0, 1, 2}, *outDims,
+              element, [&](OpBuilder &nb, Location nl, ValueRange args) {
+                Value x = args[0];
+                if (hasBias)
+                  x = arith::AddFOp::create(nb, nl, x,
+                                            convertFloat(nb, nl, args[1], f32));
+                x = roundThrough(nb, nl, x, element);
+                if (silu) {
+                  Value oneF = scalarConstant(nb, nl, f32, 1.0);
+                  Value e = math::ExpOp::create(
+                      nb, nl, arith::NegFOp::create(nb, nl, x));
+                  Value s = arith::DivFOp::create(
+                      nb, nl, oneF, arith::AddFOp::create(nb, nl, oneF, e));
+                  x = arith::MulFOp::create(nb, nl, x, s);
+                }
+                return convertFloat(nb, nl, x, element);
+              });
 
   // present_state = padded[:, :, length : length + k - 1] (empty for
   // k = 1, where a slice at offset `length` would not verify).
@@ -396,14 +397,12 @@ FailureOr<SmallVector<Value>> lowerLinearAttention(Operation *op,
   SmallVector<OpFoldResult> vd = shape::getDims(b, loc, value);
   OpFoldResult batch = q[0], steps = q[1];
   for (int i = 0; i < 2; ++i)
-    if (failed(shape::checkEqual(b, loc, kd[i], q[i],
-                                 "LinearAttention: key / query dim " +
-                                     std::to_string(i),
-                                 op)) ||
-        failed(shape::checkEqual(b, loc, vd[i], q[i],
-                                 "LinearAttention: value / query dim " +
-                                     std::to_string(i),
-                                 op)))
+    if (failed(shape::checkEqual(
+            b, loc, kd[i], q[i],
+            "LinearAttention: key / query dim " + std::to_string(i), op)) ||
+        failed(shape::checkEqual(
+            b, loc, vd[i], q[i],
+            "LinearAttention: value / query dim " + std::to_string(i), op)))
       return failure();
   auto dk = divideExactly(b, loc, q[2], hq,
                           "LinearAttention: the query's hidden size", op);
@@ -411,8 +410,7 @@ FailureOr<SmallVector<Value>> lowerLinearAttention(Operation *op,
                           "LinearAttention: the value's hidden size", op);
   if (failed(dk) || failed(dv))
     return failure();
-  OpFoldResult keyHidden =
-      shape::productOf(b, loc, {b.getIndexAttr(hkv), *dk});
+  OpFoldResult keyHidden = shape::productOf(b, loc, {b.getIndexAttr(hkv), *dk});
   if (failed(shape::checkEqual(b, loc, kd[2], keyHidden,
                                "LinearAttention: the key's hidden size / "
                                "kv_num_heads * d_k",
@@ -427,11 +425,11 @@ FailureOr<SmallVector<Value>> lowerLinearAttention(Operation *op,
     stateElement = *pType;
     SmallVector<OpFoldResult> p = shape::getDims(b, loc, past);
     for (int i = 0; i < 4; ++i)
-      if (failed(shape::checkEqual(
-              b, loc, p[i], stateDims[i],
-              "LinearAttention: past_state dim " + std::to_string(i) +
-                  " / (batch, kv_num_heads, d_k, d_v)",
-              op)))
+      if (failed(shape::checkEqual(b, loc, p[i], stateDims[i],
+                                   "LinearAttention: past_state dim " +
+                                       std::to_string(i) +
+                                       " / (batch, kv_num_heads, d_k, d_v)",
+                                   op)))
         return failure();
   }
   OpFoldResult decayWidth, betaWidth;
@@ -471,8 +469,7 @@ FailureOr<SmallVector<Value>> lowerLinearAttention(Operation *op,
                           op)))
       return failure();
   }
-  OpFoldResult outHidden =
-      shape::productOf(b, loc, {b.getIndexAttr(hq), *dv});
+  OpFoldResult outHidden = shape::productOf(b, loc, {b.getIndexAttr(hq), *dv});
   auto outDims = declaredDims(b, loc, op, 0, {batch, steps, outHidden});
   if (failed(outDims))
     return failure();
@@ -526,9 +523,8 @@ FailureOr<SmallVector<Value>> lowerLinearAttention(Operation *op,
     dims[1] = one;
     SmallVector<int64_t> shapeOut = shape::toStaticShape(dims);
     return tensor::ExtractSliceOp::create(
-               nb, nl,
-               RankedTensorType::get(shapeOut, type.getElementType()), x,
-               offsets, dims, SmallVector<OpFoldResult>(dims.size(), one))
+               nb, nl, RankedTensorType::get(shapeOut, type.getElementType()),
+               x, offsets, dims, SmallVector<OpFoldResult>(dims.size(), one))
         .getResult();
   };
 
@@ -561,14 +557,14 @@ FailureOr<SmallVector<Value>> lowerLinearAttention(Operation *op,
         if (delta) {
           // retrieved[b, h, m] = sum_d state[b, h, d, m] * k[b, h, d];
           // loops (b, h, m, d).
-          Value retrieved = generic(
-              fb, fl,
-              {projectedAccess(state, {0, 1, 3, 2}),
-               projectedAccess(kt, {0, -1, 1, 3})},
-              {false, false, false, true}, {0, 1, 2}, headDims, f32,
-              [&](OpBuilder &nb, Location nl, ValueRange in) -> Value {
-                return arith::MulFOp::create(nb, nl, in[0], in[1]);
-              });
+          Value retrieved =
+              generic(fb, fl,
+                      {projectedAccess(state, {0, 1, 3, 2}),
+                       projectedAccess(kt, {0, -1, 1, 3})},
+                      {false, false, false, true}, {0, 1, 2}, headDims, f32,
+                      [&](OpBuilder &nb, Location nl, ValueRange in) -> Value {
+                        return arith::MulFOp::create(nb, nl, in[0], in[1]);
+                      });
           Value bt = stepSlice(fb, fl, beta3, t); // (B, 1, Hkv or 1)
           written = generic(
               fb, fl,
@@ -581,9 +577,9 @@ FailureOr<SmallVector<Value>> lowerLinearAttention(Operation *op,
               });
         }
         // state[b, h, d, m] += k[b, h, d] * written[b, h, m].
-        OperandAccess writtenAccess =
-            delta ? projectedAccess(written, {0, 1, 3})
-                  : projectedAccess(vt, {0, -1, 1, 3});
+        OperandAccess writtenAccess = delta
+                                          ? projectedAccess(written, {0, 1, 3})
+                                          : projectedAccess(vt, {0, -1, 1, 3});
         state = generic(
             fb, fl,
             {identityAccess(state), projectedAccess(kt, {0, -1, 1, 2}),
@@ -596,15 +592,15 @@ FailureOr<SmallVector<Value>> lowerLinearAttention(Operation *op,
         // o[b, h, g, m] = sum_d q[b, h*G + g, d] * state[b, h, d, m];
         // loops (b, h, g, m, d).
         Value qg = reshapeTo(fb, fl, qt, {batch, hkvA, groupA, *dk});
-        Value sumQ = generic(
-            fb, fl,
-            {projectedAccess(qg, {0, 1, 2, 4}),
-             projectedAccess(state, {0, 1, 4, 3})},
-            {false, false, false, false, true}, {0, 1, 2, 3},
-            {batch, hkvA, groupA, *dv}, f32,
-            [&](OpBuilder &nb, Location nl, ValueRange in) -> Value {
-              return arith::MulFOp::create(nb, nl, in[0], in[1]);
-            });
+        Value sumQ =
+            generic(fb, fl,
+                    {projectedAccess(qg, {0, 1, 2, 4}),
+                     projectedAccess(state, {0, 1, 4, 3})},
+                    {false, false, false, false, true}, {0, 1, 2, 3},
+                    {batch, hkvA, groupA, *dv}, f32,
+                    [&](OpBuilder &nb, Location nl, ValueRange in) -> Value {
+                      return arith::MulFOp::create(nb, nl, in[0], in[1]);
+                    });
         Value scaled = generic(
             fb, fl, {identityAccess(sumQ)}, {false, false, false, false},
             {0, 1, 2, 3}, {batch, hkvA, groupA, *dv}, f32,

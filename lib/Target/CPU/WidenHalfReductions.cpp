@@ -104,7 +104,8 @@ void widen(linalg::GenericOp op) {
     for (unsigned d : dims) {
       lbs.push_back(getValueOrCreateConstantIndexOp(b, loc, ranges[d].offset));
       ubs.push_back(getValueOrCreateConstantIndexOp(b, loc, ranges[d].size));
-      steps.push_back(getValueOrCreateConstantIndexOp(b, loc, ranges[d].stride));
+      steps.push_back(
+          getValueOrCreateConstantIndexOp(b, loc, ranges[d].stride));
     }
   };
   SmallVector<Value> plb, pub, pst, rlb, rub, rst;
@@ -122,19 +123,17 @@ void widen(linalg::GenericOp op) {
                       ArrayRef<Value> ivs) {
     SmallVector<Value> indices;
     for (unsigned r = 0; r < map.getNumResults(); ++r)
-      indices.push_back(affine::AffineApplyOp::create(
-          nb, nl, map.getSubMap({r}), ivs));
+      indices.push_back(
+          affine::AffineApplyOp::create(nb, nl, map.getSubMap({r}), ivs));
     return indices;
   };
 
   scf::buildLoopNest(
-      b, loc, plb, pub, pst,
-      [&](OpBuilder &pb, Location pl, ValueRange pivs) {
+      b, loc, plb, pub, pst, [&](OpBuilder &pb, Location pl, ValueRange pivs) {
         SmallVector<Value> ivs(numLoops);
         for (auto [k, d] : llvm::enumerate(parallel))
           ivs[d] = pivs[k];
-        AffineMap outMap =
-            op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+        AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
         SmallVector<Value> outIdx;
         for (AffineExpr e : outMap.getResults())
           outIdx.push_back(ivs[cast<AffineDimExpr>(e).getPosition()]);
@@ -156,9 +155,8 @@ void widen(linalg::GenericOp op) {
                   continue;
                 }
                 AffineMap m = op.getMatchingIndexingMap(in);
-                map.map(arg, memref::LoadOp::create(
-                                 rb, rl, in->get(),
-                                 indicesOf(rb, rl, m, all)));
+                map.map(arg, memref::LoadOp::create(rb, rl, in->get(),
+                                                    indicesOf(rb, rl, m, all)));
               }
               // f32 versions of values that were f16 in the body.
               DenseMap<Value, Value> wide;
@@ -204,12 +202,11 @@ void widen(linalg::GenericOp op) {
                 }
                 rb.clone(inner, map);
               }
-              Value sum =
-                  arith::AddFOp::create(rb, rl, args[0], f32Of(term));
+              Value sum = arith::AddFOp::create(rb, rl, args[0], f32Of(term));
               return {sum};
             });
-        Value rounded = arith::TruncFOp::create(pb, pl, halfType,
-                                                nest.results.front());
+        Value rounded =
+            arith::TruncFOp::create(pb, pl, halfType, nest.results.front());
         memref::StoreOp::create(pb, pl, rounded, output, outIdx);
       });
   op.erase();

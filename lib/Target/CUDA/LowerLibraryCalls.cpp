@@ -15,15 +15,16 @@
 //
 // Any linalg op (named or generic) whose body is `out + in0 * in1` on f32,
 // f16 or bf16 (one element type for all three operands; the half types run
-// on tensor cores with f32 accumulation) and whose maps are projected permutations is classified into batch, M, N
-// and K loops (linalg::inferContractionDims). It is a row-major strided
-// batched GEMM when every operand is a dense, identity-layout buffer whose
-// dims come in the order [batch..., rows..., cols...] with each group
-// contiguous: then the groups collapse (M = product of the M loops, ...),
-// A is [M, K] or [K, M] (transposed), B [K, N] or [N, K], C [M, N]. That
-// covers ONNX MatMul (2-D, N-D x 2-D with the leading dims folded into M,
-// batched N-D x N-D), Gemm with any transA/transB, and linalg.matmul /
-// batch_matmul / matmul_transpose_b and friends.
+// on tensor cores with f32 accumulation) and whose maps are projected
+// permutations is classified into batch, M, N and K loops
+// (linalg::inferContractionDims). It is a row-major strided batched GEMM when
+// every operand is a dense, identity-layout buffer whose dims come in the order
+// [batch..., rows..., cols...] with each group contiguous: then the groups
+// collapse (M = product of the M loops, ...), A is [M, K] or [K, M]
+// (transposed), B [K, N] or [N, K], C [M, N]. That covers ONNX MatMul (2-D, N-D
+// x 2-D with the leading dims folded into M, batched N-D x N-D), Gemm with any
+// transA/transB, and linalg.matmul / batch_matmul / matmul_transpose_b and
+// friends.
 //
 // The grouped convolution generic of the ONNX Conv lowering
 // (Y[n, g, m, o...] += X[n, g, c, o * s + t * d] * W[g, m, c, t...], the
