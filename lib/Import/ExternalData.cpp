@@ -1,6 +1,7 @@
 //===- ExternalData.cpp - Safe access to an initializer's external data ---===//
 
 #include "ExternalData.h"
+#include "GraphCheck.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringRef.h"
@@ -19,24 +20,10 @@ namespace onyx::import {
 
 namespace {
 
-/// A printable form of untrusted text for messages: control bytes and
-/// quotes escaped, at most 200 bytes.
+/// A printable form of untrusted text for messages (GraphCheck.h's:
+/// control bytes and quotes escaped, at most 200 bytes).
 std::string printable(const std::string &text) {
-  std::string out;
-  static const char *hex = "0123456789abcdef";
-  for (size_t i = 0; i < text.size() && i < 200; ++i) {
-    unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c < 0x20 || c == 0x7f || c == '\'' || c == '\\') {
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    } else {
-      out += char(c);
-    }
-  }
-  if (text.size() > 200)
-    out += "...";
-  return out;
+  return importer::printableName(text);
 }
 
 bool parseUnsigned(const std::string &text, uint64_t &value) {
@@ -122,9 +109,8 @@ bool parseExternalData(const onnx::TensorProto &tensor,
     if (!(file.starts_with(base) && file.size() > base.size() &&
           llvm::sys::path::is_separator(file[base.size()])) &&
         base != "/") {
-      error = what + ": external data location '" +
-              printable(result.location) + "' resolves to '" +
-              printable(std::string(realFile)) +
+      error = what + ": external data location '" + printable(result.location) +
+              "' resolves to '" + printable(std::string(realFile)) +
               "', outside the model's directory (a symbolic link?)";
       return false;
     }

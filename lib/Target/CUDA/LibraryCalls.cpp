@@ -4,6 +4,7 @@
 
 #include "DeviceData.h"
 
+#include "onyx/Analysis/Contraction.h"
 #include "onyx/Dialect/Onyx/OnyxDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -20,30 +21,6 @@ namespace {
 
 bool isStackBuffer(Value buffer) {
   return isa_and_nonnull<memref::AllocaOp>(rootBuffer(buffer).getDefiningOp());
-}
-
-/// Whether the body is `yield out + in0 * in1` (either operand order) on
-/// floats.
-bool isMulAddBody(linalg::LinalgOp op) {
-  Block *body = op.getBlock();
-  if (!body || body->getNumArguments() != 3)
-    return false;
-  auto ops = body->without_terminator();
-  if (std::distance(ops.begin(), ops.end()) != 2)
-    return false;
-  auto mul = dyn_cast<arith::MulFOp>(&*ops.begin());
-  auto add = dyn_cast<arith::AddFOp>(&*std::next(ops.begin()));
-  auto yield = dyn_cast<linalg::YieldOp>(body->getTerminator());
-  if (!mul || !add || !yield || yield.getNumOperands() != 1 ||
-      yield.getOperand(0) != add.getResult())
-    return false;
-  Value a = body->getArgument(0), b = body->getArgument(1),
-        out = body->getArgument(2);
-  bool mulOk = (mul.getLhs() == a && mul.getRhs() == b) ||
-               (mul.getLhs() == b && mul.getRhs() == a);
-  bool addOk = (add.getLhs() == out && add.getRhs() == mul.getResult()) ||
-               (add.getRhs() == out && add.getLhs() == mul.getResult());
-  return mulOk && addOk;
 }
 
 } // namespace
@@ -162,7 +139,7 @@ std::optional<SmallVector<unsigned>> mapDims(AffineMap map) {
 
 bool isMulAddOp(linalg::LinalgOp op) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-      op->getNumRegions() != 1 || !isMulAddBody(op))
+      op->getNumRegions() != 1 || !onyx::isMultiplyAccumulate(op))
     return false;
   // One element type for all three (a mixed-precision contraction stays a
   // kernel).
