@@ -411,6 +411,35 @@ def _compare_codes(label, got, ref, elem_type):
         g[first].item(), expected)
 
 
+def _dft_inverse_float64(inputs):
+    """test_dft_inverse*: DFT(x, inverse=1) along axis 1 of a [1, N, M, 2]
+    complex signal, recomputed in float64 (numpy's ifft of the complex128
+    input)."""
+    x = inputs[0].astype(np.float64)
+    axis = int(inputs[1]) if len(inputs) > 1 else 1
+    if axis < 0:
+        axis += x.ndim
+    y = np.fft.ifft(x[..., 0] + 1j * x[..., 1], axis=axis)
+    return [np.stack((y.real, y.imag), axis=-1)]
+
+
+# Tests whose stored output is float32 rounding noise of the exact result, so
+# that a more accurate implementation fails the suite's atol=1e-7: the output
+# is checked against the exact result recomputed in float64 from the test's
+# inputs, at the suite's tolerance, and against the stored output within
+# STORED_OUTPUT_ATOL. ONNX's test loader has the same escape hatch (a test's
+# data.json may set rtol/atol); these tests ship none.
+#   test_dft_inverse*: numpy computed the expected output as ifft of a
+#   complex64 signal in single precision; elements whose exact value is 0
+#   carry |noise| up to 1.9e-7 (ONNX Runtime 1.30 misses the stored output
+#   by up to 1.9e-5 on the same test).
+FLOAT64_REFERENCES = {
+    "test_dft_inverse": _dft_inverse_float64,
+    "test_dft_inverse_opset19": _dft_inverse_float64,
+}
+STORED_OUTPUT_ATOL = 1e-6
+
+
 def compare(k, name, got, ref, rtol, atol, elem_type=None):
     """None if GOT matches REF, else a one-line reason. ELEM_TYPE is the
     model's TensorProto element type for the output, if known: it decides
@@ -588,7 +617,15 @@ class Runner:
                 except Exception as e:
                     return {"status": "wrong", "reason": "output %d '%s': unreadable %s: %s"
                             % (k, name, os.path.basename(produced[k]), e)}
-                why = compare(k, name, got, ref, self.args.rtol, self.args.atol, elem)
+                exact = FLOAT64_REFERENCES.get(test.name)
+                if exact is not None:
+                    why = compare(k, name, got, ref, self.args.rtol, STORED_OUTPUT_ATOL, elem)
+                    if not why:
+                        inputs = [load_reference(p, None) for p in test.inputs]
+                        why = compare(k, name + " (against the float64 reference)", got, exact(inputs)[k].astype(ref.dtype),
+                                      self.args.rtol, self.args.atol, elem)
+                else:
+                    why = compare(k, name, got, ref, self.args.rtol, self.args.atol, elem)
                 if why:
                     return {"status": "wrong", "reason": why}
             if len(produced) > len(test.outputs):
