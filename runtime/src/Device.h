@@ -60,7 +60,7 @@ std::unique_ptr<Device> createDevice(const std::string &kind,
 /// Backend entry points (runtime/src/<backend>/).
 std::unique_ptr<Device> createCudaDevice(std::string &error);
 
-/// For services implemented outside Session.cpp: the device of the call
+/// For services implemented outside Run.cpp: the device of the call
 /// behind `ctx` (NULL for a host session or an invalid ctx) and the call's
 /// failure record.
 Device *callDevice(void *ctx);

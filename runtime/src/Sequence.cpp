@@ -147,7 +147,7 @@ bool SequenceStore::inputElements(size_t index, const OnyxTensor *value,
                                   std::vector<const SeqElement *> &result) {
   try {
     if (device) {
-      // Uploaded when the call started (Session.cpp's uploadInputs).
+      // Uploaded when the call started (Run.cpp's uploadInputs).
       if (index < uploadedInputs.size())
         result = uploadedInputs[index];
       return true;
@@ -182,7 +182,7 @@ bool SequenceStore::readElement(void *hostDst, const SeqElement *element,
     return true;
   }
   // Element buffers are immutable and live until the call ends, so the
-  // download can wait until the call succeeded (Session.cpp's
+  // download can wait until the call succeeded (Run.cpp's
   // downloadOutputs): a failed call never writes into the caller tensors it
   // discards, and the host does not wait for the device mid-call.
   try {

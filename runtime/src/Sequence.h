@@ -98,7 +98,7 @@ private:
   std::vector<Download> downloads;
 };
 
-/// Session.cpp's hooks for Sequence.cpp: the call's store, its input values
+/// Run.cpp's hooks for Sequence.cpp: the call's store, its input values
 /// and metadata, and the output slots.
 SequenceStore *callSequenceStore(void *ctx);
 const OnyxTensor *callInputValue(void *ctx, int64_t index);

@@ -1,0 +1,196 @@
+//===- Weights.cpp - A session's external weights
+//--------------------------===//
+//
+// A model compiled with --external-weights names one weights file; the
+// session reads it into memory it owns when it is created and checks every
+// weight's extent and checksum (docs/runtime.md, "External weights").
+//
+//===----------------------------------------------------------------------===//
+#include "State.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace onyx {
+namespace rt {
+
+namespace {
+
+/// Directory of the shared object that holds `address` (the artifact).
+std::string artifactDirectory(const void *address) {
+  Dl_info info;
+  if (!dladdr(address, &info) || !info.dli_fname)
+    return ".";
+  std::string path = info.dli_fname;
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+/// Why `location` (a weight's file as the metadata names it) is not a safe
+/// relative location, "" when it is: absolute, empty, a `..` component or a
+/// NUL byte (lib/Import/ExternalData.cpp applies the same rule at compile
+/// time).
+std::string unsafeLocationReason(const std::string &location) {
+  if (location.empty())
+    return "is empty";
+  if (location.find('\0') != std::string::npos)
+    return "contains a NUL byte";
+  if (location.front() == '/' || location.front() == '\\' ||
+      (location.size() >= 2 && location[1] == ':'))
+    return "is an absolute path";
+  size_t start = 0;
+  while (start <= location.size()) {
+    size_t end = location.find_first_of("/\\", start);
+    if (end == std::string::npos)
+      end = location.size();
+    if (location.compare(start, end - start, "..") == 0)
+      return "has a '..' component";
+    start = end + 1;
+  }
+  return "";
+}
+
+/// True when the file `path` resolves (symlinks followed) inside the
+/// directory `dir`; `resolved` receives the file's real path.
+bool resolvesInside(const std::string &path, const std::string &dir,
+                    std::string &resolved) {
+  char *file = realpath(path.c_str(), nullptr);
+  char *base = realpath(dir.c_str(), nullptr);
+  bool inside = false;
+  if (file && base) {
+    std::string f = file, b = base;
+    resolved = f;
+    inside = b == "/" || (f.size() > b.size() &&
+                          f.compare(0, b.size(), b) == 0 && f[b.size()] == '/');
+  }
+  std::free(file);
+  std::free(base);
+  return inside;
+}
+
+} // namespace
+
+/// Reads the weights file into session memory and checks every weight's
+/// extent and checksum. The file is copied, not mapped, so that nothing done
+/// to it after session creation (truncation, rewriting) can crash or change
+/// a running model (docs/runtime.md, "External weights").
+bool loadWeights(OnyxState &state, const OnyxModelDesc &desc,
+                 const char *weightsPath, std::string &error) {
+  const auto &weights = state.metadata.weights;
+  if (weights.empty())
+    return true;
+  for (const WeightSpec &w : weights)
+    if (w.location != weights.front().location) {
+      error = "the model's weights are spread over several files; this "
+              "runtime loads one";
+      return false;
+    }
+  // A file, a directory holding the model's weights file, or (default) the
+  // artifact's directory. The model's location must stay inside the
+  // directory it is looked up in; a file given by the caller is taken as is.
+  const std::string &location = weights.front().location;
+  std::string path, dir;
+  struct stat given;
+  if (weightsPath && *weightsPath && stat(weightsPath, &given) == 0 &&
+      S_ISDIR(given.st_mode))
+    dir = weightsPath;
+  else if (weightsPath && *weightsPath)
+    path = weightsPath;
+  else
+    dir = artifactDirectory(desc.metadata);
+  if (path.empty()) {
+    std::string why = unsafeLocationReason(location);
+    if (!why.empty()) {
+      error = "the model's weights file location '" + location + "' " + why +
+              " (it must be a relative path inside the artifact's or the "
+              "given directory)";
+      return false;
+    }
+    path = dir + "/" + location;
+    std::string resolved;
+    struct stat st;
+    if (stat(path.c_str(), &st) == 0 && !resolvesInside(path, dir, resolved)) {
+      error = "the weights file '" + path + "' resolves to '" + resolved +
+              "', outside '" + dir + "' (a symbolic link?)";
+      return false;
+    }
+  }
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    error =
+        "cannot open the weights file '" + path + "': " + std::strerror(errno);
+    return false;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    error = "the weights file '" + path + "' is not a regular file";
+    close(fd);
+    return false;
+  }
+  // Only the bytes the weights use are read (a file may hold more).
+  size_t size = size_t(st.st_size), needed = 0;
+  for (size_t i = 0; i < weights.size(); ++i) {
+    if (uint64_t(weights[i].offset) + uint64_t(weights[i].length) > size) {
+      error = "the weights file '" + path + "' holds " + std::to_string(size) +
+              " bytes, but weight " + std::to_string(i) + " needs bytes " +
+              std::to_string(weights[i].offset) + ".." +
+              std::to_string(weights[i].offset + weights[i].length);
+      close(fd);
+      return false;
+    }
+    needed = std::max(needed, size_t(weights[i].offset + weights[i].length));
+  }
+  void *data = allocAligned(needed);
+  if (!data) {
+    error = "out of memory reading the weights file '" + path + "' (" +
+            std::to_string(needed) + " bytes)";
+    close(fd);
+    return false;
+  }
+  size_t done = 0;
+  while (done < needed) {
+    ssize_t n =
+        pread(fd, static_cast<char *>(data) + done, needed - done, off_t(done));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      error = "reading the weights file '" + path + "': " +
+              (n == 0 ? std::string("it became shorter while being read")
+                      : std::string(std::strerror(errno)));
+      freeAligned(data);
+      close(fd);
+      return false;
+    }
+    done += size_t(n);
+  }
+  close(fd);
+  state.weightsData = data;
+  state.weightsSize = needed;
+  for (size_t i = 0; i < weights.size(); ++i) {
+    if (weights[i].checksum == 0)
+      continue;
+    uint64_t sum =
+        fnv1a64(static_cast<unsigned char *>(data) + weights[i].offset,
+                size_t(weights[i].length));
+    if (sum == 0)
+      sum = 1;
+    if (sum != weights[i].checksum) {
+      error = "the weights file '" + path +
+              "' does not match the model: "
+              "checksum of weight " +
+              std::to_string(i) + " differs";
+      return false;
+    }
+  }
+  return true;
+}
+
+} // namespace rt
+} // namespace onyx
