@@ -2,8 +2,8 @@
 """Dynamo-exported models end to end: small random-weight models exported with
 PyTorch 2.11's default ONNX exporter (torch.onnx.export(..., dynamo=True),
 opset 20) -- HF transformers BERT, RoBERTa, DistilBERT, GPT-2, Llama, Qwen2,
-T5 encoder, ViT; timm ResNet, EfficientNet, ConvNeXt, MobileNetV3, ViT;
-torchvision MobileNetV3 -- stored with PyTorch's outputs at three shapes in
+T5 encoder, ViT; timm ResNet, EfficientNet, ConvNeXt, MobileNetV3, RegNet, ViT;
+torchvision MobileNetV3, GoogLeNet -- stored with PyTorch's outputs at three shapes in
 test/e2e/dynamo_models/ (see its README.md). Each model is compiled ONCE with
 onyx-compile (CPU target) into one artifact that is run with onyx-run at every
 stored shape and compared with PyTorch's outputs.
