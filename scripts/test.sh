@@ -155,8 +155,12 @@ if [[ $DO_NODE -eq 1 ]]; then
   step e2e-dynamo-models "$PY" test/e2e/test_dynamo_models.py \
     --expected test/e2e/dynamo_models/expected.json \
     --results "$BUILD_DIR/dynamo_models_results.json"
+  # ... and each compiles for CUDA (nothing runs: no GPU here).
+  step e2e-dynamo-models-cuda-compile "$PY" test/e2e/test_dynamo_models.py --cuda-compile \
+    --results "$BUILD_DIR/dynamo_models_cuda_results.json"
 else
   skip e2e-dynamo-models "--quick"
+  skip e2e-dynamo-models-cuda-compile "--quick"
 fi
 
 # ---- ONNX node suites ---------------------------------------------------------------
