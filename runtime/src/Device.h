@@ -23,9 +23,16 @@
 namespace onyx {
 namespace rt {
 
+class Profiler;
+
 class Device {
 public:
   virtual ~Device() = default;
+  /// The session's trace while it is profiling (Profile.h), else NULL: the
+  /// backend adds an event per kernel launch and library call.
+  Profiler *profiler = nullptr;
+  /// Adds the events of work still in flight to `profiler` (waiting for it).
+  virtual void flushProfile() {}
   /// The name used in the metadata ("cuda").
   virtual const char *name() const = 0;
   /// Called on the calling thread before the generated code runs (makes the

@@ -261,6 +261,31 @@ void failCall(void *ctx, const std::string &message) {
 
 namespace {
 
+OnyxTensorList *runLocked(OnyxState *state, const OnyxTensorList *inputs);
+
+/// runLocked, with the call's event when the session is profiling.
+OnyxTensorList *runProfiled(OnyxState *state, const OnyxTensorList *inputs) {
+  Profiler *profiler = state->profiler.get();
+  if (!profiler)
+    return runLocked(state, inputs);
+  double start = profiler->nowUs();
+  OnyxTensorList *result = runLocked(state, inputs);
+  try {
+    ProfileEvent event;
+    event.name = "onyxrt_run";
+    event.category = "call";
+    event.startUs = start;
+    event.durationUs = profiler->nowUs() - start;
+    event.args = {{"call", std::to_string(state->calls)},
+                  {"ok", result ? "true" : "false"}};
+    if (!result)
+      event.args.push_back({"error", jsonString(state->lastError)});
+    profiler->add(std::move(event));
+  } catch (...) {
+  }
+  return result;
+}
+
 /// onyxrt_run with the session's mutex held.
 OnyxTensorList *runLocked(OnyxState *state, const OnyxTensorList *inputs) {
   try {
@@ -362,7 +387,7 @@ extern "C" ONYX_API OnyxTensorList *onyxrt_run(OnyxState *state,
   if (!state)
     return nullptr;
   std::lock_guard<std::mutex> lock(state->mutex);
-  OnyxTensorList *result = runLocked(state, inputs);
+  OnyxTensorList *result = runProfiled(state, inputs);
   try {
     auto &errors = state->threadErrors;
     std::thread::id self = std::this_thread::get_id();

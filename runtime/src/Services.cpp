@@ -376,6 +376,36 @@ ONYX_API void *onyxrt_get_weight(void *ctx, int64_t index) {
   return static_cast<char *>(c->state->weightsData) + weights[index].offset;
 }
 
+ONYX_API int64_t onyxrt_profile_begin(void *ctx) {
+  CallContext *c = asContext(ctx);
+  if (!c || !c->state->profiler)
+    return -1;
+  return int64_t(c->state->profiler->nowUs() * 1000.0);
+}
+
+ONYX_API void onyxrt_profile_end(void *ctx, int64_t token, const char *name,
+                                 const char *op, const int64_t *shapes) {
+  CallContext *c = asContext(ctx);
+  if (!c || !c->state->profiler || token < 0)
+    return;
+  try {
+    Profiler &profiler = *c->state->profiler;
+    ProfileEvent event;
+    std::string node = name ? name : "";
+    std::string kind = op ? op : "op";
+    event.name = node.empty() ? kind : node;
+    event.category = "op";
+    event.startUs = double(token) / 1000.0;
+    event.durationUs = profiler.nowUs() - event.startUs;
+    event.args = {{"node", jsonString(node)},
+                  {"op", jsonString(kind)},
+                  {"shapes", jsonShapes(shapes)}};
+    profiler.add(std::move(event));
+  } catch (...) {
+    // Out of memory: the event is dropped, the model runs on.
+  }
+}
+
 ONYX_API void onyxrt_fail(void *ctx, const char *format, int64_t numArgs,
                           int64_t a0, int64_t a1, int64_t a2, int64_t a3) {
   CallContext *c = asContext(ctx);

@@ -277,6 +277,43 @@ ONYX_API void onyx_state_trim(OnyxState *state) {
   state->trimPools();
 }
 
+ONYX_API int onyx_state_enable_profiling(OnyxState *state, const char *path) {
+  if (!state)
+    return -1;
+  std::lock_guard<std::mutex> lock(state->mutex);
+  try {
+    if (state->profiler) {
+      std::string ignored;
+      state->endProfiling(ignored);
+    }
+    if (path && *path) {
+      state->profiler = std::make_unique<Profiler>(path);
+      if (state->device)
+        state->device->profiler = state->profiler.get();
+    }
+  } catch (...) {
+    return -1;
+  }
+  return 0;
+}
+
+ONYX_API int64_t onyx_state_end_profiling(OnyxState *state) {
+  if (!state)
+    return -1;
+  std::lock_guard<std::mutex> lock(state->mutex);
+  try {
+    std::string error;
+    int64_t events = state->endProfiling(error);
+    if (events < 0) {
+      state->lastError = error;
+      state->threadErrors[std::this_thread::get_id()] = error;
+    }
+    return events;
+  } catch (...) {
+    return -1;
+  }
+}
+
 ONYX_API const char *onyx_state_metadata(const OnyxState *state) {
   return state ? state->metadataText.c_str() : nullptr;
 }

@@ -31,6 +31,7 @@
 
 #include "Device.h"
 #include "Internal.h"
+#include "Profile.h"
 #include "Sequence.h"
 
 #include <cstdint>
@@ -93,6 +94,10 @@ struct OnyxState {
   void *weightsData = nullptr;
   size_t weightsSize = 0;
 
+  /// Profiling (onyx_state_enable_profiling): the trace being recorded,
+  /// NULL when off. Declared before `device`, which adds its kernels' events
+  /// until it is destroyed.
+  std::unique_ptr<onyx::rt::Profiler> profiler;
   /// Where tensors live while the generated code runs; NULL: the host.
   std::unique_ptr<onyx::rt::Device> device;
   /// IO binding (onyx_state_set_device_outputs): outputs stay on the
@@ -117,7 +122,27 @@ struct OnyxState {
     pools.clear();
     retainedBytes = 0;
   }
+  /// Writes the trace (kernels still pending included) and stops
+  /// profiling; the number of events, or -1 with `error` set.
+  int64_t endProfiling(std::string &error) {
+    if (!profiler) {
+      error = "profiling is not enabled on this session";
+      return -1;
+    }
+    if (device)
+      device->flushProfile();
+    int64_t events = int64_t(profiler->numEvents());
+    bool ok = profiler->write(error);
+    if (device)
+      device->profiler = nullptr;
+    profiler.reset();
+    return ok ? events : -1;
+  }
   ~OnyxState() {
+    if (profiler) {
+      std::string ignored;
+      endProfiling(ignored);
+    }
     releaseHeldOutputs();
     trimPools();
     onyx::rt::freeAligned(weightsData);

@@ -259,6 +259,20 @@ ONYX_API int onyx_state_set_memory_limit(OnyxState *state, uint64_t bytes);
 /* The session's memory limit in bytes (0 for a NULL state). */
 ONYX_API uint64_t onyx_state_memory_limit(const OnyxState *state);
 
+/* Profiling (docs/runtime.md, "Profiling"): with `path` non-NULL, every
+ * later call of the session records Chrome-trace events: one for the call,
+ * one per op of a CPU artifact compiled with --profile (its node, op kind,
+ * operand shapes and duration), one per kernel launch or library call of a
+ * CUDA session (kernel, node, launch dims or problem dims, device time).
+ * They are written to `path` (replaced, as {"traceEvents": [...]}) by
+ * onyx_state_end_profiling or when the session is destroyed. Enabling
+ * again starts a new trace. Returns 0; -1 for a NULL state. */
+ONYX_API int onyx_state_enable_profiling(OnyxState *state, const char *path);
+/* Writes the trace and stops profiling. Returns the number of events
+ * written (>= 0); -1 when profiling is off or the file cannot be written
+ * (the message is then onyx_state_last_error's). */
+ONYX_API int64_t onyx_state_end_profiling(OnyxState *state);
+
 /* Creates a session for a model. Never NULL for a valid desc; on failure
  * (bad metadata, ABI mismatch) returns NULL and, when `errorOut` is not NULL,
  * stores a static or thread-local message there. */
@@ -337,6 +351,15 @@ ONYX_API void onyxrt_record_temp(void *ctx, int64_t domainId, int64_t start,
  * generated code returns a non-zero status right after this call. */
 ONYX_API void onyxrt_fail(void *ctx, const char *format, int64_t numArgs,
                           int64_t a0, int64_t a1, int64_t a2, int64_t a3);
+
+/* Profiling hooks, emitted around every op by onyx-compile --profile (CPU):
+ * onyxrt_profile_begin returns a token (-1 when the session is not
+ * profiling); onyxrt_profile_end records the op's event: `name` its node,
+ * `op` the op kind, `shapes` a table of its buffers' shapes (count, then
+ * rank and dims of each; may be NULL). Neither can fail. */
+ONYX_API int64_t onyxrt_profile_begin(void *ctx);
+ONYX_API void onyxrt_profile_end(void *ctx, int64_t token, const char *name,
+                                 const char *op, const int64_t *shapes);
 
 /*--- Services called by generated code: sequences -------------------------*/
 /* Sequence handles (`void *`) are immutable and owned by the call: freed

@@ -427,7 +427,7 @@ bool gemm(CudaDevice &device, int32_t elemType, int32_t flags, int64_t batch,
       api.cublasLtMatmul(state->handle, plan.desc, &alpha, b, plan.a, a, plan.b,
                          &beta, c, plan.c, c, plan.c, &plan.algo,
                          state->workspace, plan.workspace, device.cudaStream());
-  device.profileEnd(start, &kGemmProfileKey, label);
+  device.profileEnd(start, &kGemmProfileKey, label, {batch, m, n, k});
   if (status != CUBLAS_STATUS_SUCCESS) {
     error = describeBlas("cublasLtMatmul", status);
     return false;

@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CudaDevice.h"
+#include "../Profile.h"
 
 #include <dlfcn.h>
 
@@ -254,6 +255,8 @@ CudaDevice::~CudaDevice() {
     api.cuStreamSynchronize(stream);
   resolveProfile();
   writeProfile();
+  if (callStart)
+    api.cuEventDestroy(callStart);
   // Library handles use the stream and the context: gone before them.
   blas.reset();
   dnn.reset();
@@ -273,6 +276,17 @@ bool CudaDevice::beginCall(std::string &error) {
   if (result != CUDA_SUCCESS) {
     error = describe("cuCtxSetCurrent", result);
     return false;
+  }
+  if (profiler) {
+    // Device times of this call's kernels are measured from here.
+    resolveProfile();
+    if (!callStart &&
+        api.cuEventCreate(&callStart, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
+      callStart = nullptr;
+    if (callStart) {
+      callStartUs = profiler->nowUs();
+      api.cuEventRecord(callStart, stream);
+    }
   }
   // Readbacks a failed call queued but never waited for: their host
   // destinations are gone.
@@ -433,7 +447,7 @@ void *CudaDevice::constant(const void *host, size_t bytes, std::string &error) {
 
 void CudaDevice::profileBegin(CUevent &start) {
   start = nullptr;
-  if (profilePath.empty())
+  if (!profiling())
     return;
   if (api.cuEventCreate(&start, CU_EVENT_DEFAULT) != CUDA_SUCCESS) {
     start = nullptr;
@@ -443,7 +457,7 @@ void CudaDevice::profileBegin(CUevent &start) {
 }
 
 void CudaDevice::profileEnd(CUevent start, const OnyxCudaKernel *key,
-                            const char *label) {
+                            const char *label, std::vector<int64_t> dims) {
   if (!start)
     return;
   CUevent end = nullptr;
@@ -452,20 +466,60 @@ void CudaDevice::profileEnd(CUevent start, const OnyxCudaKernel *key,
     return;
   }
   api.cuEventRecord(end, stream);
-  pending.push_back({key, label ? label : "", start, end});
+  pending.push_back(
+      {key, label ? label : "", start, end, std::move(dims), true});
+}
+
+void CudaDevice::flushProfile() {
+  if (stream)
+    api.cuStreamSynchronize(stream);
+  resolveProfile();
 }
 
 void CudaDevice::resolveProfile() {
   for (Pending &p : pending) {
     float ms = 0;
     if (api.cuEventElapsedTime(&ms, p.start, p.end) == CUDA_SUCCESS) {
-      Totals &t = profile[p.kernel];
-      if (t.launches == 0) {
-        t.name = p.kernel->name ? p.kernel->name : "?";
-        t.label = p.label;
+      const char *kernelName = p.kernel->name ? p.kernel->name : "?";
+      if (!profilePath.empty()) {
+        Totals &t = profile[p.kernel];
+        if (t.launches == 0) {
+          t.name = kernelName;
+          t.label = p.label;
+        }
+        t.launches += 1;
+        t.ms += ms;
       }
-      t.launches += 1;
-      t.ms += ms;
+      float offsetMs = 0;
+      if (profiler && callStart &&
+          api.cuEventElapsedTime(&offsetMs, callStart, p.start) ==
+              CUDA_SUCCESS) {
+        try {
+          ProfileEvent event;
+          event.name = kernelName;
+          event.category = p.library ? "library" : "kernel";
+          event.startUs = callStartUs + double(offsetMs) * 1000.0;
+          event.durationUs = double(ms) * 1000.0;
+          std::string node = p.label;
+          // Labels read "node 'NAME'"; the trace names the node alone.
+          if (node.rfind("node '", 0) == 0 && node.size() > 7 &&
+              node.back() == '\'')
+            node = node.substr(6, node.size() - 7);
+          event.args = {{"node", jsonString(node)},
+                        {"op", jsonString(kernelName)}};
+          if (p.library) {
+            event.args.push_back({"dims", jsonInts(p.dims)});
+          } else if (p.dims.size() == 6) {
+            event.args.push_back(
+                {"grid", jsonInts({p.dims[0], p.dims[1], p.dims[2]})});
+            event.args.push_back(
+                {"block", jsonInts({p.dims[3], p.dims[4], p.dims[5]})});
+          }
+          event.args.push_back({"shapes", jsonShapes(nullptr)});
+          profiler->add(std::move(event));
+        } catch (...) {
+        }
+      }
     }
     api.cuEventDestroy(p.start);
     api.cuEventDestroy(p.end);
@@ -578,7 +632,7 @@ bool CudaDevice::launch(const OnyxCudaKernel *kernel, const char *label,
   for (int64_t i = 0; i < numArgs; ++i)
     params[i] = const_cast<uint64_t *>(&args[i]);
   CUevent start = nullptr, end = nullptr;
-  if (!profilePath.empty() &&
+  if (profiling() &&
       api.cuEventCreate(&start, CU_EVENT_DEFAULT) == CUDA_SUCCESS &&
       api.cuEventCreate(&end, CU_EVENT_DEFAULT) == CUDA_SUCCESS)
     api.cuEventRecord(start, stream);
@@ -589,7 +643,13 @@ bool CudaDevice::launch(const OnyxCudaKernel *kernel, const char *label,
       nullptr);
   if (start && end) {
     api.cuEventRecord(end, stream);
-    pending.push_back({kernel, label ? label : "", start, end});
+    pending.push_back(
+        {kernel,
+         label ? label : "",
+         start,
+         end,
+         {grid[0], grid[1], grid[2], block[0], block[1], block[2]},
+         false});
   } else {
     if (start)
       api.cuEventDestroy(start);

@@ -142,9 +142,12 @@ public:
   std::unique_ptr<LibraryState> blas, dnn;
   /// Marks library calls in the ONYX_CUDA_PROFILE output: events around
   /// the call, reported under `name` (one line per distinct name).
-  bool profiling() const { return !profilePath.empty(); }
+  bool profiling() const { return !profilePath.empty() || profiler; }
   void profileBegin(CUevent &start);
-  void profileEnd(CUevent start, const OnyxCudaKernel *key, const char *label);
+  /// `dims`: the call's problem dims for the trace (m, n, k; conv dims).
+  void profileEnd(CUevent start, const OnyxCudaKernel *key, const char *label,
+                  std::vector<int64_t> dims = {});
+  void flushProfile() override;
 
 private:
   CudaDevice() = default;
@@ -164,7 +167,15 @@ private:
     const OnyxCudaKernel *kernel;
     std::string label;
     CUevent start, end;
+    /// For the session's trace: grid and block of a launch (6 values) or a
+    /// library call's dims.
+    std::vector<int64_t> dims;
+    bool library = false;
   };
+  /// The session's trace: an event recorded when a call starts and the
+  /// trace's clock then, so device times map onto the host timeline.
+  CUevent callStart = nullptr;
+  double callStartUs = 0;
   std::vector<Pending> pending;
   struct Totals {
     std::string name, label;

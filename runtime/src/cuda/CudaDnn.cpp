@@ -503,7 +503,8 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
                                           plan.y, y, &zero, plan.y, y);
     }
   }
-  device.profileEnd(start, &kConvProfileKey, label);
+  device.profileEnd(start, &kConvProfileKey, label,
+                    std::vector<int64_t>(dims, dims + 4 + 6 * rank));
   if (status != CUDNN_STATUS_SUCCESS) {
     error = describeDnn(call, status);
     return false;
