@@ -25,7 +25,7 @@ SRC=(runtime/src/Device.cpp runtime/src/MemrefCopy.cpp runtime/src/Metadata.cpp
      runtime/src/cuda/CudaUnavailable.cpp test/unit/ConcurrencyTest.cpp)
 "$CXX" -std=c++17 -O1 -g -fsanitize=thread -fno-omit-frame-pointer \
   -Iruntime/include -Iruntime/src -Iruntime/src/layout "${SRC[@]}" \
-  -lgtest_main -lgtest -ldl -pthread -o "$OUT/onyx-runtime-tsan-tests"
+  -lgtest_main -lgtest -lopenblas -ldl -pthread -o "$OUT/onyx-runtime-tsan-tests"
 LOG=$OUT/onyx-runtime-tsan-tests.log
 rc=0
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}" \

@@ -58,14 +58,26 @@ public:
   virtual bool synchronize(std::string &error) = 0;
 };
 
+/// What the caller chose for the device (OnyxSessionOptions).
+struct DeviceOptions {
+  /// The device ordinal; -1: the backend's default (ONYX_CUDA_DEVICE, else
+  /// 0).
+  int deviceId = -1;
+  /// The caller's stream (a CUstream), used instead of one of the session's
+  /// own and never destroyed; NULL: the session creates one.
+  void *stream = nullptr;
+};
+
 /// Creates the device `kind` names ("cuda"). NULL with `error` set when this
 /// runtime has no such backend, its driver cannot be loaded, or no device is
 /// present.
 std::unique_ptr<Device> createDevice(const std::string &kind,
+                                     const DeviceOptions &options,
                                      std::string &error);
 
 /// Backend entry points (runtime/src/<backend>/).
-std::unique_ptr<Device> createCudaDevice(std::string &error);
+std::unique_ptr<Device> createCudaDevice(const DeviceOptions &options,
+                                         std::string &error);
 
 /// For services implemented outside Run.cpp: the device of the call
 /// behind `ctx` (NULL for a host session or an invalid ctx) and the call's

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "State.h"
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -129,12 +130,58 @@ static bool memoryLimitFromEnvironment(OnyxState &state, std::string &error) {
   return true;
 }
 
+/// Options for the artifact trampoline that onyx_session_create calls on
+/// this thread (an artifact's onyx_state_create_with_weights knows no
+/// options); NULL otherwise.
+static thread_local const OnyxSessionOptions *pendingOptions = nullptr;
+
+ONYX_API void onyx_session_options_init(OnyxSessionOptions *options) {
+  if (!options)
+    return;
+  *options = OnyxSessionOptions();
+  options->structSize = sizeof(OnyxSessionOptions);
+  options->deviceId = -1;
+}
+
 ONYX_API OnyxState *onyxrt_state_create_with_weights(const OnyxModelDesc *desc,
                                                      const char *weightsPath,
                                                      const char **errorOut) {
+  if (const OnyxSessionOptions *options = pendingOptions) {
+    // onyx_session_create: the weights path is the options' own.
+    pendingOptions = nullptr;
+    return onyxrt_state_create_with_options(desc, options, errorOut);
+  }
+  OnyxSessionOptions defaults;
+  onyx_session_options_init(&defaults);
+  defaults.weightsPath = weightsPath;
+  return onyxrt_state_create_with_options(desc, &defaults, errorOut);
+}
+
+ONYX_API OnyxState *
+onyxrt_state_create_with_options(const OnyxModelDesc *desc,
+                                 const OnyxSessionOptions *options,
+                                 const char **errorOut) {
   std::string &error = threadCreateError();
   try {
     error.clear();
+    OnyxSessionOptions chosen;
+    onyx_session_options_init(&chosen);
+    if (options && (options->structSize < sizeof(uint32_t) ||
+                    options->structSize > sizeof(OnyxSessionOptions))) {
+      error = "OnyxSessionOptions.structSize is " +
+              std::to_string(options->structSize) +
+              " (initialize the options with onyx_session_options_init)";
+      if (errorOut)
+        *errorOut = error.c_str();
+      return nullptr;
+    }
+    if (options) // fields a caller built with an older header lacks keep
+      std::memcpy(&chosen, options, options->structSize); // their defaults
+    chosen.structSize = sizeof(OnyxSessionOptions);
+    const char *weightsPath = chosen.weightsPath;
+    DeviceOptions deviceOptions;
+    deviceOptions.deviceId = chosen.deviceId;
+    deviceOptions.stream = chosen.cudaStream;
     if (!desc) {
       error = "model descriptor is NULL";
     } else if (desc->abiVersion != ONYX_ABI_VERSION) {
@@ -152,9 +199,15 @@ ONYX_API OnyxState *onyxrt_state_create_with_weights(const OnyxModelDesc *desc,
       } else if (!loadWeights(*state, *desc, weightsPath, message)) {
         delete state;
         error = message;
+      } else if (state->metadata.device.empty() &&
+                 (chosen.deviceId >= 0 || chosen.cudaStream)) {
+        error = std::string("the session options choose a CUDA ") +
+                (chosen.cudaStream ? "stream" : "device") +
+                ", but this model runs on the host";
+        delete state;
       } else if (!state->metadata.device.empty() &&
-                 !(state->device =
-                       createDevice(state->metadata.device, message))) {
+                 !(state->device = createDevice(state->metadata.device,
+                                                deviceOptions, message))) {
         error = "cannot create the " + state->metadata.device +
                 " device for this model: " + message;
         delete state;
@@ -165,6 +218,15 @@ ONYX_API OnyxState *onyxrt_state_create_with_weights(const OnyxModelDesc *desc,
       } else {
         state->metadataText = desc->metadata;
         state->entry = desc->entry;
+        if (chosen.memoryLimit)
+          state->memoryLimit = chosen.memoryLimit;
+        if (chosen.threads != 0)
+          onyxrt_cpu_set_threads(chosen.threads);
+        if (chosen.profilePath && *chosen.profilePath) {
+          state->profiler = std::make_unique<Profiler>(chosen.profilePath);
+          if (state->device)
+            state->device->profiler = state->profiler.get();
+        }
         return state;
       }
     }
@@ -176,6 +238,32 @@ ONYX_API OnyxState *onyxrt_state_create_with_weights(const OnyxModelDesc *desc,
   if (errorOut)
     *errorOut = error.c_str();
   return nullptr;
+}
+
+ONYX_API OnyxState *onyx_session_create(void *artifact,
+                                        const OnyxSessionOptions *options,
+                                        const char **errorOut) {
+  std::string &error = threadCreateError();
+  using CreateFn = OnyxState *(*)(const char *);
+  auto create = artifact ? reinterpret_cast<CreateFn>(dlsym(
+                               artifact, "onyx_state_create_with_weights"))
+                         : nullptr;
+  if (!create) {
+    error = artifact ? "the library is not an Onyx artifact (it lacks "
+                       "onyx_state_create_with_weights)"
+                     : "the artifact handle is NULL";
+    if (errorOut)
+      *errorOut = error.c_str();
+    return nullptr;
+  }
+  OnyxSessionOptions defaults;
+  onyx_session_options_init(&defaults);
+  pendingOptions = options ? options : &defaults;
+  OnyxState *state = create(pendingOptions->weightsPath);
+  pendingOptions = nullptr;
+  if (!state && errorOut)
+    *errorOut = error.c_str();
+  return state;
 }
 
 ONYX_API const char *onyxrt_state_create_error(void) {

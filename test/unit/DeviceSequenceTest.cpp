@@ -189,7 +189,7 @@ private:
 namespace onyx {
 namespace rt {
 // The backend entry point CudaDevice.cpp would provide.
-std::unique_ptr<Device> createCudaDevice(std::string &) {
+std::unique_ptr<Device> createCudaDevice(const DeviceOptions &, std::string &) {
   return std::make_unique<FakeDevice>();
 }
 } // namespace rt

@@ -273,6 +273,53 @@ ONYX_API int onyx_state_enable_profiling(OnyxState *state, const char *path);
  * (the message is then onyx_state_last_error's). */
 ONYX_API int64_t onyx_state_end_profiling(OnyxState *state);
 
+/* Session options (docs/runtime.md, "Session options"): what a server sets
+ * per session instead of environment variables. Initialize with
+ * onyx_session_options_init (it sets structSize, so that a library newer
+ * than the caller's header knows which fields the caller has), then set
+ * fields. Precision is a compile option (onyx-compile --precision), not a
+ * session one. */
+typedef struct OnyxSessionOptions {
+  uint32_t structSize; /* sizeof(OnyxSessionOptions) of the caller's header */
+  /* CUDA device ordinal of a CUDA model's session; -1 (default): the
+   * ONYX_CUDA_DEVICE environment variable, else 0. A host model with
+   * deviceId >= 0 is an error. */
+  int32_t deviceId;
+  /* The caller's CUstream (of the device's primary context): the session
+   * queues all its work on it, after the caller's, and never destroys it;
+   * each call still waits for its work before it returns. NULL (default):
+   * the session creates its own stream. */
+  void *cudaStream;
+  /* The CPU kernels' threads (onyxrt_cpu_set_threads; process-wide, not
+   * per session): 0 (default) leaves them as they are, < 0 every core. */
+  int32_t threads;
+  /* The external weights file or its directory, as for
+   * onyxrt_state_create_with_weights (NULL: next to the artifact). */
+  const char *weightsPath;
+  /* Non-NULL: profiling from the first call on, as
+   * onyx_state_enable_profiling(state, profilePath). */
+  const char *profilePath;
+  /* The memory limit in bytes (onyx_state_set_memory_limit); 0 (default):
+   * ONYX_MAX_ALLOC_BYTES, else the machine's memory. */
+  uint64_t memoryLimit;
+} OnyxSessionOptions;
+ONYX_API void onyx_session_options_init(OnyxSessionOptions *options);
+/* A session of the artifact loaded at `artifact` (a dlopen handle) with
+ * `options` (NULL: the defaults). Works with every artifact (it calls the
+ * artifact's onyx_state_create_with_weights, which reaches
+ * onyxrt_state_create_with_options). NULL on failure, with the message in
+ * `errorOut` (when not NULL) and onyxrt_state_create_error(). Destroy the
+ * session with onyxrt_state_destroy or the artifact's onyx_state_destroy. */
+ONYX_API OnyxState *onyx_session_create(void *artifact,
+                                        const OnyxSessionOptions *options,
+                                        const char **errorOut);
+/* As onyxrt_state_create_with_weights, with options (NULL: the defaults;
+ * the weights path is options->weightsPath). */
+ONYX_API OnyxState *
+onyxrt_state_create_with_options(const OnyxModelDesc *desc,
+                                 const OnyxSessionOptions *options,
+                                 const char **errorOut);
+
 /* Creates a session for a model. Never NULL for a valid desc; on failure
  * (bad metadata, ABI mismatch) returns NULL and, when `errorOut` is not NULL,
  * stores a static or thread-local message there. */

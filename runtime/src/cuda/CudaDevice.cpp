@@ -198,7 +198,8 @@ CUcontext primaryContext(CUdevice device, std::string &error) {
 
 } // namespace
 
-std::unique_ptr<Device> CudaDevice::create(std::string &error) {
+std::unique_ptr<Device> CudaDevice::create(const DeviceOptions &options,
+                                           std::string &error) {
   const DriverApi &api = driver();
   if (!api.loadError.empty()) {
     error = api.loadError;
@@ -216,14 +217,19 @@ std::unique_ptr<Device> CudaDevice::create(std::string &error) {
     return nullptr;
   }
   int ordinal = 0;
-  if (const char *env = std::getenv("ONYX_CUDA_DEVICE"))
+  const char *from = "ONYX_CUDA_DEVICE=";
+  if (options.deviceId >= 0) {
+    ordinal = options.deviceId;
+    from = "the session's deviceId ";
+  } else if (const char *env = std::getenv("ONYX_CUDA_DEVICE")) {
     ordinal = std::atoi(env);
+  }
   if (count == 0) {
     error = "no CUDA device is present";
     return nullptr;
   }
   if (ordinal < 0 || ordinal >= count) {
-    error = "ONYX_CUDA_DEVICE=" + std::to_string(ordinal) + " but there are " +
+    error = from + std::to_string(ordinal) + " but there are " +
             std::to_string(count) + " CUDA devices";
     return nullptr;
   }
@@ -238,8 +244,13 @@ std::unique_ptr<Device> CudaDevice::create(std::string &error) {
     error = describe("cuCtxSetCurrent", result);
     return nullptr;
   }
-  if ((result = api.cuStreamCreate(&self->stream, CU_STREAM_NON_BLOCKING)) !=
-      CUDA_SUCCESS) {
+  if (options.stream) {
+    // The caller's stream: the session's work is ordered with the caller's
+    // (it must belong to this device's primary context).
+    self->stream = static_cast<CUstream>(options.stream);
+    self->borrowedStream = true;
+  } else if ((result = api.cuStreamCreate(
+                  &self->stream, CU_STREAM_NON_BLOCKING)) != CUDA_SUCCESS) {
     self->stream = nullptr;
     error = describe("cuStreamCreate", result);
     return nullptr;
@@ -266,7 +277,7 @@ CudaDevice::~CudaDevice() {
     api.cuMemFreeHost(staging);
   for (auto &entry : modules)
     api.cuModuleUnload(entry.second);
-  if (stream)
+  if (stream && !borrowedStream)
     api.cuStreamDestroy(stream);
   // The primary context stays retained for the process (primaryContext).
 }
@@ -674,9 +685,10 @@ CudaDevice *cudaDeviceOf(void *ctx) {
   return static_cast<CudaDevice *>(device);
 }
 
-std::unique_ptr<Device> createCudaDevice(std::string &error) {
+std::unique_ptr<Device> createCudaDevice(const DeviceOptions &options,
+                                         std::string &error) {
   try {
-    return CudaDevice::create(error);
+    return CudaDevice::create(options, error);
   } catch (...) {
     error = "out of memory creating the CUDA device";
     return nullptr;

@@ -104,7 +104,8 @@ struct LibraryState {
 
 class CudaDevice final : public Device {
 public:
-  static std::unique_ptr<Device> create(std::string &error);
+  static std::unique_ptr<Device> create(const DeviceOptions &options,
+                                        std::string &error);
   ~CudaDevice() override;
 
   const char *name() const override { return "cuda"; }
@@ -157,6 +158,8 @@ private:
   CUdevice device = 0;
   CUcontext context = nullptr;
   CUstream stream = nullptr;
+  /// The caller's stream (OnyxSessionOptions.cudaStream): not destroyed.
+  bool borrowedStream = false;
   bool forcePTX = envFlag("ONYX_CUDA_FORCE_PTX");
   bool syncEachLaunch = envFlag("ONYX_CUDA_SYNC");
   /// ONYX_CUDA_PROFILE: events around each launch, resolved at the next

@@ -12,7 +12,8 @@
 namespace onyx {
 namespace rt {
 
-std::unique_ptr<Device> createCudaDevice(std::string &error) {
+std::unique_ptr<Device> createCudaDevice(const DeviceOptions &,
+                                         std::string &error) {
   error = "this Onyx runtime was built without CUDA support";
   return nullptr;
 }
