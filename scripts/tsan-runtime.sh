@@ -18,7 +18,7 @@ mkdir -p "$OUT"
 # The runtime's own sources (the CPU kernels and the CUDA device are not
 # needed by these tests), the pool-layout library, the concurrency tests.
 SRC=(runtime/src/Device.cpp runtime/src/MemrefCopy.cpp runtime/src/Metadata.cpp
-     runtime/src/Profile.cpp
+     runtime/src/Profile.cpp runtime/src/cpu/Threads.cpp
      runtime/src/Sequence.cpp runtime/src/Run.cpp runtime/src/Services.cpp
      runtime/src/Session.cpp runtime/src/Weights.cpp runtime/src/Tensor.cpp
      runtime/src/layout/PoolPlacement.cpp
