@@ -124,6 +124,9 @@ step e2e-bad-inputs "$PY" test/e2e/test_bad_inputs.py
 step e2e-external-weights "$PY" test/e2e/test_external_weights.py
 step e2e-data-dependent "$PY" test/e2e/test_data_dependent.py
 step e2e-sequences "$PY" test/e2e/test_sequences.py
+# Chrome-trace profiles (onyx-run --profile, onyx-compile --profile) and
+# compile progress (docs/runtime.md "Profiling").
+step e2e-profile "$PY" test/e2e/test_profile.py
 step e2e-element-types "$PY" -W ignore test/e2e/test_element_types.py
 # The Python package `onyx` from the build tree (docs/python.md).
 step python-package env ONYX_BUILD_DIR="$BUILD_DIR" "$PY" -m pytest -q -p no:cacheprovider test/python

@@ -23,8 +23,10 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Support/Timing.h"
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+#include <chrono>
 #include <map>
 
 using namespace mlir;
@@ -178,9 +180,23 @@ bool compileModelFile(const std::string &modelPath,
     return false;
   };
 
+  // --progress: one line per stage as it starts (percent of the stages).
+  constexpr int kStages = 6;
+  int stagesDone = 0;
+  auto started = std::chrono::steady_clock::now();
+  auto progress = [&](const std::string &stage) {
+    if (!options.progress)
+      return;
+    llvm::errs() << llvm::format("[%3d%%] ", stagesDone * 100 / kStages)
+                 << stage << "\n";
+    llvm::errs().flush();
+    ++stagesDone;
+  };
+
   ImportOptions importOptions;
   importOptions.makeInputsDynamic = options.makeInputsDynamic;
   importOptions.externalWeights = options.externalWeights;
+  progress("import (ONNX file to IR)");
   TimingScope importTimer = rootTimer.nest("import (ONNX file to IR)");
   OwningOpRef<ModuleOp> module =
       importONNXFile(context, modelPath, importOptions, error);
@@ -221,6 +237,7 @@ bool compileModelFile(const std::string &modelPath,
   }
   auto runStage = [&](llvm::function_ref<void(OpPassManager &)> build,
                       const char *name) {
+    progress(name);
     PassManager pm(&context);
     TimingScope stageTimer = rootTimer.nest(name);
     pm.enableTiming(stageTimer);
@@ -252,10 +269,12 @@ bool compileModelFile(const std::string &modelPath,
   bool tf32 = options.precision == "tf32";
   auto codegen = [&](OpPassManager &pm) {
     cuda ? buildCUDACodegenPipeline(pm, "sm_90", tf32)
-         : buildCPUCodegenPipeline(pm);
+         : buildCPUCodegenPipeline(pm, options.profile);
   };
   if (!runStage(codegen, cuda ? "CUDA code generation" : "CPU code generation"))
     return false;
+  progress(options.emit == "llvm" ? "LLVM IR"
+                                  : "LLVM (optimization, object code, link)");
   TimingScope llvmTimer = rootTimer.nest("LLVM");
   if (options.emit == "llvm") {
     auto file = openOutputFile(outputPath, &error);
@@ -264,7 +283,14 @@ bool compileModelFile(const std::string &modelPath,
     file->keep();
     return true;
   }
-  return emitSharedLibrary(*module, outputPath, error, &llvmTimer);
+  bool ok = emitSharedLibrary(*module, outputPath, error, &llvmTimer);
+  if (ok && options.progress) {
+    double seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - started)
+                         .count();
+    llvm::errs() << llvm::format("[100%%] done in %.1f s\n", seconds);
+  }
+  return ok;
 }
 
 } // namespace onyx

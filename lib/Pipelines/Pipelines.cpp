@@ -99,7 +99,7 @@ void buildBufferizationPipeline(OpPassManager &pm, StringRef poolScheme) {
   pm.addPass(createCanonicalizerPass());
 }
 
-void buildCPUCodegenPipeline(OpPassManager &pm) {
+void buildCPUCodegenPipeline(OpPassManager &pm, bool profileOps) {
   // RFC Fix 3: payload scalars that host code needs become counted,
   // checked readbacks (all memory is host memory here).
   HostVisibilityOptions visibility;
@@ -111,6 +111,11 @@ void buildCPUCodegenPipeline(OpPassManager &pm) {
   pm.addPass(createLowerContractionsToBLAS());
   // float16 sums and dot products accumulate in f32, rounded once.
   pm.addPass(createCPUWidenHalfReductions());
+  // --profile: every op's work between the runtime's timing hooks, after
+  // the passes that fold ops into library calls (they must see the ops
+  // side by side).
+  if (profileOps)
+    pm.addPass(createCPUProfileOps());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());

@@ -10,21 +10,19 @@ is compiled with onyx-compile on first use and the artifact cached
 (_cache.py); an artifact .so is loaded as it is.
 """
 import os
-import threading
 
 from ._onyx import OnyxError, DeviceTensor, runtime_version, to_dlpack
+from ._onyx import artifact_metadata
 from ._onyx import Artifact as _Artifact
 from . import _cache
 
 __all__ = ["InferenceSession", "NodeArg", "OnyxError", "DeviceTensor",
-           "from_dlpack", "to_dlpack", "runtime_version", "__version__"]
+           "from_dlpack", "to_dlpack", "runtime_version", "artifact_metadata",
+           "__version__"]
 
 __version__ = runtime_version()
 
 _TARGETS = ("cpu", "cuda")
-# ONYX_CUDA_DEVICE is read when a CUDA session is created: set it under this
-# lock so that sessions created concurrently each get their own device.
-_device_env_lock = threading.Lock()
 
 
 class NodeArg:
@@ -96,10 +94,16 @@ class InferenceSession:
     weights: the external weights file (or its directory) of an artifact
         compiled with --external-weights; for an .onnx, compile it that way
         and read the weights from there.
+    enable_profiling: record a Chrome trace (one event per call, per op on
+        the CPU -- an .onnx is compiled with --profile -- and per kernel or
+        library call on CUDA), written by end_profiling() or when the
+        session is freed, to `profile_file` (default
+        onyx_profile_<pid>_<date>.json in the current directory).
     """
 
     def __init__(self, path, target="cpu", precision=None, device_id=0,
-                 threads=None, cache_dir=None, weights=None):
+                 threads=None, cache_dir=None, weights=None,
+                 enable_profiling=False, profile_file=None):
         path = os.fspath(path)
         if target not in _TARGETS:
             raise OnyxError("target must be 'cpu' or 'cuda', not %r" % (target,))
@@ -118,6 +122,8 @@ class InferenceSession:
             artifact = path
         else:
             options = ["--target=" + target]
+            if enable_profiling and target == "cpu":
+                options.append("--profile")
             if weights is not None:
                 options.append("--external-weights")
             artifact, self.from_cache = _cache.get_artifact(
@@ -126,23 +132,37 @@ class InferenceSession:
                 weights = os.path.dirname(os.path.abspath(path))
         self.artifact_path = artifact
         self._device_id = device_id
-        with _device_env_lock:
-            old = os.environ.get("ONYX_CUDA_DEVICE")
-            os.environ["ONYX_CUDA_DEVICE"] = str(device_id)
-            try:
-                self._art = _Artifact(artifact, None if weights is None
-                                      else os.fspath(weights))
-            finally:
-                if old is None:
-                    del os.environ["ONYX_CUDA_DEVICE"]
-                else:
-                    os.environ["ONYX_CUDA_DEVICE"] = old
+        # The device goes to the runtime in the session options
+        # (OnyxSessionOptions.deviceId), not through ONYX_CUDA_DEVICE.
+        self._art = _Artifact(artifact, None if weights is None
+                              else os.fspath(weights), device_id)
         if threads is not None:
             self._art.set_threads(threads)
+        self._profile_file = None
+        if enable_profiling:
+            if profile_file is None:
+                import datetime
+                profile_file = "onyx_profile_%d_%s.json" % (
+                    os.getpid(),
+                    datetime.datetime.now().strftime("%Y-%m-%d_%H-%M-%S-%f"))
+            self._profile_file = os.path.abspath(os.fspath(profile_file))
+            self._art.enable_profiling(self._profile_file)
         self._inputs = [NodeArg(*i) for i in self._art.inputs()]
         self._outputs = [NodeArg(*o) for o in self._art.outputs()]
         self._input_index = {a.name: k for k, a in enumerate(self._inputs)}
         self._output_index = {a.name: k for k, a in enumerate(self._outputs)}
+
+    def end_profiling(self):
+        """Writes the trace recorded since the session was created and
+        stops profiling; returns the file's path (ONNX Runtime's
+        end_profiling). An OnyxError when profiling is off or the file
+        cannot be written."""
+        if self._profile_file is None:
+            raise OnyxError("profiling is not enabled on this session "
+                            "(InferenceSession(..., enable_profiling=True))")
+        path, self._profile_file = self._profile_file, None
+        self._art.end_profiling()
+        return path
 
     def get_inputs(self):
         return list(self._inputs)

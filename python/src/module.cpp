@@ -348,7 +348,7 @@ struct Signature {
 
 class Artifact {
 public:
-  Artifact(const std::string &path, py::object weights) {
+  Artifact(const std::string &path, py::object weights, int deviceId) {
     handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle) {
       const char *e = dlerror();
@@ -376,17 +376,22 @@ public:
                           "onyx_state_create / inference_compute / "
                           "onyx_model_metadata)");
     }
-    if (!weights.is_none()) {
-      if (!createWeights) {
-        dlclose(handle);
-        throw OnyxException("the artifact '" + path +
-                            "' cannot take a weights path");
-      }
-      std::string w = py::str(weights);
-      state = createWeights(w.c_str());
-    } else {
-      state = create();
+    if (!createWeights) {
+      dlclose(handle);
+      throw OnyxException("the artifact '" + path +
+                          "' lacks onyx_state_create_with_weights");
     }
+    // The session options (docs/runtime.md): the weights path, and the
+    // device for a CUDA model (its metadata has a `device cuda` line).
+    OnyxSessionOptions options;
+    onyx_session_options_init(&options);
+    std::string w = weights.is_none() ? "" : std::string(py::str(weights));
+    if (!weights.is_none())
+      options.weightsPath = w.c_str();
+    std::string signature = metadataFn() ? metadataFn() : "";
+    if (signature.find("\ndevice cuda\n") != std::string::npos)
+      options.deviceId = deviceId;
+    state = onyx_session_create(handle, &options, nullptr);
     if (!state) {
       std::string why = onyxrt_state_create_error();
       dlclose(handle);
@@ -459,6 +464,22 @@ public:
           py::make_tuple(s.name, onyx_element_name(s.elem), shape, kind));
     }
     return out;
+  }
+
+  /// Profiling (docs/runtime.md, "Profiling"): a Chrome trace of the
+  /// following calls, written to `path` by endProfiling (or when the
+  /// session goes).
+  void enableProfiling(const std::string &path) {
+    if (onyx_state_enable_profiling(state, path.c_str()) != 0)
+      throw OnyxException("cannot enable profiling");
+  }
+  int64_t endProfiling() {
+    int64_t events = onyx_state_end_profiling(state);
+    if (events < 0) {
+      const char *e = onyx_state_last_error(state);
+      throw OnyxException(e && *e ? e : "ending the profile failed");
+    }
+    return events;
   }
 
   /// The CPU kernels' thread count (process-wide): the runtime's
@@ -777,6 +798,30 @@ PYBIND11_MODULE(_onyx, m) {
       "Version of the linked libonyx_runtime (onyx_runtime_version()).");
   m.def("to_dlpack", &arrayToDLPack,
         "A DLPack capsule over a numpy array's memory (CPU).");
+  m.def(
+      "artifact_metadata",
+      [](const std::string &path) {
+        // No session: a CUDA artifact's signature is readable without a GPU.
+        void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (!handle) {
+          const char *e = dlerror();
+          throw OnyxException("cannot load the artifact '" + path +
+                              "': " + (e ? e : "dlopen failed"));
+        }
+        using MetaFn = const char *(*)();
+        auto meta =
+            reinterpret_cast<MetaFn>(dlsym(handle, "onyx_model_metadata"));
+        std::string text = meta && meta() ? meta() : "";
+        dlclose(handle);
+        if (!meta)
+          throw OnyxException(
+              "'" + path +
+              "' is not an Onyx artifact (no onyx_model_metadata)");
+        return text;
+      },
+      py::arg("path"),
+      "The metadata text of an artifact (docs/runtime-abi.md), read without "
+      "creating a session.");
 
   py::class_<DeviceTensor>(m, "DeviceTensor",
                            "A tensor output left in device memory; valid "
@@ -794,12 +839,14 @@ PYBIND11_MODULE(_onyx, m) {
       });
 
   py::class_<Artifact>(m, "Artifact")
-      .def(py::init<const std::string &, py::object>(), py::arg("path"),
-           py::arg("weights") = py::none())
+      .def(py::init<const std::string &, py::object, int>(), py::arg("path"),
+           py::arg("weights") = py::none(), py::arg("device_id") = 0)
       .def("inputs", &Artifact::inputs)
       .def("outputs", &Artifact::outputs)
       .def_property_readonly("on_device", &Artifact::isDevice)
       .def("set_threads", &Artifact::setThreads, py::arg("threads"))
+      .def("enable_profiling", &Artifact::enableProfiling, py::arg("path"))
+      .def("end_profiling", &Artifact::endProfiling)
       .def(
           "run",
           [](py::object self, py::list values, bool deviceOutputs,

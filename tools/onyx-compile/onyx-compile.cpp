@@ -2,7 +2,8 @@
 //
 //   onyx-compile MODEL.onnx -o MODEL.so [--target=cpu|cuda]
 //                [--emit=onnx|onyx|buffers|llvm] [--make-inputs-dynamic]
-//                [--precision=fp32|tf32] [--timing]
+//                [--precision=fp32|tf32] [--timing] [--profile]
+//                [--progress=auto|always|never]
 //
 // Exit 0 on success; otherwise one "error: ..." line on stderr and exit 1.
 //
@@ -13,6 +14,8 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <unistd.h>
 
 namespace cl = llvm::cl;
 
@@ -64,6 +67,17 @@ int main(int argc, char **argv) {
                "MLIR stage with its passes, translation to LLVM IR, LLVM "
                "O2, object emission, link"),
       cl::init(false), cl::cat(category));
+  cl::opt<bool> profile(
+      "profile",
+      cl::desc("CPU: time every op when the session profiles (per-op "
+               "events in onyx-run --profile / enable_profiling traces); "
+               "CUDA artifacts time their kernels without it"),
+      cl::init(false), cl::cat(category));
+  cl::opt<std::string> progress(
+      "progress",
+      cl::desc("Print each stage as it starts to stderr: auto (default: "
+               "when stderr is a terminal), always or never"),
+      cl::init("auto"), cl::cat(category));
   cl::HideUnrelatedOptions(category);
   if (!cl::ParseCommandLineOptions(argc, argv, "Onyx ONNX compiler\n",
                                    &llvm::errs()))
@@ -81,7 +95,15 @@ int main(int argc, char **argv) {
     }
   }
 
+  if (progress != "auto" && progress != "always" && progress != "never") {
+    llvm::errs() << "error: --progress must be auto, always or never, not '"
+                 << progress << "'\n";
+    return 1;
+  }
   onyx::CompileOptions options;
+  options.progress =
+      progress == "always" || (progress == "auto" && isatty(2) && emit.empty());
+  options.profile = profile;
   options.target = target;
   options.emit = emit;
   options.makeInputsDynamic = makeDynamic;

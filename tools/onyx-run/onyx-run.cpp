@@ -2,7 +2,7 @@
 //
 //   onyx-run MODEL(.onnx|.so) [--target=cpu|cuda] [--input [NAME=]FILE]...
 //            [--output-dir DIR] [--repeat N] [--memory-report FILE|-]
-//            [--make-inputs-dynamic]
+//            [--make-inputs-dynamic] [--profile FILE]
 //
 // A .onnx model is compiled in-process into a private temporary directory;
 // a .so artifact is loaded directly. Inputs are .npy or ONNX TensorProto
@@ -32,6 +32,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 namespace fs = std::filesystem;
@@ -61,6 +62,9 @@ const char kUsage[] =
     "                           every core; 0: every core)\n"
     "  --repeat N               run N times (outputs of the last run); print\n"
     "                           median and min time per call on stderr\n"
+    "  --profile FILE           write a Chrome trace (JSON) of the calls:\n"
+    "                           one event per op (CPU; a .onnx is compiled\n"
+    "                           with --profile) or per kernel (CUDA)\n"
     "  --memory-report FILE|-   write memory statistics as JSON ('-': "
     "stdout,\n"
     "                           the output summary then goes to stderr)\n"
@@ -94,6 +98,7 @@ struct Options {
   bool repeatGiven = false;
   int32_t threads = -1; // -1: not given
   std::string memoryReport;
+  std::string profile;
   bool makeInputsDynamic = false;
   std::string poolScheme = "lifetime";
   bool externalWeights = false;
@@ -157,7 +162,8 @@ bool parseArgs(int argc, char **argv, Options &opts) {
     }
     if (name != "target" && name != "input" && name != "output-dir" &&
         name != "repeat" && name != "memory-report" && name != "pool-scheme" &&
-        name != "weights" && name != "inject-fault" && name != "threads")
+        name != "weights" && name != "inject-fault" && name != "threads" &&
+        name != "profile")
       fail("unknown option '--" + name + "' (see --help)");
     if (!hasValue) {
       if (i + 1 >= argc)
@@ -220,6 +226,10 @@ bool parseArgs(int argc, char **argv, Options &opts) {
       if (value.empty())
         fail("--memory-report needs a file or '-'");
       opts.memoryReport = value;
+    } else if (name == "profile") {
+      if (value.empty())
+        fail("--profile needs a file");
+      opts.profile = value;
     }
   }
   if (!sawModel)
@@ -473,6 +483,8 @@ int runMain(int argc, char **argv) {
     options.makeInputsDynamic = opts.makeInputsDynamic;
     options.poolScheme = opts.poolScheme;
     options.externalWeights = opts.externalWeights;
+    options.profile = !opts.profile.empty();
+    options.progress = isatty(2);
     std::string error;
     if (!onyx::compileModelFile(opts.model, artifactPath, options, error))
       fail(error.empty() ? "compilation of '" + opts.model + "' failed"
@@ -520,6 +532,9 @@ int runMain(int argc, char **argv) {
   if (opts.faultReadbackAt &&
       onyx_state_inject_fault(state, "readback", opts.faultReadbackAt) != 0)
     fail("this runtime does not support --inject-fault");
+  if (!opts.profile.empty() &&
+      onyx_state_enable_profiling(state, opts.profile.c_str()) != 0)
+    fail("cannot enable profiling");
 
   ListPtr outputs;
   std::vector<double> millis;
@@ -555,6 +570,8 @@ int runMain(int argc, char **argv) {
       retainedHighWater = std::max(retainedHighWater, stats.retainedBytes);
   }
 
+  if (!opts.profile.empty() && onyx_state_end_profiling(state) < 0)
+    fail(onyx_state_last_error(state));
   if (!outputs)
     fail("no call succeeded");
   // Write every output before printing anything, so that a failure leaves

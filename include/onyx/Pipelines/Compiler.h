@@ -32,6 +32,13 @@ struct CompileOptions {
   bool explainShapes = false;
   /// Print per-stage timing to stderr.
   bool timing = false;
+  /// Print a line per stage ("[ 33%] bufferization") to stderr as the
+  /// compile goes (onyx-compile: when stderr is a terminal).
+  bool progress = false;
+  /// CPU: bracket every op with the runtime's profiling hooks
+  /// (onyx-cpu-profile-ops), so a profiling session records one event per
+  /// op. CUDA sessions time their kernels without it.
+  bool profile = false;
   /// Arithmetic precision: "fp32" (default: the model's types, f32 GEMMs
   /// and convolutions in full fp32), "tf32" (CUDA: f32 GEMMs and
   /// convolutions on TF32 tensor cores). "fp16" / "bf16" (an fp32 model

@@ -21,7 +21,8 @@ void buildONNXToTensorPipeline(mlir::OpPassManager &pm);
 void buildBufferizationPipeline(mlir::OpPassManager &pm,
                                 llvm::StringRef poolScheme = "lifetime");
 /// Stage 9-10 for the CPU: loops, LLVM dialect, exported interface.
-void buildCPUCodegenPipeline(mlir::OpPassManager &pm);
+/// `profileOps`: per-op profiling hooks (onyx-cpu-profile-ops).
+void buildCPUCodegenPipeline(mlir::OpPassManager &pm, bool profileOps = false);
 /// Stages 5 and 9-10 for CUDA: each top-level linalg op an NVVM kernel
 /// (cubin for `chip` + PTX, embedded), host launches through the runtime,
 /// LLVM dialect, exported interface. `tf32`: f32 GEMMs and convolutions may

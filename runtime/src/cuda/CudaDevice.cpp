@@ -512,12 +512,15 @@ void CudaDevice::resolveProfile() {
           event.startUs = callStartUs + double(offsetMs) * 1000.0;
           event.durationUs = double(ms) * 1000.0;
           std::string node = p.label;
-          // Labels read "node 'NAME'"; the trace names the node alone.
-          if (node.rfind("node '", 0) == 0 && node.size() > 7 &&
-              node.back() == '\'')
-            node = node.substr(6, node.size() - 7);
+          // Labels read "node 'NAME' (kernel K)"; the trace names the node
+          // alone (the label stays in "label").
+          std::string label = node;
+          size_t close = node.find('\'', 6);
+          if (node.rfind("node '", 0) == 0 && close != std::string::npos)
+            node = node.substr(6, close - 6);
           event.args = {{"node", jsonString(node)},
-                        {"op", jsonString(kernelName)}};
+                        {"op", jsonString(kernelName)},
+                        {"label", jsonString(label)}};
           if (p.library) {
             event.args.push_back({"dims", jsonInts(p.dims)});
           } else if (p.dims.size() == 6) {

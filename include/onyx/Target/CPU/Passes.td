@@ -51,4 +51,25 @@ def CPUWidenHalfReductions
   ];
 }
 
+def CPUProfileOps : Pass<"onyx-cpu-profile-ops", "mlir::ModuleOp"> {
+  let summary = "Per-op timing hooks (onyx-compile --profile)";
+  let description = [{
+    Every op of the entry (the function taking `!onyx.context`) that does a
+    node's work -- a linalg op on buffers, a memref.copy, a call of the
+    runtime's CPU kernels (`onyxrt_cpu_*`) or of BLAS (`cblas_*`) -- is
+    bracketed by `onyxrt_profile_begin(ctx)` and `onyxrt_profile_end(ctx,
+    token, node, op kind, shapes)`: the node name from the op's location,
+    the op kind (op name or callee), and a stack table of its buffers'
+    shapes (count, then rank and dims of each; dynamic dims by memref.dim;
+    a call's buffers found behind its pointer operands). The runtime
+    records a Chrome-trace event per op while the session profiles
+    (docs/runtime.md, "Profiling"). Ops nested in a profiled op are not
+    bracketed again; other functions are left as they are.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
+    "mlir::LLVM::LLVMDialect", "mlir::memref::MemRefDialect"
+  ];
+}
+
 #endif // ONYX_TARGET_CPU_PASSES_TD
