@@ -15,8 +15,10 @@ compiled with `onyx-compile --external-weights`:
   CPU code generation), translation to LLVM IR, LLVM's O2, object emission
   (instruction selection and writing the object), the link (`cc -shared`),
   freeing the IR, and the rest (setup, process start and exit).
-- loading, in a fresh process per artifact (ctypes, no onyx-run): dlopen of
-  the artifact, state creation (`onyx_state_create`, which maps and checks
+- loading, in a fresh process per artifact (the `onyx` package, no onyx-run):
+  dlopen of the artifact (`onyx.artifact_metadata`: dlopen, read, dlclose),
+  session creation (`onyx.InferenceSession`: dlopen again and
+  `onyx_state_create`, which reads and checks
   external weights), the first `inference_compute`, and the median of --runs
   further calls, at the model's largest test shape.
 
@@ -39,58 +41,38 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 BIN_DIR = os.environ.get("ONYX_BIN_DIR", os.path.join(REPO, "build", "bin"))
 ONYX_COMPILE = os.path.join(BIN_DIR, "onyx-compile")
-RUNTIME_LIB = os.environ.get("ONYX_RUNTIME_LIB", os.path.join(REPO, "build", "lib", "libonyx_runtime.so"))
+# The onyx package of the build tree (docs/python.md).
+PACKAGE_DIR = os.path.join(os.path.abspath(os.environ.get("ONYX_BUILD_DIR", os.path.join(REPO, "build"))), "python")
 TRANSIENT = re.compile(r"cannot find -lonyx_runtime|Text file busy|cannot execute|exec: Permission denied")
 
 # Runs in a fresh interpreter: loads one artifact and times state creation and runs.
 LOADER = r'''
-import ctypes, json, statistics, sys, time
+import json, statistics, sys, time
 import numpy as np
-so, runtime, weights, nruns = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+so, package_dir, weights, nruns = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 inputs = [np.load(p) for p in sys.argv[5:]]
-rt = ctypes.CDLL(runtime, mode=ctypes.RTLD_GLOBAL)
+sys.path.insert(0, package_dir)
+import onyx
 t0 = time.perf_counter()
-lib = ctypes.CDLL(so)
+onyx.artifact_metadata(so)  # dlopen (and dlclose) alone
 t1 = time.perf_counter()
-P = ctypes.c_void_p
-lib.onyx_state_create.restype = P
-lib.inference_compute.restype = P
-lib.inference_compute.argtypes = [P, P]
-rt.onyx_tensor_create_copy.restype = P
-rt.onyx_tensor_create_copy.argtypes = [ctypes.c_int32, ctypes.c_int32, ctypes.POINTER(ctypes.c_int64), P]
-rt.onyx_tensor_list_create.restype = P
-rt.onyx_tensor_list_append.argtypes = [P, P]
-rt.onyx_tensor_list_destroy.argtypes = [P]
-rt.onyx_state_last_error.restype = ctypes.c_char_p
-rt.onyx_state_last_error.argtypes = [P]
-rt.onyxrt_state_create_error.restype = ctypes.c_char_p
-codes = {np.dtype(np.float32): 1, np.dtype(np.int64): 7}
-t2 = time.perf_counter()
-if weights:
-    lib.onyx_state_create_with_weights.restype = P
-    lib.onyx_state_create_with_weights.argtypes = [ctypes.c_char_p]
-    state = lib.onyx_state_create_with_weights(weights.encode())
-else:
-    state = lib.onyx_state_create()
-t3 = time.perf_counter()
-if not state:
-    print(json.dumps(dict(error="state creation failed: " + rt.onyxrt_state_create_error().decode())))
+try:
+    s = onyx.InferenceSession(so, weights=weights or None)
+except onyx.OnyxError as e:
+    print(json.dumps(dict(error="state creation failed: %s" % e)))
     sys.exit(0)
-lst = rt.onyx_tensor_list_create()
-for a in inputs:
-    a = np.ascontiguousarray(a)
-    shape = (ctypes.c_int64 * a.ndim)(*a.shape)
-    rt.onyx_tensor_list_append(lst, rt.onyx_tensor_create_copy(codes[a.dtype], a.ndim, shape, a.ctypes.data))
+t2 = time.perf_counter()
+feeds = {a.name: x for a, x in zip(s.get_inputs(), inputs)}
 times = []
 for i in range(1 + nruns):
-    s = time.perf_counter()
-    out = lib.inference_compute(state, lst)
-    times.append(time.perf_counter() - s)
-    if not out:
-        print(json.dumps(dict(error="run failed: " + rt.onyx_state_last_error(state).decode())))
+    t = time.perf_counter()
+    try:
+        s.run(None, feeds)
+    except onyx.OnyxError as e:
+        print(json.dumps(dict(error="run failed: %s" % e)))
         sys.exit(0)
-    rt.onyx_tensor_list_destroy(out)
-print(json.dumps(dict(dlopen=t1 - t0, state_create=t3 - t2, first_run=times[0],
+    times.append(time.perf_counter() - t)
+print(json.dumps(dict(dlopen=t1 - t0, state_create=t2 - t1, first_run=times[0],
                       steady_run=statistics.median(times[1:]) if nruns else None)))
 '''
 
@@ -167,7 +149,7 @@ def compile_artifact(onnx_path, so, extra, log):
 
 
 def load_artifact(so, weights, inputs, runs):
-    cmd = [sys.executable, "-c", LOADER, so, RUNTIME_LIB, weights or "", str(runs)] + inputs
+    cmd = [sys.executable, "-c", LOADER, so, PACKAGE_DIR, weights or "", str(runs)] + inputs
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL)
     out = p.stdout.decode().strip().splitlines()
     if p.returncode != 0 or not out:
