@@ -745,6 +745,8 @@ bool isImplementedNewAttribute(llvm::StringRef opType, llvm::StringRef name) {
       // (NewOperatorShapes.cpp around shape::resizeShape).
       {"Resize", "axes"},
       {"Resize", "keep_aspect_ratio_policy"},
+      // Linear and cubic downscaling with the stretched filter (Resize.cpp).
+      {"Resize", "antialias"},
       {"ReduceL1", "noop_with_empty_axes"},
       {"ReduceL2", "noop_with_empty_axes"},
       {"ReduceLogSum", "noop_with_empty_axes"},

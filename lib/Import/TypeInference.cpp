@@ -830,6 +830,7 @@ bool applyRules(onnx::GraphProto &graph) {
 void inferTypes(onnx::ModelProto &model, int64_t opset) {
   std::vector<std::pair<onnx::NodeProto *, std::string>> hidden;
   markOpaque(*model.mutable_graph(), opset, hidden);
+  rankUnshapedInputs(*model.mutable_graph(), /*final=*/false);
   // libonnx and Onyx's rules alternate: each round libonnx types what
   // follows the values the rules typed, and the other way round.
   for (int round = 0; round < 256; ++round) {
@@ -842,7 +843,9 @@ void inferTypes(onnx::ModelProto &model, int64_t opset) {
     } catch (const std::exception &) {
       // Best effort; values left untyped fall back to the schemas.
     }
-    if (!applyRules(*model.mutable_graph()))
+    bool typed = applyRules(*model.mutable_graph());
+    if (!rankUnshapedInputs(*model.mutable_graph(), /*final=*/false) &&
+        !typed && !rankUnshapedInputs(*model.mutable_graph(), /*final=*/true))
       break;
   }
   for (auto &[node, opType] : hidden)

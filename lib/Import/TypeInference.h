@@ -18,6 +18,7 @@
 #include <cstdint>
 
 namespace onnx {
+class GraphProto;
 class ModelProto;
 } // namespace onnx
 
@@ -27,6 +28,13 @@ namespace onyx::importer {
 /// them, subgraphs). Best effort: a value left without a type is typed from
 /// its schema's type constraints by the importer.
 void inferTypes(onnx::ModelProto &model, int64_t opset);
+
+/// Gives each graph input declared without a shape the rank one of its uses
+/// requires (Gemm's A and B: 2, a Reshape's shape: 1, a Conv's data: its
+/// weight's rank, ...), with unknown dims but for vectors whose length the
+/// data's rank fixes (InputRanks.cpp). Until `final`, such a vector waits
+/// for its data's rank. Returns true when an input got a rank.
+bool rankUnshapedInputs(onnx::GraphProto &graph, bool final);
 
 } // namespace onyx::importer
 

@@ -6,8 +6,10 @@ PREFIX/lib/python3/dist-packages/onyx -> PREFIX/bin); onyx-compile on PATH.
 """
 import hashlib
 import os
+import re
 import shutil
 import subprocess
+import sys
 
 from ._onyx import OnyxError
 
@@ -50,16 +52,35 @@ def compiler_identity(compiler):
     return h.hexdigest()
 
 
+_PROGRESS = re.compile(r"^\[\s*\d+%\] ")
+
+
 def compile_model(compiler, model_path, output_path, options):
     """Runs `onyx-compile model -o output options...`; OnyxError with the
-    compiler's error lines when it fails."""
+    compiler's error lines when it fails. When sys.stderr is a terminal the
+    compiler's stage lines ("[ 33%] bufferization") are shown on it as they
+    come; otherwise the compile is quiet."""
     args = [compiler, model_path, "-o", output_path] + list(options)
+    show = getattr(sys.stderr, "isatty", lambda: False)()
+    if show:
+        args.append("--progress=always")
     try:
-        r = subprocess.run(args, capture_output=True, text=True)
+        # One pipe for both streams: nothing can block on a full pipe.
+        p = subprocess.Popen(args, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True)
     except OSError as e:
         raise OnyxError("cannot run %s: %s" % (compiler, e))
-    if r.returncode != 0:
-        lines = [l for l in (r.stderr + r.stdout).splitlines() if l.strip()]
+    kept = []
+    for line in p.stdout:
+        if show and _PROGRESS.match(line):
+            sys.stderr.write("onyx-compile %s: %s" % (
+                os.path.basename(model_path), line))
+            sys.stderr.flush()
+        else:
+            kept.append(line)
+    p.wait()
+    if p.returncode != 0:
+        lines = [l for l in "".join(kept).splitlines() if l.strip()]
         errors = [l for l in lines if "error" in l] or lines[-20:]
         raise OnyxError("compiling %s failed (onyx-compile exit status %d):\n%s"
-                        % (model_path, r.returncode, "\n".join(errors)))
+                        % (model_path, p.returncode, "\n".join(errors)))

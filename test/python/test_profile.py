@@ -143,3 +143,35 @@ def test_off_by_default_and_unwritable_file(tmp_path):
         s.end_profiling()
     (y,) = s.run(None, {"x": np.zeros((1, 16), np.float32)})
     assert y.shape == (1, 10)
+
+
+class _Terminal:
+    """A stand-in for sys.stderr on a terminal."""
+
+    def __init__(self):
+        self.text = ""
+
+    def isatty(self):
+        return True
+
+    def write(self, s):
+        self.text += s
+
+    def flush(self):
+        pass
+
+
+def test_compile_progress_on_a_terminal_only(monkeypatch, capsys, tmp_path):
+    term = _Terminal()
+    monkeypatch.setattr("sys.stderr", term)
+    s = onyx.InferenceSession(EXAMPLE, cache_dir=str(tmp_path / "a"))
+    assert s.from_cache is False
+    lines = term.text.splitlines()
+    assert lines[0].startswith("onyx-compile mlp_classifier.onnx: [  0%] import")
+    assert lines[-1].startswith("onyx-compile mlp_classifier.onnx: [100%] done in ")
+    assert len(lines) == 7
+    monkeypatch.undo()
+    # Not a terminal (pytest's captured stderr): quiet.
+    s = onyx.InferenceSession(EXAMPLE, cache_dir=str(tmp_path / "b"))
+    assert s.from_cache is False
+    assert capsys.readouterr().err == ""

@@ -145,10 +145,20 @@ Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
 FailureOr<RankedTensorType> requireRanked(Operation *op, Value value,
                                           StringRef what) {
   auto type = dyn_cast<RankedTensorType>(value.getType());
-  if (!type)
-    return op->emitError() << what << " has unknown rank (" << value.getType()
-                           << "); shape refinement could not rank it";
-  return type;
+  if (type)
+    return type;
+  // A graph input declared without a shape that no use ranks
+  // (lib/Import/InputRanks.cpp): the model has to say.
+  if (auto arg = dyn_cast<BlockArgument>(value))
+    if (auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp()))
+      if (auto name = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(),
+                                                        "onnx.name"))
+        return op->emitError()
+               << what << ": graph input '" << name.getValue()
+               << "' is declared without a shape and none of its uses "
+                  "determines its rank; declare its shape in the model";
+  return op->emitError() << what << " has unknown rank (" << value.getType()
+                         << "); shape refinement could not rank it";
 }
 
 LogicalResult requireSupportedElement(Operation *op, Type elementType) {

@@ -1,4 +1,4 @@
-//===- Resize.cpp - Resize, Upsample and GridSample -----------------------===//
+//===- Resize.cpp - Resize and Upsample ----------------------------------===//
 //
 // ONNX Resize (opset 13 form; opset 11 is imported into it) and Upsample
 // (opset 9/10) on any rank, every mode: nearest (four rounding rules),
@@ -32,21 +32,19 @@
 //  - tf_crop_and_resize: a coordinate outside [0, in - 1] in any dim gives
 //    extrapolation_value (the reference's per-dim rule; its weights sum to
 //    1, so nesting does not change the value).
+//  - antialias (Resize-18): linear and cubic downscaling with the filter
+//    stretched by 1/scale, one generic per resized dim whose body loops over
+//    the 2 * ceil(support / scale) taps (a run-time count when the scale
+//    is); see resizeAntialiasedAxis.
 //  - Not supported (clean errors): linear/cubic on integer element types;
+//    antialias with nearest (undefined in ONNX);
 //    exclude_outside is ignored by nearest (as in ONNX Runtime: the
 //    reference would divide by zero).
-//
-// GridSample (opset 16: 4-D X and grid; bilinear, nearest, bicubic; zeros,
-// border, reflection padding; align_corners) follows PyTorch's
-// grid_sample, which the ONNX tests were generated from: one generic over
-// [N, C, H_out, W_out] reading the two grid coordinates, then 1, 2 x 2 or
-// 4 x 4 taps at clamped indices, each tap off the input reading 0.
-// Bilinear and nearest apply the padding rule to the coordinate, bicubic
-// to each tap, as PyTorch does; nearest rounds half to even (nearbyint).
 //
 //===----------------------------------------------------------------------===//
 
 #include "DataMovementCommon.h"
+#include "GridSample.h"
 
 #include "onyx/Shape/NewOperatorShapes.h"
 #include "onyx/Shape/ResizeShapes.h"
@@ -88,6 +86,8 @@ struct Interpolation {
   double cubicA = -0.75;
   bool excludeOutside = false;
   double extrapolation = 0.0;
+  /// Resize-18: downscaling stretches the linear/cubic filter by 1/scale.
+  bool antialias = false;
 
   int64_t taps() const {
     return mode == Mode::Nearest ? 1 : mode == Mode::Linear ? 2 : 4;
@@ -176,6 +176,11 @@ FailureOr<Interpolation> resizeAttributes(onnx::ONNXResizeOp resize) {
   ip.cubicA = resize.getCubicCoeffA().convertToDouble();
   ip.excludeOutside = resize.getExcludeOutside() != 0;
   ip.extrapolation = resize.getExtrapolationValue().convertToDouble();
+  ip.antialias = resize.getAntialias() != 0;
+  if (ip.antialias && ip.mode == Mode::Nearest)
+    return op->emitError()
+           << "Resize: antialias = " << resize.getAntialias()
+           << " is defined for the linear and cubic modes only, not 'nearest'";
   return ip;
 }
 
@@ -193,8 +198,7 @@ F64 sourceCoordinate(F64Math &f, const Interpolation &ip, const AxisPlan &a,
   case Coord::HalfPixel:
     return f.sub(f.div(f.add(x, f.cst(0.5)), a.scale), f.cst(0.5));
   case Coord::HalfPixelSymmetric:
-    return f.sub(f.add(a.symmetricOffset,
-                       f.div(f.add(x, f.cst(0.5)), a.scale)),
+    return f.sub(f.add(a.symmetricOffset, f.div(f.add(x, f.cst(0.5)), a.scale)),
                  f.cst(0.5));
   case Coord::PytorchHalfPixel:
     return f.select(a.lengthIsOne, f.cst(-0.5),
@@ -220,26 +224,6 @@ F64 sourceCoordinate(F64Math &f, const Interpolation &ip, const AxisPlan &a,
   }
   }
   llvm_unreachable("coordinate mode");
-}
-
-/// The weights of the 4 cubic-convolution taps at offsets -1, 0, 1, 2 from
-/// the left neighbour, for a fraction `r` past it (Keys' kernel with
-/// parameter `a`, as ONNX and PyTorch write it).
-SmallVector<F64> cubicWeights(F64Math &f, F64 r, double a) {
-  // ((A * t - 5A) * t + 8A) * t - 4A for the outer taps (t = r + 1 or
-  // 2 - r), ((A + 2) * t - (A + 3)) * t * t + 1 for the inner ones.
-  auto outer = [&](F64 t) {
-    F64 v = f.sub(f.mul(f.cst(a), t), f.cst(5 * a));
-    v = f.add(f.mul(v, t), f.cst(8 * a));
-    return f.sub(f.mul(v, t), f.cst(4 * a));
-  };
-  auto inner = [&](F64 t) {
-    F64 v = f.sub(f.mul(f.cst(a + 2), t), f.cst(a + 3));
-    return f.add(f.mul(f.mul(v, t), t), f.cst(1.0));
-  };
-  F64 s = f.sub(f.cst(1.0), r);
-  return {outer(f.add(r, f.cst(1.0))), inner(r), inner(s),
-          outer(f.add(s, f.cst(1.0)))};
 }
 
 /// One dim's taps: input indices (clamped) and their weights (empty for
@@ -393,6 +377,92 @@ Value resizeGroup(OpBuilder &b, Location loc, const Interpolation &ip,
       });
 }
 
+/// Antialiased linear or cubic resizing of dim `d` of `source` (Resize-18's
+/// antialias = 1). With s = min(scale, 1) the filter is stretched by 1/s:
+/// output position x reads the 2 * ceil(support / s) inputs i nearest to
+/// its source coordinate xo (support 1 for linear, 2 for cubic; the first
+/// is ceil(xo) - taps / 2, indices clamped as the edge padding), weighted
+/// by filter(|i - xo| * s) and normalized to sum 1; exclude_outside drops
+/// the taps off the input from both sums. Upscaling (s = 1) is the plain
+/// filter. The tap count is a loop bound, so run-time scales work.
+Value resizeAntialiasedAxis(OpBuilder &b, Location loc, const Interpolation &ip,
+                            const AxisPlan &a, int64_t d, Value source,
+                            ArrayRef<OpFoldResult> dims, Type resultType) {
+  F64Math f(b, loc);
+  shape::IndexMath m(b, loc);
+  double support = ip.mode == Mode::Linear ? 1.0 : 2.0;
+  Cond down = f.cmp(arith::CmpFPredicate::OLT, a.scale, f.cst(1.0));
+  F64 s = f.select(down, a.scale, f.cst(1.0));
+  F64 taps = f.mul(f.cst(2.0), f.ceil(f.div(f.cst(support), s)));
+  Value tapCount = m.value(f.toIndex(taps));
+  Value halfTaps = f.value(f.div(taps, f.cst(2.0)));
+  Value scale = f.value(s);
+  Value inMinus1 = f.value(a.inMinus1);
+  return indexGeneric(
+      b, loc, dims, resultType,
+      [&](OpBuilder &nb, Location nl, ValueRange ivs) -> Value {
+        F64Math g(nb, nl);
+        shape::IndexMath n(nb, nl);
+        Cond outside;
+        F64 xo = sourceCoordinate(g, ip, a, g.fromIndex(ivs[d]), outside);
+        F64 first = g.sub(g.ceil(xo), g.of(halfTaps));
+        Value zero = g.value(g.cst(0.0));
+        auto loop = scf::ForOp::create(
+            nb, nl, n.value(n.cst(0)), tapCount, n.value(n.cst(1)),
+            ValueRange{zero, zero},
+            [&](OpBuilder &lb, Location ll, Value j, ValueRange sums) {
+              F64Math h(lb, ll);
+              shape::IndexMath k(lb, ll);
+              F64 pos = h.add(first, h.fromIndex(j));
+              F64 t = h.abs(h.mul(h.sub(pos, xo), h.of(scale)));
+              F64 w;
+              if (ip.mode == Mode::Linear) {
+                w = h.clamp(h.sub(h.cst(1.0), t), h.cst(0.0), h.cst(1.0));
+              } else {
+                // Keys' kernel: |t| <= 1, 1 < |t| < 2, else 0.
+                double A = ip.cubicA;
+                F64 inner = h.add(
+                    h.mul(h.mul(h.sub(h.mul(h.cst(A + 2), t), h.cst(A + 3)), t),
+                          t),
+                    h.cst(1.0));
+                F64 outer = h.sub(
+                    h.mul(
+                        h.add(h.mul(h.sub(h.mul(h.cst(A), t), h.cst(5 * A)), t),
+                              h.cst(8 * A)),
+                        t),
+                    h.cst(4 * A));
+                w = h.select(
+                    h.cmp(arith::CmpFPredicate::OLE, t, h.cst(1.0)), inner,
+                    h.select(h.cmp(arith::CmpFPredicate::OLT, t, h.cst(2.0)),
+                             outer, h.cst(0.0)));
+              }
+              if (ip.excludeOutside) {
+                Cond in = k.andOf(
+                    h.cmp(arith::CmpFPredicate::OGE, pos, h.cst(0.0)),
+                    h.cmp(arith::CmpFPredicate::OLE, pos, h.of(inMinus1)));
+                w = h.select(in, w, h.cst(0.0));
+              }
+              SmallVector<Value> indices(ivs.begin(), ivs.end());
+              indices[d] =
+                  k.value(h.toIndex(h.clamp(pos, h.cst(0.0), h.of(inMinus1))));
+              F64 v = h.of(
+                  h.extend(tensor::ExtractOp::create(lb, ll, source, indices)));
+              F64 acc = h.add(h.of(sums[0]), h.mul(w, v));
+              F64 total = h.add(h.of(sums[1]), w);
+              scf::YieldOp::create(lb, ll,
+                                   ValueRange{h.value(acc), h.value(total)});
+            });
+        Value v =
+            g.value(g.div(g.of(loop.getResult(0)), g.of(loop.getResult(1))));
+        if (!outside.isFalse())
+          v = arith::SelectOp::create(nb, nl, n.value(outside),
+                                      g.value(g.cst(ip.extrapolation)), v);
+        if (!resultType.isF64())
+          v = arith::TruncFOp::create(nb, nl, resultType, v);
+        return v;
+      });
+}
+
 /// Resizes `input` to `shape` with `ip`; `roi` only for tf_crop_and_resize.
 FailureOr<Value> lowerInterpolation(Operation *op, OpBuilder &b,
                                     const Interpolation &ip, Value input,
@@ -455,6 +525,25 @@ FailureOr<Value> lowerInterpolation(Operation *op, OpBuilder &b,
   if (resized.empty())
     return castToDims(b, loc, input, resultDims);
 
+  // Intermediates keep at least f32 precision.
+  Type intermediate = elementType;
+  if (auto ft = dyn_cast<FloatType>(elementType); ft && ft.getWidth() < 32)
+    intermediate = b.getF32Type();
+  Value current = input;
+  SmallVector<OpFoldResult> dims = shape::getDims(b, loc, input);
+
+  // Antialiasing: one dim at a time, in order (as the reference).
+  if (ip.antialias) {
+    for (size_t i = 0; i < resized.size(); ++i) {
+      int64_t d = resized[i];
+      dims[d] = resultDims[d];
+      current = resizeAntialiasedAxis(b, loc, ip, plan[d], d, current, dims,
+                                      i + 1 == resized.size() ? elementType
+                                                              : intermediate);
+    }
+    return current;
+  }
+
   // Groups of at most 16 taps (see the file comment).
   int64_t perGroup = ip.mode == Mode::Nearest  ? rank
                      : ip.mode == Mode::Linear ? 4
@@ -465,13 +554,6 @@ FailureOr<Value> lowerInterpolation(Operation *op, OpBuilder &b,
         resized.begin() + i,
         resized.begin() + std::min<size_t>(i + perGroup, resized.size())));
 
-  // Intermediates keep at least f32 precision.
-  Type intermediate = elementType;
-  if (auto ft = dyn_cast<FloatType>(elementType); ft && ft.getWidth() < 32)
-    intermediate = b.getF32Type();
-
-  Value current = input;
-  SmallVector<OpFoldResult> dims = shape::getDims(b, loc, input);
   for (size_t g = 0; g < groups.size(); ++g) {
     for (int64_t d : groups[g])
       dims[d] = resultDims[d];
@@ -518,9 +600,9 @@ FailureOr<SmallVector<Value>> lowerResize(Operation *op, OpBuilder &b) {
       seen[axis] = true;
       axes.push_back(axis);
     }
-    if (failed(shape::expandResizeAxes(
-            b, loc, input, axes, *scales, *sizes, *roi,
-            ip->coord == Coord::TfCropAndResize, op)))
+    if (failed(
+            shape::expandResizeAxes(b, loc, input, axes, *scales, *sizes, *roi,
+                                    ip->coord == Coord::TfCropAndResize, op)))
       return failure();
   } else {
     axes = llvm::to_vector(llvm::seq<int64_t>(0, rank));
@@ -587,234 +669,29 @@ FailureOr<SmallVector<Value>> lowerUpsample(Operation *op, OpBuilder &b) {
   return SmallVector<Value>{*result};
 }
 
-//===----------------------------------------------------------------------===//
-// GridSample
-//===----------------------------------------------------------------------===//
-
-enum class GridPadding { Zeros, Border, Reflection };
-
-/// One spatial dim of GridSample's input: its extent as f64.
-struct GridAxis {
-  F64 size, sizeMinus1;
-};
-
-/// GridSample's coordinate rules, as PyTorch's grid_sample (which the ONNX
-/// tests come from) writes them: the same operations in the same order.
-struct GridSampler {
-  Mode mode = Mode::Linear;
-  GridPadding padding = GridPadding::Zeros;
-  bool alignCorners = false;
-
-  /// Grid value in [-1, 1] -> input position.
-  F64 unnormalize(F64Math &f, F64 coord, const GridAxis &a) const {
-    F64 shifted = f.add(coord, f.cst(1.0));
-    if (alignCorners)
-      return f.mul(f.div(shifted, f.cst(2.0)), a.sizeMinus1);
-    return f.div(f.sub(f.mul(shifted, a.size), f.cst(1.0)), f.cst(2.0));
-  }
-
-  /// Reflects `in` into [twiceLow / 2, twiceHigh / 2].
-  F64 reflect(F64Math &f, F64 in, F64 twiceLow, F64 twiceHigh) const {
-    F64 low = f.div(twiceLow, f.cst(2.0));
-    F64 span = f.div(f.sub(twiceHigh, twiceLow), f.cst(2.0));
-    F64 v = f.abs(f.sub(in, low));
-    F64 extra = f.rem(v, span);
-    F64 flips = f.floor(f.div(v, span));
-    F64 halfFlips = f.floor(f.div(flips, f.cst(2.0)));
-    F64 parity = f.sub(flips, f.mul(f.cst(2.0), halfFlips));
-    Cond even = f.cmp(arith::CmpFPredicate::OEQ, parity, f.cst(0.0));
-    F64 forward = f.add(extra, low);
-    F64 backward = f.add(f.sub(span, extra), low);
-    F64 reflected = f.select(even, forward, backward);
-    // An empty range (align_corners on a dim of 1) maps everything to 0.
-    Cond empty = f.cmp(arith::CmpFPredicate::OEQ, twiceLow, twiceHigh);
-    return f.select(empty, f.cst(0.0), reflected);
-  }
-
-  /// The padding rule applied to a position (compute_coordinates).
-  F64 pad(F64Math &f, F64 x, const GridAxis &a) const {
-    switch (padding) {
-    case GridPadding::Zeros:
-      return x;
-    case GridPadding::Border:
-      return f.clamp(x, f.cst(0.0), a.sizeMinus1);
-    case GridPadding::Reflection: {
-      F64 r = alignCorners
-                  ? reflect(f, x, f.cst(0.0), f.mul(f.cst(2.0), a.sizeMinus1))
-                  : reflect(f, x, f.cst(-1.0),
-                            f.sub(f.mul(f.cst(2.0), a.size), f.cst(1.0)));
-      return f.clamp(r, f.cst(0.0), a.sizeMinus1);
-    }
-    }
-    llvm_unreachable("padding mode");
-  }
-};
-
-/// Integral positions along one axis: the clamped indices to read and
-/// whether each lies on the input (else the tap reads 0).
-struct AxisReads {
-  SmallVector<Value> indices;
-  SmallVector<Cond> inside;
-};
-
-AxisReads axisReads(F64Math &f, ArrayRef<F64> positions, const GridAxis &a) {
-  shape::IndexMath m(f.b, f.loc);
-  AxisReads reads;
-  for (F64 p : positions) {
-    Cond notBelow = f.cmp(arith::CmpFPredicate::OGE, p, f.cst(0.0));
-    Cond notAbove = f.cmp(arith::CmpFPredicate::OLE, p, a.sizeMinus1);
-    reads.inside.push_back(m.andOf(notBelow, notAbove));
-    reads.indices.push_back(
-        m.value(f.toIndex(f.clamp(p, f.cst(0.0), a.sizeMinus1))));
-  }
-  return reads;
-}
-
-FailureOr<SmallVector<Value>> lowerGridSample(Operation *op, OpBuilder &b) {
-  auto gs = cast<onnx::ONNXGridSampleOp>(op);
-  Location loc = op->getLoc();
-  Value input = gs.getX(), grid = gs.getGrid();
-  auto type = requireRanked(op, input, "X");
-  auto gridType = requireRanked(op, grid, "grid");
-  if (failed(type) || failed(gridType) ||
-      failed(requireSupportedElement(op, type->getElementType())))
-    return failure();
-  Type elementType = type->getElementType();
-  if (!isa<FloatType>(gridType->getElementType()))
-    return op->emitError() << "GridSample: grid must hold floats, got "
-                           << grid.getType();
-
-  GridSampler sampler;
-  StringRef mode = gs.getMode();
-  // Opset 20 renamed bilinear/bicubic to linear/cubic.
-  if (mode == "bilinear" || mode == "linear")
-    sampler.mode = Mode::Linear;
-  else if (mode == "nearest")
-    sampler.mode = Mode::Nearest;
-  else if (mode == "bicubic" || mode == "cubic")
-    sampler.mode = Mode::Cubic;
-  else
-    return op->emitError() << "GridSample: mode '" << mode
-                           << "' is not supported";
-  StringRef padding = gs.getPaddingMode();
-  if (padding == "zeros")
-    sampler.padding = GridPadding::Zeros;
-  else if (padding == "border")
-    sampler.padding = GridPadding::Border;
-  else if (padding == "reflection")
-    sampler.padding = GridPadding::Reflection;
-  else
-    return op->emitError() << "GridSample: padding_mode '" << padding
-                           << "' is not supported";
-  sampler.alignCorners = gs.getAlignCorners() != 0;
-  if (sampler.mode != Mode::Nearest && !isa<FloatType>(elementType))
-    return op->emitError() << "GridSample: " << mode << " interpolation of "
-                           << elementType << " is not supported";
-
-  auto shape = shape::gridSampleShape(b, loc, input, grid, op);
-  if (failed(shape))
-    return failure();
-  auto dims = declaredDims(b, loc, op, 0, *shape);
-  if (failed(dims))
-    return failure();
-
-  // The spatial extents as f64, once outside the generic.
-  F64Math f(b, loc);
-  auto axisOf = [&](int64_t d) {
-    F64 size = f.fromIndex(shape::getDim(b, loc, input, d));
-    return GridAxis{size, f.sub(size, f.cst(1.0))};
-  };
-  GridAxis height = axisOf(2), width = axisOf(3);
-
-  Value result = indexGeneric(
-      b, loc, *dims, elementType,
-      [&](OpBuilder &nb, Location nl, ValueRange ivs) -> Value {
-        F64Math f(nb, nl);
-        shape::IndexMath m(nb, nl);
-        Value n = ivs[0], c = ivs[1];
-        auto gridAt = [&](int64_t k) {
-          Value kk = arith::ConstantIndexOp::create(nb, nl, k);
-          return f.of(f.extend(tensor::ExtractOp::create(
-              nb, nl, grid, ValueRange{n, ivs[2], ivs[3], kk})));
-        };
-        F64 gx = gridAt(0), gy = gridAt(1);
-
-        if (sampler.mode == Mode::Nearest) {
-          F64 ix = sampler.pad(f, sampler.unnormalize(f, gx, width), width);
-          F64 iy = sampler.pad(f, sampler.unnormalize(f, gy, height), height);
-          AxisReads xs = axisReads(f, {f.roundEven(ix)}, width);
-          AxisReads ys = axisReads(f, {f.roundEven(iy)}, height);
-          Value v = tensor::ExtractOp::create(
-              nb, nl, input, ValueRange{n, c, ys.indices[0], xs.indices[0]});
-          Cond inside = m.andOf(ys.inside[0], xs.inside[0]);
-          if (inside.isTrue())
-            return v;
-          return arith::SelectOp::create(
-              nb, nl, m.value(inside), v,
-              scalarConstant(nb, nl, elementType, 0.0));
-        }
-
-        // Taps and weights per axis; the value is their tensor product,
-        // with taps off the input reading 0.
-        SmallVector<F64> xPos, yPos, xWeights, yWeights;
-        if (sampler.mode == Mode::Linear) {
-          F64 ix = sampler.pad(f, sampler.unnormalize(f, gx, width), width);
-          F64 iy = sampler.pad(f, sampler.unnormalize(f, gy, height), height);
-          auto linear = [&](F64 i, SmallVector<F64> &pos, SmallVector<F64> &w) {
-            F64 lo = f.floor(i);
-            F64 hi = f.add(lo, f.cst(1.0));
-            pos = {lo, hi};
-            w = {f.sub(hi, i), f.sub(i, lo)};
-          };
-          linear(ix, xPos, xWeights);
-          linear(iy, yPos, yWeights);
-        } else {
-          // Bicubic: the padding rule applies to each tap.
-          F64 ix = sampler.unnormalize(f, gx, width);
-          F64 iy = sampler.unnormalize(f, gy, height);
-          auto cubic = [&](F64 i, const GridAxis &a, SmallVector<F64> &pos,
-                           SmallVector<F64> &w) {
-            F64 lo = f.floor(i);
-            w = cubicWeights(f, f.sub(i, lo), -0.75);
-            for (int k = -1; k <= 2; ++k)
-              pos.push_back(sampler.pad(f, f.add(lo, f.cst(k)), a));
-          };
-          cubic(ix, width, xPos, xWeights);
-          cubic(iy, height, yPos, yWeights);
-        }
-        AxisReads xs = axisReads(f, xPos, width);
-        AxisReads ys = axisReads(f, yPos, height);
-        Value zero = f.value(f.cst(0.0));
-        Value sum;
-        for (size_t i = 0; i < ys.indices.size(); ++i) {
-          Value row;
-          for (size_t k = 0; k < xs.indices.size(); ++k) {
-            Value v = f.extend(tensor::ExtractOp::create(
-                nb, nl, input, ValueRange{n, c, ys.indices[i], xs.indices[k]}));
-            Cond inside = m.andOf(ys.inside[i], xs.inside[k]);
-            if (!inside.isTrue())
-              v = arith::SelectOp::create(nb, nl, m.value(inside), v, zero);
-            Value term = arith::MulFOp::create(nb, nl, f.value(xWeights[k]), v);
-            row = row ? arith::AddFOp::create(nb, nl, row, term).getResult()
-                      : term;
-          }
-          Value term = arith::MulFOp::create(nb, nl, f.value(yWeights[i]), row);
-          sum =
-              sum ? arith::AddFOp::create(nb, nl, sum, term).getResult() : term;
-        }
-        if (!elementType.isF64())
-          sum = arith::TruncFOp::create(nb, nl, elementType, sum);
-        return sum;
-      });
-  return SmallVector<Value>{result};
-}
-
 } // namespace
+
+SmallVector<F64> cubicWeights(F64Math &f, F64 r, double a) {
+  // ((A * t - 5A) * t + 8A) * t - 4A for the outer taps (t = r + 1 or
+  // 2 - r), ((A + 2) * t - (A + 3)) * t * t + 1 for the inner ones.
+  auto outer = [&](F64 t) {
+    F64 v = f.sub(f.mul(f.cst(a), t), f.cst(5 * a));
+    v = f.add(f.mul(v, t), f.cst(8 * a));
+    return f.sub(f.mul(v, t), f.cst(4 * a));
+  };
+  auto inner = [&](F64 t) {
+    F64 v = f.sub(f.mul(f.cst(a + 2), t), f.cst(a + 3));
+    return f.add(f.mul(f.mul(v, t), t), f.cst(1.0));
+  };
+  F64 s = f.sub(f.cst(1.0), r);
+  return {outer(f.add(r, f.cst(1.0))), inner(r), inner(s),
+          outer(f.add(s, f.cst(1.0)))};
+}
 
 void addResizeLowerings(LoweringTable &t) {
   t["onnx.Resize"] = lowerResize;
   t["onnx.Upsample"] = lowerUpsample;
-  t["onnx.GridSample"] = lowerGridSample;
+  addGridSampleLowerings(t);
 }
 
 } // namespace onyx::conversion

@@ -14,7 +14,9 @@ Usage: make_model.py KIND OUT.onnx
   opset20       x[batch,seq,8] (opset 20) -> ReduceMean-18 (axes input)
                 -> Sub -> Gelu-20 (tanh) -> Split-18 (num_outputs=3: 3,3,2)
                 -> y0, y1, y2 with no declared shapes (Onyx infers them)
-  antialias     Resize-19 with antialias=1 (not implemented: an error)
+  antialias     Resize-19 with antialias=1 (linear downscaling by 2)
+  spacetodepth-crd  SpaceToDepth-28 with mode=CRD (not implemented: an
+                error)
   resize13-antialias  Resize-13 carrying antialias (not a Resize-13
                 attribute: an error)
   opset29       an Add at opset 29 (newer than the registry: an error)
@@ -133,6 +135,13 @@ def main():
             np.array([1, 1, 0.5, 0.5], np.float32), "scales")]
         nodes = [helper.make_node("Resize", ["x", "", "scales"], ["y"],
                                   name="shrink", mode="linear", antialias=1)]
+    elif kind == "spacetodepth-crd":
+        opsets = [helper.make_opsetid("", 28)]
+        x = helper.make_tensor_value_info("x", TensorProto.FLOAT,
+                                          [1, 1, 4, 4])
+        y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+        nodes = [helper.make_node("SpaceToDepth", ["x"], ["y"], name="fold",
+                                  blocksize=2, mode="CRD")]
     elif kind == "if-untyped":
         # Function-expanded models (e.g. AffineGrid's) declare no types on
         # their branches' outputs: the If's result is the join of what the
