@@ -128,6 +128,7 @@ step e2e-sequences "$PY" test/e2e/test_sequences.py
 # compile progress (docs/runtime.md "Profiling").
 step e2e-profile "$PY" test/e2e/test_profile.py
 step e2e-element-types "$PY" -W ignore test/e2e/test_element_types.py
+step e2e-strings "$PY" test/e2e/test_strings.py
 # The Python package `onyx` from the build tree (docs/python.md).
 step python-package env ONYX_BUILD_DIR="$BUILD_DIR" "$PY" -m pytest -q -p no:cacheprovider test/python
 # cmake --install into a temporary prefix; a find_package(Onyx) consumer,

@@ -20,7 +20,8 @@ mkdir -p "$OUT"
 SRC=(runtime/src/Device.cpp runtime/src/MemrefCopy.cpp runtime/src/Metadata.cpp
      runtime/src/Profile.cpp runtime/src/cpu/Threads.cpp
      runtime/src/Sequence.cpp runtime/src/Run.cpp runtime/src/Services.cpp
-     runtime/src/Session.cpp runtime/src/Weights.cpp runtime/src/Tensor.cpp
+     runtime/src/Session.cpp runtime/src/Strings.cpp runtime/src/Weights.cpp
+     runtime/src/Tensor.cpp
      runtime/src/layout/PoolPlacement.cpp
      runtime/src/cuda/CudaUnavailable.cpp test/unit/ConcurrencyTest.cpp)
 "$CXX" -std=c++17 -O1 -g -fsanitize=thread -fno-omit-frame-pointer \

@@ -24,4 +24,8 @@ mlir::Type handleElementType(mlir::Type type) {
 bool isSequenceType(mlir::Type type) { return llvm::isa<onnx::SeqType>(type); }
 bool isOptionalType(mlir::Type type) { return llvm::isa<onnx::OptType>(type); }
 
+mlir::Type makeStringType(mlir::MLIRContext *ctx) {
+  return onnx::StringType::get(ctx);
+}
+
 } // namespace onyx::importer

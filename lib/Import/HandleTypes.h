@@ -20,6 +20,8 @@ mlir::Type makeOptionalType(mlir::Type payload);
 mlir::Type handleElementType(mlir::Type type);
 bool isSequenceType(mlir::Type type);
 bool isOptionalType(mlir::Type type);
+/// !onnx.String, the element type of tensor(string).
+mlir::Type makeStringType(mlir::MLIRContext *ctx);
 
 } // namespace onyx::importer
 

@@ -117,6 +117,10 @@ std::optional<Type> getElementType(MLIRContext *ctx, int32_t code) {
     return IntegerType::get(ctx, 2, IntegerType::Unsigned);
   case 26: // INT2
     return IntegerType::get(ctx, 2);
+  // Strings are !onnx.String; convert-onnx-to-tensor gives them their
+  // run-time representation (docs/runtime.md, "String tensors").
+  case onnx::TensorProto::STRING:
+    return importer::makeStringType(ctx);
   default:
     return std::nullopt;
   }

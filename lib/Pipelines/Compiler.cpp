@@ -12,6 +12,7 @@
 #include "onyx/Pipelines/Compiler.h"
 
 #include "onyx/Analysis/DimAnalysis.h"
+#include "onyx/Dialect/ONNX/ONNXDialect.h"
 #include "onyx/Import/ONNXImporter.h"
 #include "onyx/Pipelines/Pipelines.h"
 #include "onyx/Target/CPU/EmitArtifact.h"
@@ -253,6 +254,28 @@ bool compileModelFile(const std::string &modelPath,
     explainShapes(*module, llvm::outs());
   if (options.emit == "onnx")
     return writeIR(*module, outputPath, error);
+  // String tensors are host memory and their operators call host services
+  // (docs/runtime.md, "String tensors"): the CUDA target has neither.
+  if (options.target == "cuda") {
+    auto isString = [](Type t) {
+      auto shaped = dyn_cast<ShapedType>(t);
+      return shaped && isa<onnx::StringType>(shaped.getElementType());
+    };
+    WalkResult walk = module->walk([&](Operation *op) {
+      auto fn = dyn_cast<func::FuncOp>(op);
+      if (llvm::any_of(op->getOperandTypes(), isString) ||
+          llvm::any_of(op->getResultTypes(), isString) ||
+          (fn && (llvm::any_of(fn.getArgumentTypes(), isString) ||
+                  llvm::any_of(fn.getResultTypes(), isString)))) {
+        op->emitError("string tensors are not supported by the CUDA target "
+                      "(compile for the CPU)");
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return fail("string tensors are not supported by the CUDA target");
+  }
   if (!runStage(buildONNXToTensorPipeline, "ONNX conversion"))
     return false;
   if (options.emit == "onyx")

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,11 @@ struct OnyxTensor {
   /// optional (docs/sequences.md); those two have rank 0 and no data bytes.
   int32_t kind = ONYX_VALUE_TENSOR;
   std::vector<OnyxTensor *> elements;
+  /// String tensors (ONYX_STRING): the strings this tensor owns. `data`
+  /// holds one `const char *` per element (NULL reads as ""); the pointers
+  /// the tensor set itself point into this store (docs/runtime.md, "String
+  /// tensors"). Null until the first string is stored.
+  std::deque<std::string> *strings = nullptr;
 };
 
 struct OnyxTensorList {
@@ -67,6 +73,22 @@ OnyxTensor *copyWithCanonicalBools(const OnyxTensor *value, std::string &error);
 /// the first byte whose upper bits are not zero (these types hold their bit
 /// pattern in the low bits of a byte, onyx_runtime.h). True otherwise.
 bool checkSubByteElements(const OnyxTensor *tensor, std::string &error);
+
+/// String tensors (Strings.cpp). Stores a copy of `text` as element
+/// `index` of `tensor` (owned by the tensor).
+void setTensorString(OnyxTensor *tensor, int64_t index, std::string text);
+/// One onyxrt_run call's string state on this thread: the arena of the
+/// strings the string services return and the first failure they
+/// recorded, both dropped when the scope ends.
+struct StringCallScope {
+  StringCallScope();
+  ~StringCallScope();
+};
+/// After the generated code returned 0: false with `error` set when a
+/// string service recorded a failure; otherwise every string output gets
+/// its own copy of its strings (they pointed into the arena or the inputs).
+bool finishStringOutputs(const std::vector<OnyxTensor *> &outputs,
+                         std::string &error);
 
 /// One dim of a metadata value: a static extent, or a dynamic one that may
 /// carry a symbol shared with other inputs.

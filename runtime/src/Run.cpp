@@ -325,6 +325,7 @@ OnyxTensorList *runLocked(OnyxState *state, const OnyxTensorList *inputs) {
       }
     } previous{state, {}};
     previous.held.swap(state->heldOutputs);
+    StringCallScope strings; // Outlives ctx: its outputs point into it.
     CallContext ctx(state, inputs);
     state->calls++;
     state->lastCallSyncs = 0;
@@ -361,6 +362,10 @@ OnyxTensorList *runLocked(OnyxState *state, const OnyxTensorList *inputs) {
       }
     }
     if (ctx.device && !downloadOutputs(ctx, error)) {
+      state->lastError = error;
+      return nullptr;
+    }
+    if (!finishStringOutputs(ctx.outputs, error)) {
       state->lastError = error;
       return nullptr;
     }

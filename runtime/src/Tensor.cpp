@@ -47,6 +47,8 @@ ONYX_API size_t onyx_element_size(int32_t elemType) {
   case ONYX_F64:
   case ONYX_U64:
     return 8;
+  case ONYX_STRING: // One `const char *` per element (docs/runtime.md).
+    return sizeof(const char *);
   default:
     return 0;
   }
@@ -290,6 +292,7 @@ void destroyTensor(OnyxTensor *tensor) {
     destroyTensor(element);
   if (tensor->ownsData)
     freeAligned(tensor->data);
+  delete tensor->strings;
   delete[] tensor->shape;
   delete tensor;
 }
@@ -320,6 +323,18 @@ ONYX_API OnyxTensor *onyx_tensor_create_copy(int32_t elemType, int32_t rank,
   if (!data) {
     destroyTensor(tensor);
     return nullptr;
+  }
+  if (elemType == ONYX_STRING) {
+    // `data` is `const char *const *`: the tensor keeps copies.
+    try {
+      const auto *strings = static_cast<const char *const *>(data);
+      for (int64_t i = 0; i < tensor->numElements; ++i)
+        setTensorString(tensor, i, strings[i] ? strings[i] : "");
+    } catch (...) {
+      destroyTensor(tensor);
+      return nullptr;
+    }
+    return tensor;
   }
   std::memcpy(tensor->data, data, tensor->byteSize);
   return tensor;

@@ -105,8 +105,8 @@ TEST(Metadata, MalformedTextIsRejectedWithAClearMessage) {
             "metadata line 2: 'input' needs <name> <elem> <rank> <dim>...");
   EXPECT_EQ(parseError("onyx-model v1\ninput x f32 1 3\n"),
             "metadata line 2: input 'x': bad element type 'f32'");
-  EXPECT_EQ(parseError("onyx-model v1\noutput y 8 1 3\n"),
-            "metadata line 2: output 'y': unsupported element type 8");
+  EXPECT_EQ(parseError("onyx-model v1\noutput y 14 1 3\n"),
+            "metadata line 2: output 'y': unsupported element type 14");
   EXPECT_EQ(parseError("onyx-model v1\ninput x 1 -1\n"),
             "metadata line 2: input 'x': bad rank '-1'");
   EXPECT_EQ(parseError("onyx-model v1\ninput x 1 2 3\n"),

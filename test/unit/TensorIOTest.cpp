@@ -363,11 +363,27 @@ TEST(TensorProto, RejectsUnsupportedTensorsCleanly) {
   seg.mutable_segment()->set_begin(0);
   EXPECT_EQ(protoError(seg), "'t.pb': segmented TensorProto is not supported");
 
+  onnx::TensorProto complex;
+  complex.set_data_type(onnx::TensorProto::COMPLEX64);
+  complex.add_float_data(1);
+  complex.add_float_data(2);
+  EXPECT_EQ(protoError(complex),
+            "'t.pb': unsupported TensorProto data type 14 (unknown)");
+
+  // Strings (docs/runtime.md, "String tensors"): string_data only, one per
+  // element, no NUL byte.
   onnx::TensorProto str;
   str.set_data_type(onnx::TensorProto::STRING);
+  str.add_dims(2);
   str.add_string_data("hello");
   EXPECT_EQ(protoError(str),
-            "'t.pb': unsupported TensorProto data type 8 (string)");
+            "'t.pb': string_data has 1 values, but the shape needs 2");
+  str.add_string_data(std::string("a\0b", 3));
+  EXPECT_EQ(protoError(str), "'t.pb': string 1 contains a NUL byte, which "
+                             "Onyx's strings cannot hold");
+  str.set_raw_data("xx");
+  EXPECT_EQ(protoError(str),
+            "'t.pb': a string tensor must use string_data, not raw_data");
 
   onnx::TensorProto undefined;
   undefined.add_dims(1);
@@ -531,4 +547,26 @@ TEST(Npy, NewerTypesFollowTheRunnerContract) {
   TensorPtr same = adaptNpyTensor(std::move(f), ONYX_I4, "'f'", error);
   ASSERT_NE(same, nullptr);
   EXPECT_EQ(onyx_tensor_element_type(same.get()), ONYX_F32);
+}
+
+TEST(TensorProto, StringsRoundTrip) {
+  onnx::TensorProto str;
+  str.set_data_type(onnx::TensorProto::STRING);
+  str.add_dims(1);
+  str.add_dims(2);
+  str.add_string_data("");
+  str.add_string_data("\xe7\x9a\x84 x");
+  std::string error;
+  TensorPtr t = parseTensorProto(str.SerializeAsString(), "'s.pb'", error);
+  ASSERT_NE(t, nullptr) << error;
+  EXPECT_EQ(onyx_tensor_element_type(t.get()), ONYX_STRING);
+  EXPECT_STREQ(onyx_tensor_get_string(t.get(), 0), "");
+  EXPECT_STREQ(onyx_tensor_get_string(t.get(), 1), "\xe7\x9a\x84 x");
+  std::string path = ::testing::TempDir() + "onyx_strings_out.pb";
+  ASSERT_TRUE(writeValueFile(t.get(), ONYX_SIGNATURE_TENSOR, path, error))
+      << error;
+  TensorPtr back = readTensorFile(path, error);
+  ASSERT_NE(back, nullptr) << error;
+  EXPECT_EQ(shapeOf(back.get()), (std::vector<int64_t>{1, 2}));
+  EXPECT_STREQ(onyx_tensor_get_string(back.get(), 1), "\xe7\x9a\x84 x");
 }

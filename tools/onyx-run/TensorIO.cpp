@@ -480,6 +480,26 @@ TensorPtr parseTensorProto(const std::string &bytes, const std::string &what,
     return tensor;
   }
 
+  // Strings: string_data, one entry per element (docs/runtime.md, "String
+  // tensors"); the tensor keeps copies. A string with a NUL byte cannot be
+  // a `const char *`.
+  if (elemType == ONYX_STRING) {
+    if (proto.has_raw_data())
+      return fail("a string tensor must use string_data, not raw_data");
+    if (proto.string_data_size() != count)
+      return fail("string_data has " +
+                  std::to_string(proto.string_data_size()) +
+                  " values, but the shape needs " + std::to_string(count));
+    for (int64_t i = 0; i < count; ++i) {
+      const std::string &text = proto.string_data(int(i));
+      if (text.find('\0') != std::string::npos)
+        return fail("string " + std::to_string(i) +
+                    " contains a NUL byte, which Onyx's strings cannot hold");
+      if (onyx_tensor_set_string(tensor.get(), i, text.data(), text.size()))
+        return fail("cannot store string " + std::to_string(i));
+    }
+    return tensor;
+  }
   if (proto.has_raw_data()) {
     if (proto.raw_data().size() != byteSize)
       return fail("raw_data has " + std::to_string(proto.raw_data().size()) +
@@ -674,6 +694,11 @@ void tensorToProto(OnyxTensor *tensor, onnx::TensorProto &proto) {
   const int64_t *shape = onyx_tensor_shape(tensor);
   for (int32_t i = 0; i < onyx_tensor_rank(tensor); ++i)
     proto.add_dims(shape[i]);
+  if (elemType == ONYX_STRING) {
+    for (int64_t i = 0; i < onyx_tensor_num_elements(tensor); ++i)
+      proto.add_string_data(onyx_tensor_get_string(tensor, i));
+    return;
+  }
   if (onyx_subbyte_bits(elemType)) {
     uint64_t count = uint64_t(onyx_tensor_num_elements(tensor));
     std::string packed(onyx_packed_bytes(elemType, count), '\0');
@@ -782,7 +807,11 @@ bool writeValueFile(OnyxTensor *value, int32_t kind, const std::string &path,
                     std::string &error) {
   std::string bytes;
   int32_t valueKind = onyx_value_kind(value);
-  if (kind == ONYX_SIGNATURE_SEQUENCE) {
+  if (kind == ONYX_SIGNATURE_TENSOR) {
+    onnx::TensorProto proto;
+    tensorToProto(value, proto);
+    bytes = proto.SerializeAsString();
+  } else if (kind == ONYX_SIGNATURE_SEQUENCE) {
     onnx::SequenceProto proto;
     sequenceToProto(value, proto);
     bytes = proto.SerializeAsString();

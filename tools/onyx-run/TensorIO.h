@@ -59,9 +59,10 @@ TensorPtr adaptNpyTensor(TensorPtr tensor, int32_t elemType,
 /// model's element type, for empty values and adaptNpyTensor.
 TensorPtr readValueFile(const std::string &path, int32_t kind, int32_t elemType,
                         std::string &error);
-/// Writes a sequence value as an onnx.SequenceProto, and a value of an
-/// optional output (kind ONYX_SIGNATURE_OPTIONAL_*) as an
-/// onnx.OptionalProto, to `path`.
+/// Writes a tensor (kind ONYX_SIGNATURE_TENSOR: string tensors, which .npy
+/// cannot hold without pickling) as an onnx.TensorProto, a sequence value
+/// as an onnx.SequenceProto, and a value of an optional output (kind
+/// ONYX_SIGNATURE_OPTIONAL_*) as an onnx.OptionalProto, to `path`.
 bool writeValueFile(OnyxTensor *value, int32_t kind, const std::string &path,
                     std::string &error);
 

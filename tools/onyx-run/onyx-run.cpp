@@ -589,9 +589,11 @@ int runMain(int argc, char **argv) {
   for (size_t k = 0; k < numOutputs; ++k) {
     OnyxTensor *tensor = onyx_tensor_list_get(outputs.get(), k);
     // Sequences and optionals are written as output_K.pb (SequenceProto /
-    // OptionalProto); tensors as output_K.npy.
+    // OptionalProto), string tensors too (TensorProto); other tensors as
+    // output_K.npy.
     int32_t kind = onyx_metadata_kind(md.get(), 1, k);
-    bool isTensor = kind == ONYX_SIGNATURE_TENSOR;
+    bool isTensor = kind == ONYX_SIGNATURE_TENSOR &&
+                    onyx_tensor_element_type(tensor) != ONYX_STRING;
     std::string path =
         (fs::path(opts.outputDir) /
          ("output_" + std::to_string(k) + (isTensor ? ".npy" : ".pb")))

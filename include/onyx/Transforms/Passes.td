@@ -74,7 +74,9 @@ def ConvertONNXToTensor : Pass<"convert-onnx-to-tensor", "mlir::ModuleOp"> {
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::linalg::LinalgDialect",
     "mlir::math::MathDialect", "mlir::tensor::TensorDialect",
-    "mlir::func::FuncDialect", "mlir::scf::SCFDialect", "onyx::OnyxDialect"
+    "mlir::func::FuncDialect", "mlir::scf::SCFDialect", "onyx::OnyxDialect",
+    // Constant strings are llvm.mlir.globals (Strings.cpp).
+    "mlir::LLVM::LLVMDialect"
   ];
 }
 

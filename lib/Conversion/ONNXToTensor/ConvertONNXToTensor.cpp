@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Lowering.h"
+#include "Strings.h"
 
 #include "onyx/Analysis/DimAnalysis.h"
 #include "onyx/Transforms/Passes.h"
@@ -315,6 +316,7 @@ const LoweringTable &loweringTable() {
     addEinsumLowerings(t);
     addSequenceLowerings(t);
     addNewOperatorLowerings(t);
+    addStringLowerings(t); // wraps Equal and Cast: last
     return t;
   }();
   return table;
@@ -507,6 +509,7 @@ struct ConvertONNXToTensorPass
         activeAnalysis = nullptr;
         argumentDims = nullptr;
       });
+      convertStringTypes(func);
       if (failed(convertHandleArguments(func)) ||
           failed(lowerONNXOpsIn(func.getBody().front()))) {
         failedAny = true;

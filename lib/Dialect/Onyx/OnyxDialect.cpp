@@ -253,6 +253,10 @@ int32_t onyx::onnxElementCode(Type type) {
   if (auto intType = dyn_cast<IntegerType>(type)) {
     bool isUnsigned = intType.isUnsigned();
     switch (intType.getWidth()) {
+  // String tensors: one `const char *` per element, as a pointer-sized
+  // integer (docs/runtime.md, "String tensors"; no ONNX type is index).
+  if (type.isIndex())
+    return 8;
     case 1:
       return 9;
     case 2:

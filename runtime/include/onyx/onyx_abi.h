@@ -62,6 +62,27 @@
 #define ONYXRT_GEMM_TRANS_A 1
 #define ONYXRT_GEMM_TRANS_B 2
 #define ONYXRT_GEMM_ACCUMULATE 4
+#define ONYXRT_FN_CUDA_ATTENTION "onyxrt_cuda_attention"
+
+/* String tensors (onyx_strings.h, docs/runtime.md "String tensors"). */
+#define ONYXRT_FN_STR_EQUAL "onyxrt_str_equal"
+#define ONYXRT_FN_STR_CONCAT "onyxrt_str_concat"
+#define ONYXRT_FN_STR_REGEX_FULL_MATCH "onyxrt_str_regex_full_match"
+#define ONYXRT_FN_STR_SPLIT_COUNT "onyxrt_str_split_count"
+#define ONYXRT_FN_STR_SPLIT_PART "onyxrt_str_split_part"
+#define ONYXRT_FN_STR_CHANGE_CASE "onyxrt_str_change_case"
+#define ONYXRT_FN_STR_IS_STOPWORD "onyxrt_str_is_stopword"
+#define ONYXRT_FN_STR_FROM_F32 "onyxrt_str_from_f32"
+#define ONYXRT_FN_STR_FROM_F64 "onyxrt_str_from_f64"
+#define ONYXRT_FN_STR_FROM_I64 "onyxrt_str_from_i64"
+#define ONYXRT_FN_STR_FROM_U64 "onyxrt_str_from_u64"
+#define ONYXRT_FN_STR_TO_F32 "onyxrt_str_to_f32"
+#define ONYXRT_FN_STR_TO_F64 "onyxrt_str_to_f64"
+#define ONYXRT_FN_STR_TO_I64 "onyxrt_str_to_i64"
+#define ONYXRT_FN_STR_TO_U64 "onyxrt_str_to_u64"
+/* The prefix every string service shares (a target without them rejects
+ * calls to it: the CUDA target). */
+#define ONYXRT_FN_STR_PREFIX "onyxrt_str_"
 #define ONYXRT_GEMM_TF32 8
 /* onyxrt_cuda_conv (and onyxrt_cpu_conv_f32, which reads ACCUMULATE and
  * RELU). */

@@ -42,7 +42,7 @@ typedef enum OnyxElementType {
   ONYX_I16 = 5,
   ONYX_I32 = 6,
   ONYX_I64 = 7,
-  ONYX_STRING = 8, /* not supported by the runtime */
+  ONYX_STRING = 8, /* one `const char *` per element, see below */
   ONYX_BOOL = 9,
   ONYX_F16 = 10,
   ONYX_F64 = 11,
@@ -88,6 +88,18 @@ ONYX_API OnyxTensor *onyx_tensor_create_copy(int32_t elemType, int32_t rank,
                                              const int64_t *shape,
                                              const void *data);
 ONYX_API void onyx_tensor_destroy(OnyxTensor *tensor);
+/* String tensors (ONYX_STRING, docs/runtime.md "String tensors"): each
+ * element is a `const char *` to a NUL-terminated UTF-8 string, NULL
+ * reading as "". The tensor owns the strings it stores: for ONYX_STRING,
+ * onyx_tensor_create_copy's `data` is a `const char *const *` array whose
+ * strings are copied; onyx_tensor_set_string copies `length` bytes (no NUL
+ * among them) into element `index` (0, or -1 on bad arguments);
+ * onyx_tensor_get_string returns element `index` ("" for NULL; NULL when
+ * out of range or not a string tensor), valid while the tensor lives. */
+ONYX_API int onyx_tensor_set_string(OnyxTensor *tensor, int64_t index,
+                                    const char *data, size_t length);
+ONYX_API const char *onyx_tensor_get_string(const OnyxTensor *tensor,
+                                            int64_t index);
 ONYX_API int32_t onyx_tensor_element_type(const OnyxTensor *tensor);
 ONYX_API int32_t onyx_tensor_rank(const OnyxTensor *tensor);
 ONYX_API const int64_t *onyx_tensor_shape(const OnyxTensor *tensor);
