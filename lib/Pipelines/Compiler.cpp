@@ -276,7 +276,11 @@ bool compileModelFile(const std::string &modelPath,
     if (walk.wasInterrupted())
       return fail("string tensors are not supported by the CUDA target");
   }
-  if (!runStage(buildONNXToTensorPipeline, "ONNX conversion"))
+  if (!runStage(
+          [&](OpPassManager &pm) {
+            buildONNXToTensorPipeline(pm, options.target == "cuda");
+          },
+          "ONNX conversion"))
     return false;
   if (options.emit == "onyx")
     return writeIR(*module, outputPath, error);

@@ -60,7 +60,7 @@ void buildONNXCleanupPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
 }
 
-void buildONNXToTensorPipeline(OpPassManager &pm) {
+void buildONNXToTensorPipeline(OpPassManager &pm, bool fuseAttention) {
   pm.addPass(createConvertONNXToTensor());
   // Shape values computed with tensor ops become index arithmetic, so that
   // they are not payload reads (no readback, no pool-domain split).
@@ -68,6 +68,10 @@ void buildONNXToTensorPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   // Equal extents become one SSA value before bufferization.
   pm.addPass(createCSEPass());
+  // CUDA: QK^T / scale / mask / softmax / PV blocks become one
+  // onyx.attention (a flash-attention kernel; the scores never stored).
+  if (fuseAttention)
+    pm.addPass(createCUDAFuseAttention());
   // Dispatch regions: producer/consumer chains of generics become one
   // generic (one kernel, no intermediate buffer). After CSE, which it partly
   // undoes for linalg.fill (one fill per user bufferizes without copies).
@@ -139,6 +143,8 @@ void buildCUDACodegenPipeline(OpPassManager &pm, StringRef chip, bool tf32) {
   // GEMMs and convolutions become cuBLASLt / cuDNN calls.
   CUDALowerLibraryCallsOptions library;
   library.tf32 = tf32;
+  // onyx.attention: the runtime's flash-attention kernel.
+  pm.addPass(createCUDALowerAttention());
   pm.addPass(createCUDALowerLibraryCalls(library));
   // RFC Fix 3 on the CUDA target: where data lives and what the host may
   // read. Small host-only buffers stay on the host; payload scalars only
@@ -204,7 +210,7 @@ void registerOnyxPassesAndPipelines() {
                              "kernels embedded as cubin + PTX)",
                              [](OpPassManager &pm) {
                                buildONNXCleanupPipeline(pm);
-                               buildONNXToTensorPipeline(pm);
+                               buildONNXToTensorPipeline(pm, true);
                                buildBufferizationPipeline(pm, "lifetime");
                                buildCUDACodegenPipeline(pm);
                              });

@@ -15,7 +15,10 @@ void registerOnyxPassesAndPipelines();
 /// Stage 2-3: cleanup and shape refinement on the onnx dialect.
 void buildONNXCleanupPipeline(mlir::OpPassManager &pm);
 /// Stage 4: onnx -> tensor-level destination-passing ops.
-void buildONNXToTensorPipeline(mlir::OpPassManager &pm);
+/// `fuseAttention` (the CUDA target): attention blocks become onyx.attention
+/// (onyx-fuse-attention) before elementwise fusion.
+void buildONNXToTensorPipeline(mlir::OpPassManager &pm,
+                               bool fuseAttention = false);
 /// Stages 6-8: One-Shot Bufferize, output allocation, entry binding, and
 /// pooling of temporaries with `poolScheme` ("lifetime", "iree" or "none").
 void buildBufferizationPipeline(mlir::OpPassManager &pm,

@@ -1,5 +1,6 @@
 //===- OnyxDialect.cpp - The onyx dialect ---------------------------------===//
 #include "onyx/Dialect/Onyx/OnyxDialect.h"
+#include "onyx/Dialect/Onyx/OnyxAttention.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
@@ -26,6 +27,8 @@ void OnyxDialect::initialize() {
 #define GET_OP_LIST
 #include "onyx/Dialect/Onyx/OnyxOps.cpp.inc"
       >();
+  // onyx.attention (OnyxAttention.cpp).
+  addOperations<AttentionOp>();
 }
 
 LogicalResult AssertOp::verify() {

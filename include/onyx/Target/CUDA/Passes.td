@@ -11,6 +11,40 @@
 
 include "mlir/Pass/PassBase.td"
 
+def CUDAFuseAttention : Pass<"onyx-fuse-attention", "mlir::ModuleOp"> {
+  let summary = "Attention subgraphs on tensors become one onyx.attention";
+  let description = [{
+    Runs on tensors after the ONNX lowering, before elementwise fusion (the
+    CUDA pipeline only; the CPU target has no kernel for the op yet). The
+    subgraph exporters write, `MatMul(Q, K^T)` -> scale (`Mul` / `Div` by a
+    constant) -> additive mask (`Add` of any f32 tensor broadcast over
+    batch, heads and queries: BERT's padding mask, GPT-2's and Llama's causal
+    masks as the graph builds them) -> `Softmax` (the lowering's
+    max / sum-of-exp / divide) -> `MatMul(., V)`, with the transposes and
+    broadcast copies the lowering puts around the contractions, becomes one
+    `onyx.attention` reading the untransposed Q, K, V and the mask; the
+    scores are never materialized. Anything that does not match exactly
+    stays as it is (lib/Target/CUDA/FuseAttention.cpp).
+  }];
+  let dependentDialects = ["onyx::OnyxDialect"];
+}
+
+def CUDALowerAttention : Pass<"onyx-cuda-lower-attention", "mlir::ModuleOp"> {
+  let summary = "onyx.attention on buffers becomes an onyxrt_cuda_attention call";
+  let description = [{
+    Runs with the library calls, before the kernels are formed: each
+    `onyx.attention` of the bound entry becomes a call of the runtime's
+    flash-attention kernel (`onyxrt_cuda_attention`) with the extents and
+    element strides of every operand as arguments (a mask dim of extent 1
+    gets stride 0), status checked by onyx-cuda-lower-launches.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
+    "mlir::gpu::GPUDialect", "mlir::LLVM::LLVMDialect",
+    "mlir::memref::MemRefDialect", "onyx::OnyxDialect"
+  ];
+}
+
 def CUDALowerLibraryCalls
     : Pass<"onyx-cuda-lower-library-calls", "mlir::ModuleOp"> {
   let summary = "GEMMs and convolutions on buffers become cuBLASLt/cuDNN calls";

@@ -1,0 +1,178 @@
+//===- OnyxAttention.cpp - The fused attention op -------------------------===//
+//
+// Verifier, memory effects and bufferization of onyx.attention. On buffers
+// the op reads query, key, value and mask and overwrites init; a strided
+// view among its operands is copied into a dense buffer first, so that a
+// backend may address every operand as a row-major block.
+//
+//===----------------------------------------------------------------------===//
+#include "onyx/Dialect/Onyx/OnyxAttention.h"
+
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace onyx;
+
+static bool isAttentionFloat(Type t) {
+  return t.isF32() || t.isF16() || t.isBF16();
+}
+
+/// `dims` is a permutation of [0, 4) (allowMissing: distinct entries in
+/// [-1, rank), -1 for a dim the operand lacks).
+static bool validDims(ArrayRef<int64_t> dims, int64_t rank, bool allowMissing) {
+  if (dims.size() != 4)
+    return false;
+  llvm::SmallBitVector seen(rank);
+  for (int64_t d : dims) {
+    if (d == -1 && allowMissing)
+      continue;
+    if (d < 0 || d >= rank || seen.test(d))
+      return false;
+    seen.set(d);
+  }
+  return allowMissing || seen.all();
+}
+
+LogicalResult AttentionOp::verify() {
+  auto shaped = [](Value v) { return cast<ShapedType>(v.getType()); };
+  ShapedType q = shaped(getQuery()), k = shaped(getKey()),
+             v = shaped(getValue()), out = shaped(getInit());
+  for (ShapedType t : {q, k, v, out})
+    if (!t.hasRank() || t.getRank() != 4)
+      return emitOpError("query, key, value and init must be rank 4");
+  Type element = q.getElementType();
+  if (!isAttentionFloat(element) || k.getElementType() != element ||
+      v.getElementType() != element || out.getElementType() != element)
+    return emitOpError("query, key, value and init must have one element "
+                       "type, f32, f16 or bf16");
+  if (!validDims(getQueryDims(), 4, false) ||
+      !validDims(getKeyDims(), 4, false) ||
+      !validDims(getValueDims(), 4, false))
+    return emitOpError("query_dims, key_dims and value_dims must be "
+                       "permutations of [0, 4)");
+  if (Value mask = getMask()) {
+    ShapedType m = shaped(mask);
+    if (!m.hasRank() || m.getRank() < 1 || m.getRank() > 4 ||
+        !validDims(getMaskDims(), m.getRank(), true))
+      return emitOpError("mask must have rank 1 to 4 with mask_dims naming "
+                         "distinct mask dims (-1: none)");
+    llvm::SmallBitVector used(m.getRank());
+    for (int64_t d : getMaskDims())
+      if (d >= 0)
+        used.set(d);
+    for (int64_t d = 0; d < m.getRank(); ++d)
+      if (!used.test(d) && m.getDimSize(d) != 1)
+        return emitOpError("a mask dim mask_dims does not name must have "
+                           "the static extent 1");
+    if (getMaskFill()) {
+      if (!m.getElementType().isInteger(1))
+        return emitOpError("a mask with mask_fill must be i1");
+    } else if (m.getElementType() != element && !m.getElementType().isF32()) {
+      return emitOpError("an additive mask must be f32 or the operands' "
+                         "element type");
+    }
+  } else if (getMaskFill() || getMaskFillWhereTrue()) {
+    return emitOpError("mask_fill needs a mask");
+  } else if (getMaskDims().size() != 4) {
+    return emitOpError("mask_dims must have 4 entries");
+  }
+  if (getKvGroup() < 1)
+    return emitOpError("kv_group must be at least 1");
+  bool tensors = isa<RankedTensorType>(getInit().getType());
+  if (tensors != (getResult() != nullptr) ||
+      (tensors && getResult().getType() != getInit().getType()))
+    return emitOpError("on tensors the result has init's type; on buffers "
+                       "there is none");
+  return success();
+}
+
+void AttentionOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  if (!isa<MemRefType>(getInit().getType()))
+    return;
+  for (OpOperand &operand : getOperation()->getOpOperands()) {
+    if (!isa<MemRefType>(operand.get().getType()))
+      continue;
+    if (operand.get() == getInit())
+      effects.emplace_back(MemoryEffects::Write::get(), &operand,
+                           SideEffects::DefaultResource::get());
+    else
+      effects.emplace_back(MemoryEffects::Read::get(), &operand,
+                           SideEffects::DefaultResource::get());
+  }
+}
+
+bool AttentionOp::bufferizesToMemoryRead(OpOperand &operand,
+                                         const bufferization::AnalysisState &) {
+  return &operand != &getInitMutable();
+}
+
+bool AttentionOp::bufferizesToMemoryWrite(
+    OpOperand &operand, const bufferization::AnalysisState &) {
+  return &operand == &getInitMutable();
+}
+
+bufferization::AliasingValueList
+AttentionOp::getAliasingValues(OpOperand &operand,
+                               const bufferization::AnalysisState &) {
+  if (&operand != &getInitMutable() || !getResult())
+    return {};
+  return {{getResult(), bufferization::BufferRelation::Equivalent}};
+}
+
+/// The buffer of `tensor`, copied into a dense identity-layout buffer when
+/// it is a strided view.
+static FailureOr<Value>
+denseBuffer(RewriterBase &rewriter, Location loc, Value tensor,
+            const bufferization::BufferizationOptions &options,
+            bufferization::BufferizationState &state) {
+  FailureOr<Value> buffer =
+      bufferization::getBuffer(rewriter, tensor, options, state);
+  if (failed(buffer))
+    return failure();
+  auto type = cast<MemRefType>(buffer->getType());
+  if (type.getLayout().isIdentity())
+    return *buffer;
+  auto dense = MemRefType::get(type.getShape(), type.getElementType());
+  SmallVector<Value> dynSizes;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (type.isDynamicDim(d))
+      dynSizes.push_back(memref::DimOp::create(rewriter, loc, *buffer, d));
+  Value copy = memref::AllocOp::create(rewriter, loc, dense, dynSizes);
+  memref::CopyOp::create(rewriter, loc, *buffer, copy);
+  return copy;
+}
+
+LogicalResult
+AttentionOp::bufferize(RewriterBase &rewriter,
+                       const bufferization::BufferizationOptions &options,
+                       bufferization::BufferizationState &state) {
+  if (!getResult())
+    return success();
+  Location loc = getLoc();
+  FailureOr<Value> q = denseBuffer(rewriter, loc, getQuery(), options, state);
+  FailureOr<Value> k = denseBuffer(rewriter, loc, getKey(), options, state);
+  FailureOr<Value> v = denseBuffer(rewriter, loc, getValue(), options, state);
+  FailureOr<Value> mask = Value();
+  if (getMask())
+    mask = denseBuffer(rewriter, loc, getMask(), options, state);
+  FailureOr<Value> init =
+      bufferization::getBuffer(rewriter, getInit(), options, state);
+  if (failed(q) || failed(k) || failed(v) || failed(mask) || failed(init))
+    return failure();
+  // The destination must be dense too: the result is written in place.
+  if (!cast<MemRefType>(init->getType()).getLayout().isIdentity())
+    return emitOpError("needs a dense destination buffer");
+  AttentionOp::create(rewriter, loc, Type(), *q, *k, *v, *mask, *init,
+                      getScaleAttr(), getQueryDimsAttr(), getKeyDimsAttr(),
+                      getValueDimsAttr(), getMaskDimsAttr(), getKvGroupAttr(),
+                      getMaskFillAttr(), getMaskFillWhereTrueAttr());
+  bufferization::replaceOpWithBufferizedValues(rewriter, getOperation(), *init);
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "onyx/Dialect/Onyx/OnyxAttention.cpp.inc"

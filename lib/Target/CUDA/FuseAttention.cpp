@@ -1,0 +1,630 @@
+//===- FuseAttention.cpp - Attention subgraphs as one onyx.attention ------===//
+//
+// On tensors, after the ONNX lowering and before elementwise fusion. From
+// each batched contraction P x V (the second MatMul of an attention block)
+// it walks back:
+//
+//   P = exp(X - max_j X) / sum_j exp(X - max_j X)    Softmax over the last dim
+//   X = S * c | S / c | (S * c) + mask | Where(mask, S * c, fill)
+//                                                   scale, then the mask
+//   S = Q x K^T                                     the first MatMul
+//
+// through the copies the MatMul lowering inserts (broadcast copies written
+// as tensor.extract at the loop indices, where an index is `select(E == 1,
+// 0, i)` with E the source's own extent) and linalg.transpose, so that the
+// new op reads the untransposed Q, K and V (`query_dims`...). Every index
+// map and body is checked exactly; a chain that does not match stays as it
+// is. The scores, the softmax and its copies die and are erased.
+//
+// The mask is any f32 tensor the mask Add reads at the score's indices (or
+// at constant 0 of a static extent-1 dim): BERT's padding mask [B, 1, 1, S],
+// the causal masks GPT-2's and Llama's graphs build ([B, 1, S, S]). A dim
+// of extent 1 broadcasts at run time, as ONNX broadcasting does (the
+// lowering's checks admit only 1 or the full extent), for every operand.
+//
+//===----------------------------------------------------------------------===//
+
+#include "onyx/Dialect/Onyx/OnyxAttention.h"
+#include "onyx/Target/CUDA/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <cmath>
+#include <optional>
+
+namespace onyx {
+#define GEN_PASS_DEF_CUDAFUSEATTENTION
+#include "onyx/Target/CUDA/Passes.h.inc"
+} // namespace onyx
+
+using namespace mlir;
+using namespace onyx;
+
+namespace {
+
+/// `v` without `select %c, %x, %x` (both arms equal) around it.
+Value stripSameSelect(Value v) {
+  while (auto sel = v.getDefiningOp<arith::SelectOp>()) {
+    if (sel.getTrueValue() != sel.getFalseValue())
+      break;
+    v = sel.getTrueValue();
+  }
+  return v;
+}
+
+/// The extent of dim `pos` of tensor `t` as an SSA value or a constant,
+/// traced through the ops that define shapes; null when unknown.
+OpFoldResult extentOf(Value t, int64_t pos, int depth = 0) {
+  auto type = dyn_cast<RankedTensorType>(t.getType());
+  if (!type || pos >= type.getRank() || depth > 16)
+    return {};
+  if (!type.isDynamicDim(pos))
+    return IntegerAttr::get(IndexType::get(t.getContext()),
+                            type.getDimSize(pos));
+  Operation *def = t.getDefiningOp();
+  if (!def)
+    return {};
+  if (auto empty = dyn_cast<tensor::EmptyOp>(def))
+    return stripSameSelect(empty.getDynamicSize(pos));
+  if (auto cast = dyn_cast<tensor::CastOp>(def))
+    return extentOf(cast.getSource(), pos, depth + 1);
+  if (auto reshape = dyn_cast<tensor::ReshapeOp>(def)) {
+    if (auto from = reshape.getShape().getDefiningOp<tensor::FromElementsOp>())
+      return stripSameSelect(from.getElements()[pos]);
+    return {};
+  }
+  if (auto dps = dyn_cast<DestinationStyleOpInterface>(def))
+    return extentOf(dps.getTiedOpOperand(cast<OpResult>(t))->get(), pos,
+                    depth + 1);
+  return {};
+}
+
+bool sameExtent(OpFoldResult a, OpFoldResult b) {
+  if (!a || !b)
+    return false;
+  if (auto va = dyn_cast<Value>(a))
+    if (auto vb = dyn_cast<Value>(b))
+      return stripSameSelect(va) == stripSameSelect(vb);
+  std::optional<int64_t> ca = getConstantIntValue(a),
+                         cb = getConstantIntValue(b);
+  return ca && cb && *ca == *cb;
+}
+
+/// How a tensor is read inside a generic: for each of its dims the loop
+/// that indexes it, or -1 for constant 0 on a static extent-1 dim.
+struct Access {
+  Value source;
+  SmallVector<int64_t> loops;
+};
+
+/// `idx` is `linalg.index d`, or `select(E == 1, 0, linalg.index d)` with E
+/// the extent of `source`'s dim `pos` (the read is then the same for every
+/// index in range); returns d. -1 for constant 0 when the dim is static 1.
+std::optional<int64_t> indexLoop(Value idx, Value source, int64_t pos) {
+  if (auto index = idx.getDefiningOp<linalg::IndexOp>())
+    return int64_t(index.getDim());
+  if (std::optional<int64_t> c = getConstantIntValue(idx)) {
+    auto type = cast<RankedTensorType>(source.getType());
+    if (*c == 0 && type.getDimSize(pos) == 1)
+      return -1;
+    return std::nullopt;
+  }
+  auto sel = idx.getDefiningOp<arith::SelectOp>();
+  if (!sel || !isConstantIntValue(sel.getTrueValue(), 0))
+    return std::nullopt;
+  auto index = sel.getFalseValue().getDefiningOp<linalg::IndexOp>();
+  auto cmp = sel.getCondition().getDefiningOp<arith::CmpIOp>();
+  if (!index || !cmp || cmp.getPredicate() != arith::CmpIPredicate::eq)
+    return std::nullopt;
+  Value extent;
+  if (isConstantIntValue(cmp.getRhs(), 1))
+    extent = cmp.getLhs();
+  else if (isConstantIntValue(cmp.getLhs(), 1))
+    extent = cmp.getRhs();
+  else
+    return std::nullopt;
+  if (!sameExtent(extent, extentOf(source, pos)))
+    return std::nullopt;
+  return int64_t(index.getDim());
+}
+
+/// The access a scalar `v` of generic `g`'s body is: a block argument of an
+/// input (its map: loops or constant 0 on static extent-1 dims), or a
+/// tensor.extract of a tensor defined outside at loop indices.
+std::optional<Access> accessOf(linalg::GenericOp g, Value v) {
+  Access access;
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    if (arg.getOwner() != g.getBody() ||
+        arg.getArgNumber() >= g.getNumDpsInputs())
+      return std::nullopt;
+    OpOperand *operand = g.getDpsInputOperand(arg.getArgNumber());
+    access.source = operand->get();
+    auto type = dyn_cast<RankedTensorType>(access.source.getType());
+    if (!type)
+      return std::nullopt;
+    AffineMap map = g.getMatchingIndexingMap(operand);
+    for (auto [pos, expr] : llvm::enumerate(map.getResults())) {
+      if (auto dim = dyn_cast<AffineDimExpr>(expr))
+        access.loops.push_back(dim.getPosition());
+      else if (auto c = dyn_cast<AffineConstantExpr>(expr);
+               c && c.getValue() == 0 && type.getDimSize(pos) == 1)
+        access.loops.push_back(-1);
+      else
+        return std::nullopt;
+    }
+    return access;
+  }
+  auto extract = v.getDefiningOp<tensor::ExtractOp>();
+  if (!extract || extract.getTensor().getParentBlock() == g.getBody())
+    return std::nullopt;
+  if (auto def = extract.getTensor().getDefiningOp(); def && g->isAncestor(def))
+    return std::nullopt;
+  access.source = extract.getTensor();
+  for (auto [pos, idx] : llvm::enumerate(extract.getIndices())) {
+    std::optional<int64_t> loop = indexLoop(idx, access.source, pos);
+    if (!loop)
+      return std::nullopt;
+    access.loops.push_back(*loop);
+  }
+  return access;
+}
+
+bool isIdentityAccess(const Access &a, unsigned rank) {
+  if (a.loops.size() != rank)
+    return false;
+  for (unsigned i = 0; i < rank; ++i)
+    if (a.loops[i] != int64_t(i))
+      return false;
+  return true;
+}
+
+/// An elementwise generic: all loops parallel, one init read through the
+/// identity map (or not at all), rank `rank`.
+bool isElementwise(linalg::GenericOp g, unsigned rank) {
+  return g && g.getNumDpsInits() == 1 && g.getNumLoops() == rank &&
+         g.getNumParallelLoops() == rank &&
+         g.getMatchingIndexingMap(g.getDpsInitOperand(0)).isIdentity() &&
+         isa<RankedTensorType>(g.getResult(0).getType());
+}
+
+Value yielded(linalg::GenericOp g) {
+  return cast<linalg::YieldOp>(g.getBody()->getTerminator()).getOperand(0);
+}
+
+/// A rank-4 tensor as a view of `source`: dim i of the tensor is dim
+/// `dims[i]` of the source (a permutation).
+struct View {
+  Value source;
+  SmallVector<int64_t, 4> dims = {0, 1, 2, 3};
+};
+
+/// Looks through linalg.transpose and the MatMul lowering's (broadcast)
+/// copies of rank-4 f32 tensors (not through tensor.cast: the static depth
+/// the kernel needs is often only in the cast's type).
+View viewOf(Value t, SmallVectorImpl<Operation *> &chain) {
+  View view{t};
+  for (int step = 0; step < 8; ++step) {
+    Operation *def = view.source.getDefiningOp();
+    if (!def)
+      break;
+    if (auto transpose = dyn_cast<linalg::TransposeOp>(def)) {
+      ArrayRef<int64_t> perm = transpose.getPermutation();
+      // result dim i = input dim perm[i]
+      for (int64_t &d : view.dims)
+        d = perm[d];
+      chain.push_back(def);
+      view.source = transpose.getInput();
+      continue;
+    }
+    auto g = dyn_cast<linalg::GenericOp>(def);
+    if (!isElementwise(g, 4) || g.getNumDpsInputs() != 0)
+      break;
+    std::optional<Access> access = accessOf(g, yielded(g));
+    if (!access || access->loops.size() != 4)
+      break;
+    // source dim p is read at loop access->loops[p]: tensor dim l = source
+    // dim p.
+    SmallVector<int64_t, 4> inverse(4, -1);
+    bool ok = true;
+    for (auto [p, l] : llvm::enumerate(access->loops)) {
+      if (l < 0 || inverse[l] != -1) {
+        ok = false;
+        break;
+      }
+      inverse[l] = p;
+    }
+    if (!ok)
+      break;
+    for (int64_t &d : view.dims)
+      d = inverse[d];
+    chain.push_back(def);
+    view.source = access->source;
+  }
+  return view;
+}
+
+/// `out + a * b` of the block arguments (either order).
+bool isMulAddBody(linalg::LinalgOp op) {
+  Block *body = op.getBlock();
+  if (body->getNumArguments() != 3 || !body->getArgument(0).getType().isF32())
+    return false;
+  auto add = cast<linalg::YieldOp>(body->getTerminator())
+                 .getOperand(0)
+                 .getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return false;
+  Value out = body->getArgument(2);
+  Value other = add.getLhs() == out ? add.getRhs() : add.getLhs();
+  if ((add.getLhs() != out && add.getRhs() != out))
+    return false;
+  auto mul = other.getDefiningOp<arith::MulFOp>();
+  if (!mul)
+    return false;
+  Value a = body->getArgument(0), b = body->getArgument(1);
+  return (mul.getLhs() == a && mul.getRhs() == b) ||
+         (mul.getLhs() == b && mul.getRhs() == a);
+}
+
+/// A batched contraction C[d0, d1, d2, d3] += A[d0, d1, d2, d4] *
+/// B[d0, d1, d4, d3] on f32 whose init is a zero fill.
+bool isBatchedMatmul(linalg::GenericOp g) {
+  if (!g || g.getNumDpsInputs() != 2 || g.getNumDpsInits() != 1 ||
+      g.getNumLoops() != 5 || g.getNumReductionLoops() != 1 ||
+      !linalg::isReductionIterator(g.getIteratorTypesArray()[4]) ||
+      !isMulAddBody(g))
+    return false;
+  MLIRContext *ctx = g.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  SmallVector<AffineMap> maps = g.getIndexingMapsArray();
+  if (maps[0] != AffineMap::get(5, 0, {d(0), d(1), d(2), d(4)}, ctx) ||
+      maps[1] != AffineMap::get(5, 0, {d(0), d(1), d(4), d(3)}, ctx) ||
+      maps[2] != AffineMap::get(5, 0, {d(0), d(1), d(2), d(3)}, ctx))
+    return false;
+  auto fill = g.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+  return fill && matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
+}
+
+/// A float splat: an arith.constant scalar or a 0-d/splat tensor constant.
+std::optional<double> splatValue(Value v) {
+  FloatAttr f;
+  if (matchPattern(v, m_Constant(&f)))
+    return f.getValueAsDouble();
+  DenseElementsAttr dense;
+  if (matchPattern(v, m_Constant(&dense)) && dense.isSplat() &&
+      isa<FloatType>(dense.getElementType()))
+    return dense.getSplatValue<APFloat>().convertToDouble();
+  return std::nullopt;
+}
+
+/// The constant a scalar of `g`'s body is (defined outside, or a 0-d input
+/// read through an empty map).
+std::optional<double> bodyConstant(linalg::GenericOp g, Value v) {
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    if (arg.getOwner() != g.getBody() ||
+        arg.getArgNumber() >= g.getNumDpsInputs())
+      return std::nullopt;
+    OpOperand *operand = g.getDpsInputOperand(arg.getArgNumber());
+    if (g.getMatchingIndexingMap(operand).getNumResults() != 0 &&
+        !isa<RankedTensorType>(operand->get().getType()))
+      return std::nullopt;
+    auto type = dyn_cast<RankedTensorType>(operand->get().getType());
+    if (!type)
+      return splatValue(operand->get());
+    // A splat tensor read anywhere is the same constant.
+    return splatValue(operand->get());
+  }
+  if (v.getParentBlock() == g.getBody())
+    return std::nullopt;
+  return splatValue(v);
+}
+
+/// What the walk from the scores to the softmax input found.
+struct Scores {
+  linalg::GenericOp qk;
+  double scale = 1.0;
+  std::optional<Access> mask;
+  /// A Where mask (i1): the score where the mask is false (true with
+  /// fillWhereTrue).
+  std::optional<double> fill;
+  bool fillWhereTrue = false;
+  SmallVector<Operation *> chain;
+};
+
+/// Each mask dim read at a distinct loop (or at constant 0 on extent 1).
+bool isMaskAccess(const Access &a, bool boolean) {
+  auto type = cast<RankedTensorType>(a.source.getType());
+  Type element = type.getElementType();
+  if ((boolean ? !element.isInteger(1) : !element.isF32()) ||
+      type.getRank() > 4 || type.getRank() < 1)
+    return false;
+  llvm::SmallBitVector seen(4);
+  for (int64_t l : a.loops) {
+    if (l >= 0 && seen.test(l))
+      return false;
+    if (l >= 0)
+      seen.set(l);
+  }
+  return true;
+}
+
+/// X (the softmax input, rank 4) as `QK * c`, `QK / c`, `... + mask`.
+std::optional<Scores> matchScores(Value x) {
+  Scores scores;
+  bool sawMask = false, sawScale = false;
+  for (int step = 0; step < 6; ++step) {
+    auto g = x.getDefiningOp<linalg::GenericOp>();
+    if (!g)
+      return std::nullopt;
+    if (isBatchedMatmul(g)) {
+      scores.qk = g;
+      return scores;
+    }
+    if (!isElementwise(g, 4) ||
+        !cast<RankedTensorType>(g.getResult(0).getType())
+             .getElementType()
+             .isF32())
+      return std::nullopt;
+    Value y = yielded(g);
+    Operation *op = y.getDefiningOp();
+    if (!op || op->getBlock() != g.getBody() || op->getNumOperands() < 2)
+      return std::nullopt;
+    Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+    std::optional<Access> next;
+    if (auto sel = dyn_cast<arith::SelectOp>(op)) {
+      // Where(mask, scores, c) or Where(mask, c, scores).
+      if (sawMask || sawScale)
+        return std::nullopt;
+      sawMask = true;
+      std::optional<Access> ma = accessOf(g, sel.getCondition());
+      if (!ma || !isMaskAccess(*ma, /*boolean=*/true))
+        return std::nullopt;
+      for (int order = 0; order < 2 && !next; ++order) {
+        Value sv = order == 0 ? sel.getTrueValue() : sel.getFalseValue();
+        Value cv = order == 0 ? sel.getFalseValue() : sel.getTrueValue();
+        std::optional<Access> sa = accessOf(g, sv);
+        std::optional<double> c = bodyConstant(g, cv);
+        if (!sa || !c || std::isnan(*c) || !isIdentityAccess(*sa, 4) ||
+            !sa->source.getDefiningOp<linalg::GenericOp>())
+          continue;
+        next = sa;
+        scores.mask = ma;
+        scores.fill = *c;
+        scores.fillWhereTrue = order == 1;
+      }
+    } else if (op->getNumOperands() != 2) {
+      return std::nullopt;
+    } else if (isa<arith::MulFOp, arith::DivFOp>(op)) {
+      sawScale = true;
+      std::optional<double> c = bodyConstant(g, rhs);
+      Value s = lhs;
+      if (!c && isa<arith::MulFOp>(op)) {
+        c = bodyConstant(g, lhs);
+        s = rhs;
+      }
+      if (!c || *c == 0.0 || !std::isfinite(*c))
+        return std::nullopt;
+      scores.scale *= isa<arith::MulFOp>(op) ? *c : 1.0 / *c;
+      next = accessOf(g, s);
+    } else if (isa<arith::AddFOp>(op)) {
+      // Walking back from the softmax: a scale seen already comes after
+      // this Add, and would scale the mask too; one mask only.
+      if (sawMask || sawScale)
+        return std::nullopt;
+      sawMask = true;
+      // Which operand is the running scores: the one produced by the chain
+      // (a generic of rank 4 read at the identity).
+      for (int order = 0; order < 2 && !next; ++order) {
+        Value s = order == 0 ? lhs : rhs, m = order == 0 ? rhs : lhs;
+        std::optional<Access> sa = accessOf(g, s), ma = accessOf(g, m);
+        if (!sa || !ma || !isIdentityAccess(*sa, 4) ||
+            !sa->source.getDefiningOp<linalg::GenericOp>())
+          continue;
+        if (!isMaskAccess(*ma, /*boolean=*/false))
+          continue;
+        next = sa;
+        scores.mask = ma;
+      }
+    } else {
+      return std::nullopt;
+    }
+    if (!next || !isIdentityAccess(*next, 4))
+      return std::nullopt;
+    scores.chain.push_back(g);
+    x = next->source;
+  }
+  return std::nullopt;
+}
+
+/// P = exp(X - M) / S with M = max_j X (init -inf or the lowest float), S =
+/// sum_j exp(X - M) (init 0), reductions over the last dim. Returns X.
+std::optional<Value> matchSoftmax(Value p,
+                                  SmallVectorImpl<Operation *> &chain) {
+  auto div = p.getDefiningOp<linalg::GenericOp>();
+  if (!isElementwise(div, 4) || div.getNumDpsInputs() != 3)
+    return std::nullopt;
+  MLIRContext *ctx = div.getContext();
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  AffineMap id = AffineMap::getMultiDimIdentityMap(4, ctx);
+  AffineMap row = AffineMap::get(4, 0, {d(0), d(1), d(2)}, ctx);
+  SmallVector<AffineMap> maps = div.getIndexingMapsArray();
+  if (maps[0] != id || maps[1] != row || maps[2] != row)
+    return std::nullopt;
+  Block *body = div.getBody();
+  auto divf = yielded(div).getDefiningOp<arith::DivFOp>();
+  if (!divf || divf.getRhs() != body->getArgument(2))
+    return std::nullopt;
+  auto exp = divf.getLhs().getDefiningOp<math::ExpOp>();
+  auto sub = exp ? exp.getOperand().getDefiningOp<arith::SubFOp>() : nullptr;
+  if (!sub || sub.getLhs() != body->getArgument(0) ||
+      sub.getRhs() != body->getArgument(1))
+    return std::nullopt;
+  Value x = div.getDpsInputs()[0], maxV = div.getDpsInputs()[1],
+        sumV = div.getDpsInputs()[2];
+  // max_j X
+  auto maxG = maxV.getDefiningOp<linalg::GenericOp>();
+  auto isRowReduction = [&](linalg::GenericOp g, unsigned inputs) {
+    if (!g || g.getNumDpsInputs() != inputs || g.getNumDpsInits() != 1 ||
+        g.getNumLoops() != 4 || g.getNumReductionLoops() != 1 ||
+        !linalg::isReductionIterator(g.getIteratorTypesArray()[3]))
+      return false;
+    SmallVector<AffineMap> m = g.getIndexingMapsArray();
+    return m[0] == id && m.back() == row && (inputs == 1 || m[1] == row);
+  };
+  if (!isRowReduction(maxG, 1) || maxG.getDpsInputs()[0] != x)
+    return std::nullopt;
+  auto maxf = yielded(maxG).getDefiningOp<arith::MaximumFOp>();
+  Block *mb = maxG.getBody();
+  if (!maxf || !((maxf.getLhs() == mb->getArgument(0) &&
+                  maxf.getRhs() == mb->getArgument(1)) ||
+                 (maxf.getLhs() == mb->getArgument(1) &&
+                  maxf.getRhs() == mb->getArgument(0))))
+    return std::nullopt;
+  auto maxFill = maxG.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+  std::optional<double> maxInit =
+      maxFill ? splatValue(maxFill.getInputs()[0]) : std::nullopt;
+  if (!maxInit || *maxInit > -3.4e38)
+    return std::nullopt;
+  // sum_j exp(X - M)
+  auto sumG = sumV.getDefiningOp<linalg::GenericOp>();
+  if (!isRowReduction(sumG, 2) || sumG.getDpsInputs()[0] != x ||
+      sumG.getDpsInputs()[1] != maxV)
+    return std::nullopt;
+  Block *sb = sumG.getBody();
+  auto add = yielded(sumG).getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return std::nullopt;
+  Value e = add.getLhs() == sb->getArgument(2) ? add.getRhs() : add.getLhs();
+  if (add.getLhs() != sb->getArgument(2) && add.getRhs() != sb->getArgument(2))
+    return std::nullopt;
+  auto sexp = e.getDefiningOp<math::ExpOp>();
+  auto ssub = sexp ? sexp.getOperand().getDefiningOp<arith::SubFOp>() : nullptr;
+  if (!ssub || ssub.getLhs() != sb->getArgument(0) ||
+      ssub.getRhs() != sb->getArgument(1))
+    return std::nullopt;
+  auto sumFill = sumG.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+  if (!sumFill || !matchPattern(sumFill.getInputs()[0], m_AnyZeroFloat()))
+    return std::nullopt;
+  chain.append({div, maxG, sumG});
+  return x;
+}
+
+SmallVector<int64_t> toDims(ArrayRef<int64_t> d) {
+  return SmallVector<int64_t>(d.begin(), d.end());
+}
+
+/// Rewrites one P x V contraction; true when it did.
+bool fuse(linalg::GenericOp pv) {
+  if (!isBatchedMatmul(pv))
+    return false;
+  SmallVector<Operation *> chain;
+  // P through identity copies only (no transposes: P is [B, H, Sq, Sk]).
+  View pView = viewOf(pv.getDpsInputs()[0], chain);
+  if (pView.dims != SmallVector<int64_t, 4>{0, 1, 2, 3})
+    return false;
+  for (Operation *op : chain)
+    if (isa<linalg::TransposeOp>(op))
+      return false;
+  std::optional<Value> x = matchSoftmax(pView.source, chain);
+  if (!x)
+    return false;
+  std::optional<Scores> scores = matchScores(*x);
+  if (!scores)
+    return false;
+  View q = viewOf(scores->qk.getDpsInputs()[0], chain);
+  View kt = viewOf(scores->qk.getDpsInputs()[1], chain);
+  View v = viewOf(pv.getDpsInputs()[1], chain);
+  for (Value t : {q.source, kt.source, v.source}) {
+    auto type = dyn_cast<RankedTensorType>(t.getType());
+    if (!type || type.getRank() != 4 || !type.getElementType().isF32())
+      return false;
+  }
+  // The kernel keeps a query row and its output row in registers: static
+  // depths up to 128.
+  auto depthOf = [](const View &view) {
+    return cast<RankedTensorType>(view.source.getType())
+        .getDimSize(view.dims[3]);
+  };
+  int64_t qDepth = depthOf(q), vDepth = depthOf(v);
+  if (ShapedType::isDynamic(qDepth) || ShapedType::isDynamic(vDepth) ||
+      qDepth > 128 || vDepth > 128 || qDepth < 1 || vDepth < 1)
+    return false;
+  // K^T is [b, h, d, j]; the op's key is logical [b, h, j, d].
+  SmallVector<int64_t> keyDims = {kt.dims[0], kt.dims[1], kt.dims[3],
+                                  kt.dims[2]};
+  SmallVector<int64_t> maskDims = {-1, -1, -1, -1};
+  Value mask;
+  if (scores->mask) {
+    mask = scores->mask->source;
+    for (auto [pos, loop] : llvm::enumerate(scores->mask->loops))
+      if (loop >= 0)
+        maskDims[loop] = pos;
+  }
+  auto fill = pv.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+  Value init = fill.getOutputs()[0];
+  OpBuilder b(pv);
+  auto attention = AttentionOp::create(
+      b, pv.getLoc(), pv.getResult(0).getType(), q.source, kt.source, v.source,
+      mask, init, b.getF64FloatAttr(scores->scale),
+      b.getDenseI64ArrayAttr(toDims(q.dims)), b.getDenseI64ArrayAttr(keyDims),
+      b.getDenseI64ArrayAttr(toDims(v.dims)), b.getDenseI64ArrayAttr(maskDims),
+      b.getI64IntegerAttr(1),
+      scores->fill ? b.getF64FloatAttr(*scores->fill) : FloatAttr(),
+      scores->fillWhereTrue ? b.getUnitAttr() : UnitAttr());
+  pv.getResult(0).replaceAllUsesWith(attention.getResult());
+  // Erase what died (the matched ops and the fills feeding them), users
+  // first; each op once.
+  llvm::SetVector<Operation *> dead;
+  dead.insert(pv);
+  dead.insert(chain.begin(), chain.end());
+  dead.insert(scores->chain.begin(), scores->chain.end());
+  dead.insert(scores->qk);
+  llvm::DenseSet<Operation *> gone;
+  bool erased = true;
+  while (erased) {
+    erased = false;
+    for (Operation *op : dead.takeVector()) {
+      if (gone.contains(op))
+        continue;
+      if (!op->use_empty()) {
+        dead.insert(op);
+        continue;
+      }
+      for (Value operand : op->getOperands())
+        if (auto f = operand.getDefiningOp<linalg::FillOp>())
+          dead.insert(f);
+      gone.insert(op);
+      op->erase();
+      erased = true;
+    }
+  }
+  return true;
+}
+
+struct CUDAFuseAttentionPass
+    : public onyx::impl::CUDAFuseAttentionBase<CUDAFuseAttentionPass> {
+  void runOnOperation() override {
+    SmallVector<linalg::GenericOp> candidates;
+    getOperation().walk([&](linalg::GenericOp g) {
+      if (g.hasPureTensorSemantics() && isBatchedMatmul(g))
+        candidates.push_back(g);
+    });
+    // A QK contraction of one block is never the PV of another: a
+    // candidate erased as a QK is skipped by the set below.
+    llvm::DenseSet<Operation *> alive(candidates.begin(), candidates.end());
+    for (linalg::GenericOp pv : candidates) {
+      if (!alive.contains(pv) || !fuse(pv))
+        continue;
+      // The rewrite erased its QK contraction (a candidate too).
+      alive.clear();
+      getOperation().walk([&](linalg::GenericOp g) { alive.insert(g); });
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,187 @@
+//===- CudaAttention.cpp - onyxrt_cuda_attention: flash attention ---------===//
+//
+// The compiler (onyx-fuse-attention, onyx-cuda-lower-attention) turns an
+// attention block (QK^T, scale, additive mask, softmax, PV) into one call:
+// the kernels of attention.cu, built by nvcc into a cubin and PTX that are
+// embedded here (.incbin) and loaded per session like an artifact's
+// kernels (CudaDevice::launch: module cache, ONYX_CUDA_PROFILE). Sizes and
+// element strides are arguments, so one kernel serves every shape.
+//
+//===----------------------------------------------------------------------===//
+#include "CudaDevice.h"
+
+#include <cstring>
+#include <string>
+
+#ifndef ONYX_ATTENTION_CUBIN
+// Built without nvcc: no kernels (runtime/CMakeLists.txt).
+extern "C" ONYX_API int32_t onyxrt_cuda_attention(
+    void *ctx, const char *label, int32_t, int64_t, int64_t, int64_t, int64_t,
+    int64_t, int64_t, int64_t, double, const void *, int64_t, int64_t, int64_t,
+    int64_t, const void *, int64_t, int64_t, int64_t, int64_t, const void *,
+    int64_t, int64_t, int64_t, int64_t, const void *, int64_t, int64_t, int64_t,
+    int64_t, int32_t, double, void *) {
+  onyx::rt::failCall(ctx, std::string(label ? label : "attention") +
+                              ": this Onyx runtime was built without nvcc, so "
+                              "it has no flash-attention kernels");
+  return 1;
+}
+#else
+
+#define ONYX_STR2(x) #x
+#define ONYX_STR(x) ONYX_STR2(x)
+
+// The cubin and the NUL-terminated PTX, in .rodata.
+__asm__(".section .rodata\n"
+        ".balign 16\n"
+        ".local onyx_attention_cubin\n"
+        "onyx_attention_cubin:\n"
+        ".incbin \"" ONYX_STR(
+            ONYX_ATTENTION_CUBIN) "\"\n"
+                                  ".local onyx_attention_cubin_end\n"
+                                  "onyx_attention_cubin_end:\n"
+                                  ".balign 16\n"
+                                  ".local onyx_attention_ptx\n"
+                                  "onyx_attention_ptx:\n"
+                                  ".incbin \"" ONYX_STR(
+                                      ONYX_ATTENTION_PTX) "\"\n"
+                                                          ".byte 0\n"
+                                                          ".previous\n");
+extern "C" const char onyx_attention_cubin[], onyx_attention_cubin_end[],
+    onyx_attention_ptx[];
+
+namespace onyx {
+namespace rt {
+namespace {
+
+// attention.cu: blocks of 128 threads, 16 query rows each.
+constexpr int64_t kThreadsPerBlock = 128, kQueriesPerBlock = 16;
+
+const OnyxCudaKernel *kernelFor(int64_t depth) {
+  static const OnyxCudaKernel kernels[] = {
+      {onyx_attention_cubin,
+       uint64_t(onyx_attention_cubin_end - onyx_attention_cubin),
+       onyx_attention_ptx, "onyx_attention_f32_d32"},
+      {onyx_attention_cubin,
+       uint64_t(onyx_attention_cubin_end - onyx_attention_cubin),
+       onyx_attention_ptx, "onyx_attention_f32_d64"},
+      {onyx_attention_cubin,
+       uint64_t(onyx_attention_cubin_end - onyx_attention_cubin),
+       onyx_attention_ptx, "onyx_attention_f32_d128"}};
+  if (depth <= 32)
+    return &kernels[0];
+  if (depth <= 64)
+    return &kernels[1];
+  if (depth <= 128)
+    return &kernels[2];
+  return nullptr;
+}
+
+uint64_t slot(int64_t v) { return uint64_t(v); }
+uint64_t slot(const void *p) {
+  return uint64_t(reinterpret_cast<uintptr_t>(p));
+}
+uint64_t slot(double d) {
+  uint64_t bits;
+  std::memcpy(&bits, &d, sizeof bits);
+  return bits;
+}
+
+} // namespace
+} // namespace rt
+} // namespace onyx
+
+using namespace onyx::rt;
+
+extern "C" {
+
+ONYX_API int32_t onyxrt_cuda_attention(
+    void *ctx, const char *label, int32_t elemType, int64_t batch,
+    int64_t heads, int64_t sq, int64_t sk, int64_t depth, int64_t dv,
+    int64_t kvGroup, double scale, const void *q, int64_t qb, int64_t qh,
+    int64_t qs, int64_t qd, const void *k, int64_t kb, int64_t kh, int64_t ks,
+    int64_t kd, const void *v, int64_t vb, int64_t vh, int64_t vs, int64_t vd,
+    const void *mask, int64_t mb, int64_t mh, int64_t mq, int64_t mk,
+    int32_t maskMode, double maskFill, void *out) {
+  std::string where = std::string(label ? label : "attention") + ": ";
+  CudaDevice *device = cudaDeviceOf(ctx);
+  if (!device) {
+    failCall(ctx, where + "onyxrt_cuda_attention: the session has no CUDA "
+                          "device");
+    return 1;
+  }
+  if (elemType != 1 || maskMode < 0 || maskMode > 3 ||
+      (maskMode != 0) != (mask != nullptr)) {
+    failCall(ctx, where + "onyxrt_cuda_attention: element type " +
+                      std::to_string(elemType) + " with mask mode " +
+                      std::to_string(maskMode) +
+                      " is not supported (f32; no mask, an additive f32 "
+                      "mask or a bool Where mask)");
+    return 1;
+  }
+  const OnyxCudaKernel *kernel = kernelFor(depth > dv ? depth : dv);
+  if (!kernel || depth < 1 || dv < 1 || kvGroup < 1 || batch > 65535 ||
+      heads > 65535 || batch < 0 || heads < 0 || sq < 0 || sk < 0) {
+    failCall(ctx, where + "onyxrt_cuda_attention: unsupported sizes (batch " +
+                      std::to_string(batch) + ", heads " +
+                      std::to_string(heads) + ", depth " +
+                      std::to_string(depth) + "/" + std::to_string(dv) +
+                      "; at most 65535 / 65535 / 128)");
+    return 1;
+  }
+  if (sk == 0 && sq > 0) {
+    failCall(ctx, where + "onyxrt_cuda_attention: no keys (softmax over an "
+                          "empty row)");
+    return 1;
+  }
+  try {
+    const uint64_t args[] = {slot(batch),
+                             slot(heads),
+                             slot(sq),
+                             slot(sk),
+                             slot(depth),
+                             slot(dv),
+                             slot(kvGroup),
+                             slot(scale),
+                             slot(q),
+                             slot(qb),
+                             slot(qh),
+                             slot(qs),
+                             slot(qd),
+                             slot(k),
+                             slot(kb),
+                             slot(kh),
+                             slot(ks),
+                             slot(kd),
+                             slot(v),
+                             slot(vb),
+                             slot(vh),
+                             slot(vs),
+                             slot(vd),
+                             slot(mask),
+                             slot(mb),
+                             slot(mh),
+                             slot(mq),
+                             slot(mk),
+                             slot(int64_t(maskMode)),
+                             slot(maskFill),
+                             slot(out)};
+    const int64_t grid[3] = {(sq + kQueriesPerBlock - 1) / kQueriesPerBlock,
+                             heads, batch};
+    const int64_t block[3] = {kThreadsPerBlock, 1, 1};
+    std::string error;
+    if (!device->launch(kernel, label, grid, block,
+                        int64_t(sizeof args / sizeof args[0]), args, error)) {
+      failCall(ctx, error);
+      return 1;
+    }
+    return 0;
+  } catch (...) {
+    failCall(ctx, where + "out of memory in onyxrt_cuda_attention");
+    return 1;
+  }
+}
+
+} // extern "C"
+
+#endif // ONYX_ATTENTION_CUBIN

@@ -1,0 +1,37 @@
+// RUN: onyx-opt %s --onyx-cuda-lower-attention --canonicalize --cse \
+// RUN:   | FileCheck %s
+//
+// onyx.attention on buffers becomes one onyxrt_cuda_attention call: the
+// output's extents (B, H, Sq, Dv), the query's depth, the largest key
+// length, the scale, and per operand a device pointer and one element stride
+// per logical dim (0 where the extent is 1 or the mask has no such dim).
+
+// CHECK: llvm.mlir.global private constant @[[L:.*]]("node 'attn' (flash attention)\00")
+// CHECK-LABEL: func.func @onyx_main
+// CHECK-NOT:     onyx.attention
+// CHECK:         call @onyxrt_cuda_attention(%{{.*}}, %{{.*}}, %c1_i32, %{{.*}}, %c4_i64, %{{.*}}, %{{.*}}, %c8_i64, %c8_i64, %c1_i64, %{{cst[_0-9]*}},
+// CHECK-SAME:      %c1_i32, %{{cst[_0-9]*}}, %{{.*}}) {onyx.cuda_status}
+// CHECK:       func.func private @onyxrt_cuda_attention(!onyx.context, !llvm.ptr, i32, i64, i64, i64, i64, i64, i64, i64, f64, !llvm.ptr, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, i32, f64, !llvm.ptr) -> i32
+module {
+  func.func @onyx_main(%ctx: !onyx.context) -> i32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    // [B, S, H, D] projections, a [B, 1, 1, S] padding mask.
+    %q = onyx.get_input %ctx[0] : memref<?x?x4x8xf32>
+    %k = onyx.get_input %ctx[1] : memref<?x?x4x8xf32>
+    %v = onyx.get_input %ctx[2] : memref<?x?x4x8xf32>
+    %m = onyx.get_input %ctx[3] : memref<?x1x1x?xf32>
+    %b = memref.dim %q, %c0 : memref<?x?x4x8xf32>
+    %s = memref.dim %q, %c1 : memref<?x?x4x8xf32>
+    %o = onyx.alloc_output %ctx[0] (%b, %s) : memref<?x4x?x8xf32>
+    onyx.attention q(%q : memref<?x?x4x8xf32>) k(%k : memref<?x?x4x8xf32>)
+        v(%v : memref<?x?x4x8xf32>) mask(%m : memref<?x1x1x?xf32>)
+        outs(%o : memref<?x4x?x8xf32>)
+        {kv_group = 1 : i64, key_dims = array<i64: 0, 2, 1, 3>,
+         mask_dims = array<i64: 0, -1, -1, 3>,
+         query_dims = array<i64: 0, 2, 1, 3>, scale = 0.35355339059327373 : f64,
+         value_dims = array<i64: 0, 2, 1, 3>} loc("attn")
+    %ok = arith.constant 0 : i32
+    return %ok : i32
+  }
+}
