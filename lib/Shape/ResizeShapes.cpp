@@ -292,29 +292,38 @@ FailureOr<SmallVector<OpFoldResult>> gridSampleShape(OpBuilder &b, Location loc,
                                                      Operation *diagOp) {
   auto inputType = cast<RankedTensorType>(input.getType());
   auto gridType = cast<RankedTensorType>(grid.getType());
-  if (inputType.getRank() != 4 || gridType.getRank() != 4)
+  int64_t rank = inputType.getRank();
+  if ((rank != 4 && rank != 5) || gridType.getRank() != rank)
     return diagOp->emitError()
-           << "GridSample: X must be [N, C, H, W] and grid [N, H_out, W_out, "
-              "2] (opset 16 is 2-D only), got "
+           << "GridSample: X must be [N, C, H, W] with grid [N, H_out, W_out, "
+              "2], or [N, C, D, H, W] with grid [N, D_out, H_out, W_out, 3], "
+              "got "
            << inputType << " and " << gridType;
+  int64_t spatial = rank - 2;
   SmallVector<OpFoldResult> x = getDims(b, loc, input);
   SmallVector<OpFoldResult> g = getDims(b, loc, grid);
   if (failed(checkEqual(b, loc, x[0], g[0], "GridSample: batch of X and grid",
                         diagOp)) ||
-      failed(checkEqual(b, loc, g[3], b.getIndexAttr(2),
-                        "GridSample: grid's last dim and 2", diagOp)))
+      failed(checkEqual(b, loc, g[rank - 1], b.getIndexAttr(spatial),
+                        "GridSample: grid's last dim and the spatial rank",
+                        diagOp)))
     return failure();
   // Every sample reads the input (at clamped positions), so it must hold
   // something; PyTorch rejects empty spatial dims too.
   IndexMath m(b, loc);
-  Cond hasRows = m.lt(m.cst(0), x[2]);
-  Cond hasColumns = m.lt(m.cst(0), x[3]);
-  if (failed(m.require(m.andOf(hasRows, hasColumns),
-                       "GridSample: X's spatial dims {0} x {1} must be "
-                       "non-empty",
-                       {x[2], x[3]}, diagOp)))
+  Cond nonEmpty = Cond::of(true);
+  for (int64_t d = 2; d < rank; ++d)
+    nonEmpty = m.andOf(nonEmpty, m.lt(m.cst(0), x[d]));
+  SmallVector<OpFoldResult> spatialDims(x.begin() + 2, x.end());
+  std::string message = "GridSample: X's spatial dims {0}";
+  for (int64_t d = 1; d < spatial; ++d)
+    message += " x {" + std::to_string(d) + "}";
+  if (failed(m.require(nonEmpty, message + " must be non-empty", spatialDims,
+                       diagOp)))
     return failure();
-  return SmallVector<OpFoldResult>{x[0], x[1], g[1], g[2]};
+  SmallVector<OpFoldResult> dims = {x[0], x[1]};
+  dims.append(g.begin() + 1, g.end() - 1);
+  return dims;
 }
 
 } // namespace onyx::shape

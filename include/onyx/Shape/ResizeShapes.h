@@ -125,8 +125,10 @@ resizeShape(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
             const FloatList &scales, const IntList &sizes,
             llvm::StringRef opName, mlir::Operation *diagOp);
 
-/// GridSample (opset 16): X [N, C, H, W] and grid [N, H_out, W_out, 2]
-/// give [N, C, H_out, W_out]; the batch extents and the 2 are checked.
+/// GridSample: X [N, C, H, W] and grid [N, H_out, W_out, 2] give
+/// [N, C, H_out, W_out]; opset 20's volumetric form X [N, C, D, H, W] and
+/// grid [N, D_out, H_out, W_out, 3] give [N, C, D_out, H_out, W_out]. The
+/// batch extents, the grid's last dim and non-empty spatial dims are checked.
 mlir::FailureOr<llvm::SmallVector<OpFoldResult>>
 gridSampleShape(mlir::OpBuilder &b, mlir::Location loc, mlir::Value input,
                 mlir::Value grid, mlir::Operation *diagOp);

@@ -1,12 +1,14 @@
 //===- GridSample.cpp - GridSample ----------------------------------------===//
 //
-// GridSample (opset 16: 4-D X and grid; bilinear, nearest, bicubic; zeros,
+// GridSample (opset 16: 4-D X and grid; opset 20 also 5-D, volumetric,
+// for linear and nearest; bilinear/linear, nearest, bicubic/cubic; zeros,
 // border, reflection padding; align_corners) follows PyTorch's
 // grid_sample, which the ONNX tests were generated from: one generic over
-// [N, C, H_out, W_out] reading the two grid coordinates, then 1, 2 x 2 or
-// 4 x 4 taps at clamped indices, each tap off the input reading 0.
-// Bilinear and nearest apply the padding rule to the coordinate, bicubic
-// to each tap, as PyTorch does; nearest rounds half to even (nearbyint).
+// [N, C, (D_out,) H_out, W_out] reading the grid's coordinates (x samples
+// the last dim), then 1, 2 or 4 taps per spatial dim at clamped indices
+// (their tensor product), each tap off the input reading 0. Bilinear and
+// nearest apply the padding rule to the coordinate, bicubic to each tap, as
+// PyTorch does; nearest rounds half to even (nearbyint).
 //
 //===----------------------------------------------------------------------===//
 
@@ -151,93 +153,94 @@ FailureOr<SmallVector<Value>> lowerGridSample(Operation *op, OpBuilder &b) {
   if (failed(dims))
     return failure();
 
-  // The spatial extents as f64, once outside the generic.
+  int64_t rank = type->getRank(), spatial = rank - 2;
+  if (sampler.mode == Mode::Cubic && spatial != 2)
+    return op->emitError() << "GridSample: " << mode
+                           << " interpolation is defined for 2-D inputs only, "
+                              "got "
+                           << input.getType();
+
+  // The spatial extents as f64, once outside the generic; axes[s] is input
+  // dim 2 + s, sampled by grid component spatial - 1 - s (x is the last).
   F64Math f(b, loc);
-  auto axisOf = [&](int64_t d) {
+  SmallVector<GridAxis> axes;
+  for (int64_t d = 2; d < rank; ++d) {
     F64 size = f.fromIndex(shape::getDim(b, loc, input, d));
-    return GridAxis{size, f.sub(size, f.cst(1.0))};
-  };
-  GridAxis height = axisOf(2), width = axisOf(3);
+    axes.push_back(GridAxis{size, f.sub(size, f.cst(1.0))});
+  }
 
   Value result = indexGeneric(
       b, loc, *dims, elementType,
       [&](OpBuilder &nb, Location nl, ValueRange ivs) -> Value {
         F64Math f(nb, nl);
         shape::IndexMath m(nb, nl);
-        Value n = ivs[0], c = ivs[1];
-        auto gridAt = [&](int64_t k) {
-          Value kk = arith::ConstantIndexOp::create(nb, nl, k);
-          return f.of(f.extend(tensor::ExtractOp::create(
-              nb, nl, grid, ValueRange{n, ivs[2], ivs[3], kk})));
-        };
-        F64 gx = gridAt(0), gy = gridAt(1);
-
-        if (sampler.mode == Mode::Nearest) {
-          F64 ix = sampler.pad(f, sampler.unnormalize(f, gx, width), width);
-          F64 iy = sampler.pad(f, sampler.unnormalize(f, gy, height), height);
-          AxisReads xs = axisReads(f, {f.roundEven(ix)}, width);
-          AxisReads ys = axisReads(f, {f.roundEven(iy)}, height);
-          Value v = tensor::ExtractOp::create(
-              nb, nl, input, ValueRange{n, c, ys.indices[0], xs.indices[0]});
-          Cond inside = m.andOf(ys.inside[0], xs.inside[0]);
-          if (inside.isTrue())
-            return v;
-          return arith::SelectOp::create(
-              nb, nl, m.value(inside), v,
-              scalarConstant(nb, nl, elementType, 0.0));
-        }
-
-        // Taps and weights per axis; the value is their tensor product,
-        // with taps off the input reading 0.
-        SmallVector<F64> xPos, yPos, xWeights, yWeights;
-        if (sampler.mode == Mode::Linear) {
-          F64 ix = sampler.pad(f, sampler.unnormalize(f, gx, width), width);
-          F64 iy = sampler.pad(f, sampler.unnormalize(f, gy, height), height);
-          auto linear = [&](F64 i, SmallVector<F64> &pos, SmallVector<F64> &w) {
+        // Per spatial dim: the taps' (clamped) indices, whether each is on
+        // the input, and their weights (none for nearest).
+        SmallVector<AxisReads> reads;
+        SmallVector<SmallVector<F64>> weights;
+        for (int64_t s = 0; s < spatial; ++s) {
+          SmallVector<Value> at = {ivs[0]};
+          at.append(ivs.begin() + 2, ivs.end());
+          at.push_back(arith::ConstantIndexOp::create(nb, nl, spatial - 1 - s));
+          F64 g = f.of(f.extend(tensor::ExtractOp::create(nb, nl, grid, at)));
+          const GridAxis &a = axes[s];
+          SmallVector<F64> pos, w;
+          if (sampler.mode == Mode::Nearest) {
+            pos = {
+                f.roundEven(sampler.pad(f, sampler.unnormalize(f, g, a), a))};
+          } else if (sampler.mode == Mode::Linear) {
+            F64 i = sampler.pad(f, sampler.unnormalize(f, g, a), a);
             F64 lo = f.floor(i);
             F64 hi = f.add(lo, f.cst(1.0));
             pos = {lo, hi};
             w = {f.sub(hi, i), f.sub(i, lo)};
-          };
-          linear(ix, xPos, xWeights);
-          linear(iy, yPos, yWeights);
-        } else {
-          // Bicubic: the padding rule applies to each tap.
-          F64 ix = sampler.unnormalize(f, gx, width);
-          F64 iy = sampler.unnormalize(f, gy, height);
-          auto cubic = [&](F64 i, const GridAxis &a, SmallVector<F64> &pos,
-                           SmallVector<F64> &w) {
+          } else {
+            // Bicubic: the padding rule applies to each tap.
+            F64 i = sampler.unnormalize(f, g, a);
             F64 lo = f.floor(i);
             w = cubicWeights(f, f.sub(i, lo), -0.75);
             for (int k = -1; k <= 2; ++k)
               pos.push_back(sampler.pad(f, f.add(lo, f.cst(k)), a));
-          };
-          cubic(ix, width, xPos, xWeights);
-          cubic(iy, height, yPos, yWeights);
+          }
+          reads.push_back(axisReads(f, pos, a));
+          weights.push_back(w);
         }
-        AxisReads xs = axisReads(f, xPos, width);
-        AxisReads ys = axisReads(f, yPos, height);
+
+        // The tensor product of the taps, outermost dim first; a tap off
+        // the input reads 0.
+        SmallVector<Value> indices = {ivs[0], ivs[1]};
+        indices.resize(rank);
         Value zero = f.value(f.cst(0.0));
-        Value sum;
-        for (size_t i = 0; i < ys.indices.size(); ++i) {
-          Value row;
-          for (size_t k = 0; k < xs.indices.size(); ++k) {
-            Value v = f.extend(tensor::ExtractOp::create(
-                nb, nl, input, ValueRange{n, c, ys.indices[i], xs.indices[k]}));
-            Cond inside = m.andOf(ys.inside[i], xs.inside[k]);
-            if (!inside.isTrue())
-              v = arith::SelectOp::create(nb, nl, m.value(inside), v, zero);
-            Value term = arith::MulFOp::create(nb, nl, f.value(xWeights[k]), v);
-            row = row ? arith::AddFOp::create(nb, nl, row, term).getResult()
+        std::function<Value(int64_t, Cond)> sample = [&](int64_t s,
+                                                         Cond inside) -> Value {
+          if (s == spatial) {
+            Value v = tensor::ExtractOp::create(nb, nl, input, indices);
+            if (sampler.mode != Mode::Nearest)
+              v = f.extend(v);
+            if (inside.isTrue())
+              return v;
+            Value off = sampler.mode == Mode::Nearest
+                            ? scalarConstant(nb, nl, elementType, 0.0)
+                            : zero;
+            return arith::SelectOp::create(nb, nl, m.value(inside), v, off);
+          }
+          Value sum;
+          for (size_t k = 0; k < reads[s].indices.size(); ++k) {
+            indices[2 + s] = reads[s].indices[k];
+            Value v = sample(s + 1, m.andOf(inside, reads[s].inside[k]));
+            if (sampler.mode == Mode::Nearest)
+              return v;
+            Value term =
+                arith::MulFOp::create(nb, nl, f.value(weights[s][k]), v);
+            sum = sum ? arith::AddFOp::create(nb, nl, sum, term).getResult()
                       : term;
           }
-          Value term = arith::MulFOp::create(nb, nl, f.value(yWeights[i]), row);
-          sum =
-              sum ? arith::AddFOp::create(nb, nl, sum, term).getResult() : term;
-        }
-        if (!elementType.isF64())
-          sum = arith::TruncFOp::create(nb, nl, elementType, sum);
-        return sum;
+          return sum;
+        };
+        Value v = sample(0, Cond::of(true));
+        if (sampler.mode != Mode::Nearest && !elementType.isF64())
+          v = arith::TruncFOp::create(nb, nl, elementType, v);
+        return v;
       });
   return SmallVector<Value>{result};
 }

@@ -241,7 +241,7 @@ func.func @wrong_length(%x: tensor<2x3xf32>) -> tensor<?x?xf32> {
 // CHECK:         %[[HO:.*]] = tensor.dim %[[G]], %{{.*}}
 // CHECK:         %[[WO:.*]] = tensor.dim %[[G]], %{{.*}}
 // CHECK:         onyx.assert %{{.*}}, "GridSample: batch of X and grid mismatch: {0} vs {1}"
-// CHECK:         onyx.assert %{{.*}}, "GridSample: grid's last dim and 2 mismatch: {0} vs {1}"
+// CHECK:         onyx.assert %{{.*}}, "GridSample: grid's last dim and the spatial rank mismatch: {0} vs {1}"
 // CHECK:         onyx.assert %{{.*}}, "GridSample: X's spatial dims {0} x {1} must be non-empty"
 // CHECK:         %[[EMPTY:.*]] = tensor.empty(%[[N]], %[[C]], %[[HO]], %[[WO]]) : tensor<?x?x?x?xf32>
 // CHECK:         linalg.generic
@@ -277,8 +277,32 @@ func.func @gridsample_bicubic_reflection(%x: tensor<1x1x3x2xf32>, %g: tensor<1x2
 
 // -----
 
-func.func @gridsample_3d(%x: tensor<1x1x2x2x2xf32>, %g: tensor<1x2x2x2x3xf32>) -> tensor<*xf32> {
-  // expected-error @+1 {{GridSample: X must be [N, C, H, W] and grid [N, H_out, W_out, 2] (opset 16 is 2-D only)}}
-  %0 = "onnx.GridSample"(%x, %g) : (tensor<1x1x2x2x2xf32>, tensor<1x2x2x2x3xf32>) -> tensor<*xf32>
+// Volumetric GridSample (opset 20): the grid's last dim is 3 (x samples W,
+// z samples D), trilinear interpolation reads 2 x 2 x 2 taps.
+// CHECK-LABEL: func.func @gridsample_volumetric
+// CHECK:         tensor.empty() : tensor<1x1x2x4x2xf32>
+// CHECK:         linalg.generic
+// CHECK-COUNT-3:   tensor.extract %arg1
+// CHECK-COUNT-8:   tensor.extract %arg0
+// CHECK:           arith.truncf %{{.*}} : f64 to f32
+func.func @gridsample_volumetric(%x: tensor<1x1x3x2x2xf32>, %g: tensor<1x2x4x2x3xf32>) -> tensor<1x1x2x4x2xf32> {
+  %0 = "onnx.GridSample"(%x, %g) {mode = "linear", padding_mode = "zeros", align_corners = 0 : i64} : (tensor<1x1x3x2x2xf32>, tensor<1x2x4x2x3xf32>) -> tensor<1x1x2x4x2xf32>
+  return %0 : tensor<1x1x2x4x2xf32>
+}
+
+// -----
+
+// Cubic interpolation is defined for 2-D inputs only.
+func.func @gridsample_volumetric_cubic(%x: tensor<1x1x3x2x2xf32>, %g: tensor<1x2x4x2x3xf32>) -> tensor<1x1x2x4x2xf32> {
+  // expected-error @+1 {{GridSample: cubic interpolation is defined for 2-D inputs only}}
+  %0 = "onnx.GridSample"(%x, %g) {mode = "cubic", padding_mode = "zeros", align_corners = 0 : i64} : (tensor<1x1x3x2x2xf32>, tensor<1x2x4x2x3xf32>) -> tensor<1x1x2x4x2xf32>
+  return %0 : tensor<1x1x2x4x2xf32>
+}
+
+// -----
+
+func.func @gridsample_1d(%x: tensor<1x1x4xf32>, %g: tensor<1x2x1xf32>) -> tensor<*xf32> {
+  // expected-error @+1 {{GridSample: X must be [N, C, H, W] with grid [N, H_out, W_out, 2], or [N, C, D, H, W] with grid [N, D_out, H_out, W_out, 3]}}
+  %0 = "onnx.GridSample"(%x, %g) : (tensor<1x1x4xf32>, tensor<1x2x1xf32>) -> tensor<*xf32>
   return %0 : tensor<*xf32>
 }
