@@ -466,6 +466,19 @@ std::string Importer::readStoredBytes(const onnx::TensorProto &tensor,
 ElementsAttr Importer::tensorAttr(const onnx::TensorProto &tensor,
                                   const std::string &what) {
   auto type = cast<RankedTensorType>(tensorTypeFromTensor(tensor));
+  if (tensor.data_type() == onnx::TensorProto::STRING) {
+    // Strings: one StringAttr per element (convert-onnx-to-tensor makes
+    // them constant globals, docs/conversion.md "String tensors").
+    if (tensor.has_raw_data() ||
+        tensor.data_location() == onnx::TensorProto::EXTERNAL)
+      fail(what + ": a string tensor must use string_data");
+    if (uint64_t(tensor.string_data_size()) != uint64_t(type.getNumElements()))
+      fail(what + ": holds " + std::to_string(tensor.string_data_size()) +
+           " strings, expected " + std::to_string(type.getNumElements()));
+    SmallVector<StringRef> strings(tensor.string_data().begin(),
+                                   tensor.string_data().end());
+    return DenseStringElementsAttr::get(type, strings);
+  }
   std::string bytes = readTensorBytes(tensor, what);
   if (type.getElementType().isInteger(1)) {
     // i1 has no byte-per-element resource layout; booleans are rare and small.

@@ -5,7 +5,8 @@ tensors", docs/conversion.md).
 The node suite covers each string operator alone (Equal, StringConcat,
 StringSplit, StringNormalizer, RegexFullMatch, Cast); this file checks what
 it does not: strings moved by ordinary ops (Reshape, Transpose, Concat,
-Gather) between string operators with symbolic dims, string outputs written
+Gather) between string operators with symbolic dims, string initializers
+and Constants, string outputs written
 by onyx-run as TensorProto files, run-time failures (Cast of a non-number)
 and file-boundary checks (a NUL byte) as one clean `error:` line, and the
 compile errors for what is not supported (a locale, RE2-only syntax, Cast
@@ -202,6 +203,20 @@ class StringTest(unittest.TestCase):
         np.testing.assert_array_equal(mm, [False, True, True])
         y, mm = self.execute(so, {"x": np.array(["the", "A"], dtype=object)})
         self.assert_strings(y, [""])
+
+    def test_string_initializer_and_constant(self):
+        init = helper.make_tensor("prefix", TensorProto.STRING, [2], [b"<", "\u00e9:".encode()])
+        m = model([
+            helper.make_node("Constant", [], ["suffix"],
+                             value=helper.make_tensor("suffix", TensorProto.STRING, [], [b">"])),
+            helper.make_node("StringConcat", ["prefix", "x"], ["px"]),
+            helper.make_node("StringConcat", ["px", "suffix"], ["y"]),
+        ], [vi("x", TensorProto.STRING, ["n", 2])], [vi("y", TensorProto.STRING, ["n", 2])],
+            "initializer")
+        m.graph.initializer.append(init)
+        so = self.compile(m, "initializer")
+        (y,) = self.execute(so, {"x": np.array([["a", "b"], ["", "c"]], dtype=object)})
+        self.assert_strings(y, [["<a>", "\u00e9:b>"], ["<>", "\u00e9:c>"]])
 
     def test_compile_errors(self):
         x = [vi("x", TensorProto.STRING, ["c"])]

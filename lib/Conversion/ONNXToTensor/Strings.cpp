@@ -165,6 +165,7 @@ FailureOr<Value> mapStrings(Operation *op, OpBuilder &b, ValueRange operands,
 // Equal, StringConcat, RegexFullMatch
 //===----------------------------------------------------------------------===//
 
+LowerFnPtr previousConstant = nullptr;
 LowerFnPtr previousEqual = nullptr;
 LowerFnPtr previousCast = nullptr;
 LowerFnPtr previousCastLike = nullptr;
@@ -252,6 +253,36 @@ FailureOr<SmallVector<Value>> lowerRegexFullMatch(Operation *op, OpBuilder &b) {
   if (failed(r))
     return failure();
   return SmallVector<Value>{*r};
+}
+
+/// A string constant: one private global per distinct string, the tensor
+/// built from their addresses.
+FailureOr<SmallVector<Value>> lowerConstant(Operation *op, OpBuilder &b) {
+  auto strings =
+      dyn_cast_or_null<DenseStringElementsAttr>(op->getAttr("value"));
+  if (!strings)
+    return previousConstant(op, b);
+  auto type = cast<RankedTensorType>(strings.getType());
+  constexpr int64_t kMaxElements = 1 << 16;
+  if (type.getNumElements() > kMaxElements)
+    return op->emitError() << "a string constant of " << type.getNumElements()
+                           << " elements is not supported (at most "
+                           << kMaxElements << ")";
+  Location loc = op->getLoc();
+  SmallVector<Value> elements;
+  for (StringRef s : strings.getRawStringData()) {
+    if (s.contains('\0'))
+      return op->emitError("a string constant contains a NUL byte, which "
+                           "Onyx's strings cannot hold");
+    elements.push_back(constantString(b, loc, op, s));
+  }
+  auto resultType =
+      RankedTensorType::get(type.getShape(), ptrType(b.getContext()));
+  if (elements.empty())
+    return SmallVector<Value>{tensor::EmptyOp::create(
+        b, loc, resultType.getShape(), resultType.getElementType())};
+  return SmallVector<Value>{
+      tensor::FromElementsOp::create(b, loc, resultType, elements)};
 }
 
 //===----------------------------------------------------------------------===//
@@ -619,11 +650,14 @@ void convertStringTypes(func::FuncOp func) {
 }
 
 void addStringLowerings(LoweringTable &t) {
+  previousConstant = t.lookup("onnx.Constant");
   previousEqual = t.lookup("onnx.Equal");
   previousCast = t.lookup("onnx.Cast");
   previousCastLike = t.lookup("onnx.CastLike");
-  assert(previousEqual && previousCast && previousCastLike &&
+  assert(previousConstant && previousEqual && previousCast &&
+         previousCastLike &&
          "addStringLowerings runs after the elementwise lowerings");
+  t["onnx.Constant"] = lowerConstant;
   t["onnx.Equal"] = lowerEqual;
   t["onnx.Cast"] = lowerCast;
   t["onnx.CastLike"] = lowerCastLike;

@@ -84,3 +84,16 @@ func.func @moving(%x: tensor<2x3x!onnx.String>, %f: tensor<2xf32>) -> (tensor<3x
   %e = "onnx.Equal"(%f, %f) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xi1>
   return %t, %e : tensor<3x2x!onnx.String>, tensor<2xi1>
 }
+
+// A string constant (initializer or Constant): one private global per
+// string, the tensor built from their addresses.
+// CHECK-DAG:   llvm.mlir.global private constant @[[AB:__onyx_str_[0-9a-fA-F]+]]("ab\00")
+// CHECK-LABEL: func.func @constant() -> tensor<2xindex>
+// CHECK:         %[[P:.*]] = llvm.mlir.addressof @[[AB]] : !llvm.ptr
+// CHECK:         %[[I:.*]] = llvm.ptrtoint %[[P]] : !llvm.ptr to i64
+// CHECK:         %[[A:.*]] = arith.index_cast %[[I]] : i64 to index
+// CHECK:         tensor.from_elements %[[A]], %{{.*}} : tensor<2xindex>
+func.func @constant() -> tensor<2x!onnx.String> {
+  %c = "onnx.Constant"() {value = dense<["ab", "c"]> : tensor<2x!onnx.String>} : () -> tensor<2x!onnx.String>
+  return %c : tensor<2x!onnx.String>
+}
