@@ -278,7 +278,8 @@ bool compileModelFile(const std::string &modelPath,
   }
   if (!runStage(
           [&](OpPassManager &pm) {
-            buildONNXToTensorPipeline(pm, options.target == "cuda");
+            buildONNXToTensorPipeline(pm, options.target == "cuda" &&
+                                              options.fuseAttention);
           },
           "ONNX conversion"))
     return false;

@@ -34,10 +34,10 @@ def cmd_compile(args):
     counts = {}
     for name in args.models.split(","):
         src = os.path.join(DATA, name + ".onnx")
-        ir = subprocess.run([compiler, "--target=cuda", "--emit=onyx", src, "-o", "-"],
+        ir = subprocess.run([compiler, "--target=cuda", "--fuse-attention", "--emit=onyx", src, "-o", "-"],
                             capture_output=True, text=True)
         fused = ir.stdout.count("onyx.attention")
-        r = subprocess.run([compiler, "--target=cuda", src, "-o",
+        r = subprocess.run([compiler, "--target=cuda", "--fuse-attention", src, "-o",
                             os.path.join(args.out, name + ".so")], capture_output=True, text=True)
         counts[name] = dict(fused=fused, compiled=r.returncode == 0,
                             error=r.stderr.strip()[-300:] if r.returncode else "")

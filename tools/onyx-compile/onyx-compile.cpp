@@ -2,7 +2,8 @@
 //
 //   onyx-compile MODEL.onnx -o MODEL.so [--target=cpu|cuda]
 //                [--emit=onnx|onyx|buffers|llvm] [--make-inputs-dynamic]
-//                [--precision=fp32|tf32] [--timing] [--profile]
+//                [--precision=fp32|tf32] [--fuse-attention] [--timing]
+//                [--profile]
 //                [--progress=auto|always|never]
 //
 // Exit 0 on success; otherwise one "error: ..." line on stderr and exit 1.
@@ -61,6 +62,13 @@ int main(int argc, char **argv) {
                "convolutions on TF32 tensor cores); fp16 and bf16 (an fp32 "
                "model run in half precision) are not implemented yet"),
       cl::init("fp32"), cl::cat(category));
+  cl::opt<bool> fuseAttention(
+      "fuse-attention",
+      cl::desc("cuda: fuse attention blocks (QK^T, scale, mask, Softmax, PV) "
+               "into one kernel that holds no score matrix (less memory; "
+               "slower than the default cuBLASLt path at large batch and "
+               "sequence)"),
+      cl::init(false), cl::cat(category));
   cl::opt<bool> timing(
       "timing",
       cl::desc("Print the wall time of every stage to stderr: import, each "
@@ -110,6 +118,7 @@ int main(int argc, char **argv) {
   options.timing = timing;
   options.poolScheme = poolScheme;
   options.precision = precision;
+  options.fuseAttention = fuseAttention;
   options.externalWeights = externalWeights;
   options.explainShapes = explainShapes;
   std::string error;

@@ -45,6 +45,12 @@ struct CompileOptions {
   /// compiled to run in half precision) are rejected as not implemented
   /// yet; a model exported in fp16 / bf16 needs no option.
   std::string precision = "fp32";
+  /// CUDA: attention blocks (QK^T, scale, mask, Softmax, PV) become one
+  /// fused online-softmax kernel (onyx-fuse-attention). Off by default: it
+  /// holds no score matrix (GPT-2 b8 s512: 204 instead of 312 MiB of
+  /// activations) but its fp32 kernel is slower than cuBLASLt plus softmax
+  /// wherever the GPU is busy (+27 % there; docs/cuda-backend.md).
+  bool fuseAttention = false;
 };
 
 /// Compiles the ONNX model at `modelPath`. Without `emit`, writes a shared
