@@ -1,9 +1,9 @@
-//===- Quantization.cpp - Quantization, Dropout and window functions ------===//
+//===- Quantization.cpp - Quantize and dequantize ops ---------------------===//
 //
-// QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, MatMulInteger,
-// QLinearMatMul, plus two small families with no better home: Dropout
-// (inference) and the window generators (HannWindow, HammingWindow,
-// BlackmanWindow).
+// QuantizeLinear, DequantizeLinear and DynamicQuantizeLinear, and the
+// helpers the quantized operators share (QuantizationCommon.h): the
+// quantized matrix products are in QuantizedMatMul.cpp, Dropout and the
+// window generators in DropoutAndWindows.cpp.
 //
 // Quantization arithmetic follows the ONNX reference: quantizing is
 // `saturate(round_half_even(x / scale) + zero_point)` with the division in
@@ -20,43 +20,18 @@
 // elements are reinterpreted with unrealized_conversion_cast, which
 // reconcile-unrealized-casts removes after the LLVM lowering.
 //
-// MatMulInteger and QLinearMatMul are GEMM-class work and must reach BLAS
-// (LowerContractionsToBLAS handles f32/f64 contractions only). The operands
-// minus their zero points are widened to f64 and multiplied by the ordinary
-// MatMul lowering (the same contraction generic, shape::matmulShape, batch
-// broadcasting), which the CPU backend sends to cblas_dgemm. This is exact:
-// each product of two zero-point-adjusted 8-bit values has magnitude at most
-// 255 * 255 < 2^16, so any sum of fewer than 2^37 of them is an integer
-// below 2^53, represented exactly by f64 whatever the summation order. The
-// f64 result is converted back to i32 (MatMulInteger) or requantized
-// (QLinearMatMul).
-//
-// Dropout in inference mode is the identity with an all-true mask. Training
-// mode draws a random mask whose stream cannot match the reference
-// implementation's, so it is refused (statically when training_mode and
-// ratio are constants, else by a run-time check); training mode with ratio
-// 0 keeps every element and is the identity too.
-//
-// A window's length is the value of its `size` input (shape::windowLength),
-// a data-dependent extent like Range's; each element is computed from its
-// index in f64 and converted to `output_datatype`.
-//
 //===----------------------------------------------------------------------===//
 
-#include "Lowering.h"
 #include "LowPrecision.h"
+#include "QuantizationCommon.h"
 
 #include "onyx/Shape/QuantizationShapes.h"
 
 #include "mlir/IR/DialectResourceBlobManager.h"
 
-#include <cmath>
-
 using namespace mlir;
-using utils::IteratorType;
 
-namespace onyx::conversion {
-namespace {
+namespace onyx::conversion::quantization {
 
 //===----------------------------------------------------------------------===//
 // Scalar helpers
@@ -209,6 +184,8 @@ FailureOr<OperandAccess> paramAccess(Operation *op, OpBuilder &b, Value param,
   return access;
 }
 
+namespace {
+
 /// The axis a 1-D parameter of `params` applies along for an operand of
 /// `rank`: -1 when every parameter is a scalar or a static one-entry vector
 /// (per tensor: `axis` is then not even checked, as the opset-10 forms have
@@ -311,9 +288,10 @@ struct QuantLayout {
       indices.push_back(i);
     }
     Value s = tensor::ExtractOp::create(b, loc, scale, indices);
-    Value z = zeroPoint ? tensor::ExtractOp::create(b, loc, zeroPoint, indices)
-                              .getResult()
-                        : Value();
+    Value z =
+        zeroPoint
+            ? tensor::ExtractOp::create(b, loc, zeroPoint, indices).getResult()
+            : Value();
     return {s, z};
   }
 };
@@ -327,8 +305,7 @@ FailureOr<QuantLayout> quantLayout(Operation *op, OpBuilder &b, Value x,
   int64_t rank = cast<RankedTensorType>(x.getType()).getRank();
   QuantLayout layout;
   if (blockSize < 0)
-    return op->emitError() << "block_size " << blockSize
-                           << " is negative";
+    return op->emitError() << "block_size " << blockSize << " is negative";
   if (blockSize == 0) {
     auto axis = perAxis(op, {scale, zeroPoint}, axisAttr, rank);
     if (failed(axis))
@@ -345,8 +322,8 @@ FailureOr<QuantLayout> quantLayout(Operation *op, OpBuilder &b, Value x,
   auto axis = normalizeAxis(op, axisAttr, rank);
   if (failed(axis))
     return failure();
-  for (auto [param, what] : {std::pair{scale, scaleWhat},
-                             std::pair{zeroPoint, zeroPointWhat}}) {
+  for (auto [param, what] :
+       {std::pair{scale, scaleWhat}, std::pair{zeroPoint, zeroPointWhat}}) {
     if (isAbsent(param))
       continue;
     auto type = requireRanked(op, param, what);
@@ -383,8 +360,7 @@ FailureOr<SmallVector<Value>> lowerQuantizeLinear(Operation *op, OpBuilder &b) {
   Type xElement = xType->getElementType();
   Type scaleElement = scaleType->getElementType();
   auto isInput = [](Type t) {
-    return (isa<FloatType>(t) && !isStorageFloat(t)) ||
-           t.isSignlessInteger(32);
+    return (isa<FloatType>(t) && !isStorageFloat(t)) || t.isSignlessInteger(32);
   };
   if (!isInput(xElement))
     return op->emitError() << "QuantizeLinear of " << xElement
@@ -406,10 +382,9 @@ FailureOr<SmallVector<Value>> lowerQuantizeLinear(Operation *op, OpBuilder &b) {
     if (failed(zpType))
       return failure();
     if (quant.getOutputDtype() && zpType->getElementType() != resultElement)
-      return op->emitError()
-             << "output_dtype " << resultElement
-             << " differs from y_zero_point's element type "
-             << zpType->getElementType();
+      return op->emitError() << "output_dtype " << resultElement
+                             << " differs from y_zero_point's element type "
+                             << zpType->getElementType();
     resultElement = zpType->getElementType();
   }
   if (!isQuantizedType(resultElement))
@@ -425,8 +400,8 @@ FailureOr<SmallVector<Value>> lowerQuantizeLinear(Operation *op, OpBuilder &b) {
     if (failed(type))
       return failure();
     if (!isa<FloatType>(*type) || isStorageFloat(*type))
-      return op->emitError() << "precision " << *type
-                             << " is not supported (float types only)";
+      return op->emitError()
+             << "precision " << *type << " is not supported (float types only)";
     divType = *type;
   } else if (!isa<FloatType>(xElement) || !isa<FloatType>(scaleElement) ||
              xElement.isF64() || scaleElement.isF64()) {
@@ -436,13 +411,13 @@ FailureOr<SmallVector<Value>> lowerQuantizeLinear(Operation *op, OpBuilder &b) {
   } else if (xElement == scaleElement) {
     divType = xElement;
   } else {
-    divType = xElement.getIntOrFloatBitWidth() >
-                      scaleElement.getIntOrFloatBitWidth()
-                  ? xElement
-                  : scaleElement.getIntOrFloatBitWidth() >
-                            xElement.getIntOrFloatBitWidth()
-                        ? scaleElement
-                        : f32; // f16 with bf16
+    divType =
+        xElement.getIntOrFloatBitWidth() > scaleElement.getIntOrFloatBitWidth()
+            ? xElement
+        : scaleElement.getIntOrFloatBitWidth() >
+                xElement.getIntOrFloatBitWidth()
+            ? scaleElement
+            : f32; // f16 with bf16
   }
   // Computed in f32 or f64; a 16-bit division is rounded to its type.
   Type wide = divType.isF64() ? f64 : f32;
@@ -450,9 +425,9 @@ FailureOr<SmallVector<Value>> lowerQuantizeLinear(Operation *op, OpBuilder &b) {
 
   int64_t rank = xType->getRank();
   SmallVector<OpFoldResult> dims = shape::getDims(b, loc, x);
-  auto layout = quantLayout(op, b, x, scale, "y_scale", zeroPoint,
-                            "y_zero_point", dims, quant.getAxis(),
-                            quant.getBlockSize());
+  auto layout =
+      quantLayout(op, b, x, scale, "y_scale", zeroPoint, "y_zero_point", dims,
+                  quant.getAxis(), quant.getBlockSize());
   if (failed(layout))
     return failure();
   Value init = emptyTensor(b, loc, dims, resultElement);
@@ -473,9 +448,9 @@ FailureOr<SmallVector<Value>> lowerQuantizeLinear(Operation *op, OpBuilder &b) {
             if (isa<Float4E2M1FNType>(resultElement)) {
               q = sum;
             } else {
-              Value isZero = arith::CmpFOp::create(
-                  nb, nl, arith::CmpFPredicate::OEQ, z,
-                  scalarConstant(nb, nl, wide, 0.0));
+              Value isZero =
+                  arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::OEQ, z,
+                                        scalarConstant(nb, nl, wide, 0.0));
               q = arith::SelectOp::create(nb, nl, isZero, q, sum);
             }
           }
@@ -489,8 +464,8 @@ FailureOr<SmallVector<Value>> lowerQuantizeLinear(Operation *op, OpBuilder &b) {
         Value limit = scalarConstant(nb, nl, wide, 0x1p62);
         Value clamped = arith::MinimumFOp::create(
             nb, nl,
-            arith::MaximumFOp::create(
-                nb, nl, r, scalarConstant(nb, nl, wide, -0x1p62)),
+            arith::MaximumFOp::create(nb, nl, r,
+                                      scalarConstant(nb, nl, wide, -0x1p62)),
             limit);
         Value isNaN =
             arith::CmpFOp::create(nb, nl, arith::CmpFPredicate::UNO, r, r);
@@ -560,9 +535,9 @@ FailureOr<SmallVector<Value>> lowerDequantizeLinear(Operation *op,
                   : b.getF32Type();
   int64_t rank = xType->getRank();
   SmallVector<OpFoldResult> dims = shape::getDims(b, loc, x);
-  auto layout = quantLayout(op, b, x, scale, "x_scale", zeroPoint,
-                            "x_zero_point", dims, dequant.getAxis(),
-                            dequant.getBlockSize());
+  auto layout =
+      quantLayout(op, b, x, scale, "x_scale", zeroPoint, "x_zero_point", dims,
+                  dequant.getAxis(), dequant.getBlockSize());
   if (failed(layout))
     return failure();
   Value init = emptyTensor(b, loc, dims, resultElement);
@@ -587,7 +562,7 @@ FailureOr<SmallVector<Value>> lowerDequantizeLinear(Operation *op,
         }
         Value s = castFloatTo(nb, nl, toCompute(nb, nl, sv, wide), wide);
         return castFloatTo(nb, nl, arith::MulFOp::create(nb, nl, d, s),
-                            resultElement);
+                           resultElement);
       });
   return SmallVector<Value>{result};
 }
@@ -659,392 +634,18 @@ FailureOr<SmallVector<Value>> lowerDynamicQuantizeLinear(Operation *op,
   return SmallVector<Value>{y, scaleTensor, zeroTensor};
 }
 
-//===----------------------------------------------------------------------===//
-// MatMulInteger, QLinearMatMul
-//===----------------------------------------------------------------------===//
-
-/// `t` (8-bit) minus its zero point, as f64. The zero point is a scalar, a
-/// vector along `axis` (A's rows, B's columns; -1 when the operand has no
-/// such dim) or of t's rank.
-FailureOr<Value> widenMinusZeroPoint(Operation *op, OpBuilder &b, Value t,
-                                     Value zeroPoint, int64_t axis,
-                                     StringRef what) {
-  Location loc = op->getLoc();
-  auto type = requireRanked(op, t, what);
-  if (failed(type))
-    return failure();
-  if (failed(require8Bit(op, type->getElementType(), what)))
-    return failure();
-  SmallVector<OpFoldResult> dims = shape::getDims(b, loc, t);
-  SmallVector<OperandAccess> inputs = {identityAccess(t)};
-  std::string zpWhat = ("the zero point of " + what).str();
-  if (!isAbsent(zeroPoint)) {
-    auto zpType = requireRanked(op, zeroPoint, zpWhat);
-    if (failed(zpType))
-      return failure();
-    if (zpType->getElementType() != type->getElementType())
-      return op->emitError()
-             << zpWhat << " must have element type " << type->getElementType()
-             << "; it is " << zeroPoint.getType();
-    auto access = paramAccess(op, b, zeroPoint, zpWhat, dims, axis);
-    if (failed(access))
-      return failure();
-    inputs.push_back(*access);
-  }
-  Type f64 = b.getF64Type();
-  int64_t rank = type->getRank();
-  return buildGeneric(
-      b, loc, inputs, emptyTensor(b, loc, dims, f64), iota(rank),
-      SmallVector<IteratorType>(rank, IteratorType::parallel),
-      [&](OpBuilder &nb, Location nl, ValueRange in, Value) -> Value {
-        Value v = toFloat(nb, nl, in[0], f64);
-        if (in.size() > 1)
-          v = arith::SubFOp::create(nb, nl, v, toFloat(nb, nl, in[1], f64));
-        return v;
-      });
-}
-
-/// The f64 product of two f64 tensors by the ordinary MatMul lowering: a
-/// detached onnx.MatMul on them is lowered with the table's entry (the
-/// contraction generic that the CPU backend sends to BLAS) and dropped.
-FailureOr<Value> matmulF64(Operation *op, OpBuilder &b, Value lhs, Value rhs) {
-  static const LoweringTable table = [] {
-    LoweringTable t;
-    addLinearAlgebraLowerings(t);
-    return t;
-  }();
-  OpBuilder detached(b.getContext());
-  auto matmul = onnx::ONNXMatMulOp::create(
-      detached, op->getLoc(), UnrankedTensorType::get(b.getF64Type()), lhs,
-      rhs);
-  FailureOr<SmallVector<Value>> product =
-      table.lookup("onnx.MatMul")(matmul, b);
-  matmul->erase();
-  if (failed(product))
-    return failure();
-  return (*product)[0];
-}
-
-/// Where A's rows and B's columns are among the operand dims (-1 for a
-/// vector operand, which has none).
-int64_t rowAxis(Value a) {
-  int64_t rank = cast<RankedTensorType>(a.getType()).getRank();
-  return rank >= 2 ? rank - 2 : -1;
-}
-int64_t columnAxis(Value bMat) {
-  int64_t rank = cast<RankedTensorType>(bMat.getType()).getRank();
-  return rank >= 2 ? rank - 1 : -1;
-}
-
-FailureOr<SmallVector<Value>> lowerMatMulInteger(Operation *op, OpBuilder &b) {
-  auto mmi = cast<onnx::ONNXMatMulIntegerOp>(op);
-  Location loc = op->getLoc();
-  Value a = mmi.getA(), bMat = mmi.getB();
-  if (failed(requireRanked(op, a, "input A")) ||
-      failed(requireRanked(op, bMat, "input B")))
-    return failure();
-  auto lhs =
-      widenMinusZeroPoint(op, b, a, mmi.getAZeroPoint(), rowAxis(a), "input A");
-  if (failed(lhs))
-    return failure();
-  auto rhs = widenMinusZeroPoint(op, b, bMat, mmi.getBZeroPoint(),
-                                 columnAxis(bMat), "input B");
-  if (failed(rhs))
-    return failure();
-  auto product = matmulF64(op, b, *lhs, *rhs);
-  if (failed(product))
-    return failure();
-  // Exact integers in f64 (see the file header) back to i32.
-  SmallVector<OpFoldResult> dims = shape::getDims(b, loc, *product);
-  int64_t rank = int64_t(dims.size());
-  Type i32 = b.getI32Type();
-  Value result = buildGeneric(
-      b, loc, {identityAccess(*product)}, emptyTensor(b, loc, dims, i32),
-      iota(rank), SmallVector<IteratorType>(rank, IteratorType::parallel),
-      [&](OpBuilder &nb, Location nl, ValueRange in, Value) -> Value {
-        return arith::FPToSIOp::create(nb, nl, i32, in[0]);
-      });
-  return SmallVector<Value>{result};
-}
-
-FailureOr<SmallVector<Value>> lowerQLinearMatMul(Operation *op, OpBuilder &b) {
-  auto qmm = cast<onnx::ONNXQLinearMatMulOp>(op);
-  Location loc = op->getLoc();
-  Value a = qmm.getA(), bMat = qmm.getB();
-  auto aType = requireRanked(op, a, "input a");
-  auto bType = requireRanked(op, bMat, "input b");
-  auto yzpType = requireRanked(op, qmm.getYZeroPoint(), "y_zero_point");
-  if (failed(aType) || failed(bType) || failed(yzpType))
-    return failure();
-  auto yInt = require8Bit(op, yzpType->getElementType(), "y_zero_point");
-  if (failed(yInt))
-    return failure();
-  for (auto [scale, what] :
-       {std::pair<Value, StringRef>{qmm.getAScale(), "a_scale"},
-        {qmm.getBScale(), "b_scale"},
-        {qmm.getYScale(), "y_scale"}}) {
-    auto type = requireRanked(op, scale, what);
-    if (failed(type))
-      return failure();
-    if (!type->getElementType().isF32())
-      return op->emitError()
-             << what << " must be f32; it is " << scale.getType();
-  }
-  auto lhs =
-      widenMinusZeroPoint(op, b, a, qmm.getAZeroPoint(), rowAxis(a), "input a");
-  if (failed(lhs))
-    return failure();
-  auto rhs = widenMinusZeroPoint(op, b, bMat, qmm.getBZeroPoint(),
-                                 columnAxis(bMat), "input b");
-  if (failed(rhs))
-    return failure();
-  auto product = matmulF64(op, b, *lhs, *rhs);
-  if (failed(product))
-    return failure();
-
-  // Requantize: y = saturate(round_half_even(acc * (a_scale * b_scale /
-  // y_scale)) + y_zero_point) in f32, as QLinearConv does. a's and y's
-  // parameters may be per row (the result's m loop), b's per column (n).
-  SmallVector<OpFoldResult> dims = shape::getDims(b, loc, *product);
-  int64_t rank = int64_t(dims.size());
-  bool lhsIsVector = aType->getRank() == 1, rhsIsVector = bType->getRank() == 1;
-  int64_t nLoop = rhsIsVector ? -1 : rank - 1;
-  int64_t mLoop = lhsIsVector ? -1 : (rhsIsVector ? rank - 1 : rank - 2);
-  auto aScale = paramAccess(op, b, qmm.getAScale(), "a_scale", dims, mLoop);
-  auto bScale = paramAccess(op, b, qmm.getBScale(), "b_scale", dims, nLoop);
-  auto yScale = paramAccess(op, b, qmm.getYScale(), "y_scale", dims, mLoop);
-  auto yZero =
-      paramAccess(op, b, qmm.getYZeroPoint(), "y_zero_point", dims, mLoop);
-  if (failed(aScale) || failed(bScale) || failed(yScale) || failed(yZero))
-    return failure();
-  Type f32 = b.getF32Type();
-  Value result = buildGeneric(
-      b, loc, {identityAccess(*product), *aScale, *bScale, *yScale, *yZero},
-      emptyTensor(b, loc, dims, *yInt), iota(rank),
-      SmallVector<IteratorType>(rank, IteratorType::parallel),
-      [&](OpBuilder &nb, Location nl, ValueRange in, Value) -> Value {
-        Value scale = arith::DivFOp::create(
-            nb, nl, arith::MulFOp::create(nb, nl, in[1], in[2]), in[3]);
-        Value acc = arith::TruncFOp::create(nb, nl, f32, in[0]);
-        Value r = math::RoundEvenOp::create(
-            nb, nl, arith::MulFOp::create(nb, nl, acc, scale));
-        r = arith::AddFOp::create(nb, nl, r, toFloat(nb, nl, in[4], f32));
-        return saturateTo(nb, nl, r, *yInt);
-      });
-  return SmallVector<Value>{result};
-}
-
-//===----------------------------------------------------------------------===//
-// Dropout
-//===----------------------------------------------------------------------===//
-
-FailureOr<SmallVector<Value>> lowerDropout(Operation *op, OpBuilder &b) {
-  auto dropout = cast<onnx::ONNXDropoutOp>(op);
-  Location loc = op->getLoc();
-  Value data = dropout.getData(), ratio = dropout.getRatio(),
-        training = dropout.getTrainingMode();
-  if (failed(requireRanked(op, data, "the input data")))
-    return failure();
-  constexpr StringLiteral kRandom =
-      "Dropout in training mode with a ratio above 0 draws a random mask, "
-      "which is not supported (its random stream cannot match the "
-      "reference)";
-
-  // Training mode is off when the input is absent or a constant false.
-  std::optional<bool> isTraining = false;
-  if (!isAbsent(training)) {
-    auto type = requireRanked(op, training, "training_mode");
-    if (failed(type))
-      return failure();
-    if (type->getNumElements() != 1 || !type->getElementType().isInteger(1))
-      return op->emitError("training_mode must be a bool scalar");
-    isTraining = std::nullopt;
-    if (auto values = getConstantInts(training))
-      isTraining = (*values)[0] != 0;
-  }
-  if (isTraining != false) {
-    // The ratio defaults to 0.5.
-    std::optional<double> knownRatio = 0.5;
-    if (!isAbsent(ratio)) {
-      auto type = requireRanked(op, ratio, "ratio");
-      if (failed(type))
-        return failure();
-      if (type->getNumElements() != 1 ||
-          !isa<FloatType>(type->getElementType()))
-        return op->emitError("ratio must be a float scalar");
-      knownRatio = getConstantFloat(ratio);
-    }
-    bool trainingKnown = isTraining.has_value();
-    if (trainingKnown && knownRatio) {
-      if (*knownRatio > 0.0)
-        return op->emitError(kRandom);
-    } else {
-      // Checked at run time: training_mode && ratio > 0 is refused.
-      Value random = trainingKnown ? arith::ConstantIntOp::create(b, loc, 1, 1)
-                                   : readFirst(b, loc, training);
-      if (!knownRatio) {
-        Value r = readFirst(b, loc, ratio);
-        Value positive =
-            arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, r,
-                                  scalarConstant(b, loc, r.getType(), 0.0));
-        random = arith::AndIOp::create(b, loc, random, positive);
-      } else if (*knownRatio <= 0.0) {
-        random = arith::ConstantIntOp::create(b, loc, 0, 1);
-      }
-      Value ok = arith::XOrIOp::create(
-          b, loc, random, arith::ConstantIntOp::create(b, loc, 1, 1));
-      shape::IndexMath m(b, loc);
-      if (failed(m.require(shape::Cond::of(ok), kRandom, {}, op)))
-        return failure();
-    }
-  }
-  // Every element kept: the data itself and an all-true mask.
-  SmallVector<Value> results = {data, Value()};
-  if (!isa<NoneType>(dropout.getMask().getType()))
-    results[1] = filledTensor(b, loc, shape::getDims(b, loc, data),
-                              arith::ConstantIntOp::create(b, loc, 1, 1));
-  return results;
-}
-
-//===----------------------------------------------------------------------===//
-// HannWindow, HammingWindow, BlackmanWindow
-//===----------------------------------------------------------------------===//
-
-/// The element type of an ONNX TensorProto data type code (numeric types).
-std::optional<Type> typeForCode(MLIRContext *ctx, int64_t code) {
-  switch (code) {
-  case 1:
-    return Float32Type::get(ctx);
-  case 2:
-    return IntegerType::get(ctx, 8, IntegerType::Unsigned);
-  case 3:
-    return IntegerType::get(ctx, 8);
-  case 4:
-    return IntegerType::get(ctx, 16, IntegerType::Unsigned);
-  case 5:
-    return IntegerType::get(ctx, 16);
-  case 6:
-    return IntegerType::get(ctx, 32);
-  case 7:
-    return IntegerType::get(ctx, 64);
-  case 10:
-    return Float16Type::get(ctx);
-  case 11:
-    return Float64Type::get(ctx);
-  case 12:
-    return IntegerType::get(ctx, 32, IntegerType::Unsigned);
-  case 13:
-    return IntegerType::get(ctx, 64, IntegerType::Unsigned);
-  case 16:
-    return BFloat16Type::get(ctx);
-  default:
-    return std::nullopt;
-  }
-}
-
-/// Generalized cosine windows: w[n] = sum_k (-1)^k a_k cos(2 pi k n / N),
-/// N = size when periodic, size - 1 when symmetric.
-template <typename OpTy>
-FailureOr<SmallVector<Value>> lowerWindow(Operation *op, OpBuilder &b,
-                                          ArrayRef<double> coefficients) {
-  auto window = cast<OpTy>(op);
-  Location loc = op->getLoc();
-  Value size = window.getSize();
-  StringRef name = op->getName().getStringRef().drop_front(5);
-  auto sizeType = requireRanked(op, size, "size");
-  if (failed(sizeType))
-    return failure();
-  if (sizeType->getRank() > 1 ||
-      !sizeType->getElementType().isSignlessInteger())
-    return op->emitError("size must be an integer scalar");
-  std::optional<Type> elementType =
-      typeForCode(b.getContext(), window.getOutputDatatype());
-  if (!elementType)
-    return op->emitError() << "output_datatype " << window.getOutputDatatype()
-                           << " is not a supported numeric type";
-
-  shape::IntList sizeList = shape::IntList::tensor(size);
-  if (auto values = getConstantInts(size))
-    sizeList = shape::IntList::constant(*values);
-  auto length = shape::windowLength(b, loc, sizeList, op);
-  if (failed(length))
-    return failure();
-  auto dims =
-      shape::matchDeclared(b, loc, {*length}, op->getResult(0).getType(),
-                           (name + " result 0").str(), op);
-  if (failed(dims))
-    return failure();
-
-  // N as f64, from the (clamped) length: a negative size gives no elements,
-  // so N is never read then.
-  Type f64 = b.getF64Type();
-  Value n = arith::SIToFPOp::create(
-      b, loc, f64,
-      arith::IndexCastOp::create(b, loc, b.getI64Type(),
-                                 shape::toValue(b, loc, *length)));
-  if (window.getPeriodic() == 0)
-    n = arith::SubFOp::create(b, loc, n, scalarConstant(b, loc, f64, 1.0));
-  Value step =
-      arith::DivFOp::create(b, loc, scalarConstant(b, loc, f64, 2.0 * M_PI), n);
-
-  Type outType = *elementType;
-  Value init = emptyTensor(b, loc, *dims, outType);
-  auto map = AffineMap::getMultiDimIdentityMap(1, b.getContext());
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{init.getType()}, ValueRange{}, ValueRange{init},
-      ArrayRef<AffineMap>{map}, ArrayRef<IteratorType>{IteratorType::parallel},
-      [&](OpBuilder &nb, Location nl, ValueRange) {
-        Value i = arith::IndexCastOp::create(
-            nb, nl, nb.getI64Type(), linalg::IndexOp::create(nb, nl, 0));
-        Value angle = arith::MulFOp::create(
-            nb, nl, arith::SIToFPOp::create(nb, nl, f64, i), step);
-        Value w = scalarConstant(nb, nl, f64, coefficients[0]);
-        for (size_t k = 1; k < coefficients.size(); ++k) {
-          Value x = k == 1 ? angle
-                           : arith::MulFOp::create(
-                                 nb, nl, angle,
-                                 scalarConstant(nb, nl, f64, double(k)))
-                                 .getResult();
-          Value c = math::CosOp::create(nb, nl, x);
-          Value term = arith::MulFOp::create(
-              nb, nl, scalarConstant(nb, nl, f64, coefficients[k]), c);
-          w = k % 2 ? arith::SubFOp::create(nb, nl, w, term).getResult()
-                    : arith::AddFOp::create(nb, nl, w, term).getResult();
-        }
-        Value out;
-        if (isa<FloatType>(outType)) {
-          out = toFloat(nb, nl, w, outType);
-        } else {
-          Type signless = signlessOf(outType);
-          out = isUnsignedInt(outType)
-                    ? arith::FPToUIOp::create(nb, nl, signless, w).getResult()
-                    : arith::FPToSIOp::create(nb, nl, signless, w).getResult();
-          out = castScalar(nb, nl, out, outType);
-        }
-        linalg::YieldOp::create(nb, nl, out);
-      });
-  return SmallVector<Value>{generic.getResult(0)};
-}
-
 } // namespace
+} // namespace onyx::conversion::quantization
+
+namespace onyx::conversion {
 
 void addQuantizationLowerings(LoweringTable &t) {
+  using namespace quantization;
   t["onnx.QuantizeLinear"] = lowerQuantizeLinear;
   t["onnx.DequantizeLinear"] = lowerDequantizeLinear;
   t["onnx.DynamicQuantizeLinear"] = lowerDynamicQuantizeLinear;
-  t["onnx.MatMulInteger"] = lowerMatMulInteger;
-  t["onnx.QLinearMatMul"] = lowerQLinearMatMul;
-  t["onnx.Dropout"] = lowerDropout;
-  t["onnx.HannWindow"] = [](Operation *op, OpBuilder &b) {
-    return lowerWindow<onnx::ONNXHannWindowOp>(op, b, {0.5, 0.5});
-  };
-  t["onnx.HammingWindow"] = [](Operation *op, OpBuilder &b) {
-    return lowerWindow<onnx::ONNXHammingWindowOp>(op, b,
-                                                  {25.0 / 46.0, 21.0 / 46.0});
-  };
-  t["onnx.BlackmanWindow"] = [](Operation *op, OpBuilder &b) {
-    return lowerWindow<onnx::ONNXBlackmanWindowOp>(op, b, {0.42, 0.5, 0.08});
-  };
+  addQuantizedMatMulLowerings(t);
+  addDropoutAndWindowLowerings(t);
 }
 
 } // namespace onyx::conversion
