@@ -225,6 +225,14 @@ bool parseMetadata(const char *text, ModelMetadata &result,
       result.device = words[1];
       continue;
     }
+    if (words[0] == ONYX_METADATA_SERIAL) {
+      // serial <node>: informative (docs/runtime-abi.md). Its form is
+      // checked, as every kind the writer writes is, and nothing is done.
+      std::string node, message;
+      if (words.size() != 2 || !unescape(words[1], node, message))
+        return fail("expected 'serial NODE'");
+      continue;
+    }
     // input/output, or (docs/sequences.md) input-sequence, input-optional,
     // input-optional-sequence and the output ones: `<kind> <name> <elem>`.
     std::string kindWord = words[0];

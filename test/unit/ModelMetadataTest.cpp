@@ -4,7 +4,9 @@
 // produces is what the runtime's parser (onyx_metadata_parse) reads: names
 // and symbols with bytes to escape come back unchanged, every signature
 // kind, weight, device and serial lines, and the keywords both spell
-// through onyx/onyx_abi.h. A header the runtime does not know is refused.
+// through onyx/onyx_abi.h. Every line kind the writer writes is one the
+// runtime knows (a kind it did not know would be skipped silently), and a
+// header the runtime does not know is refused.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 using namespace onyx;
 
@@ -90,6 +93,39 @@ TEST(ModelMetadata, WeightDeviceAndSerialLines) {
   // A malformed weight line (the writer never writes one) is refused.
   Parsed bad(metadata::headerLine() + "weight 0 0 16\n");
   EXPECT_FALSE(bad.md);
+}
+
+// Whether the runtime knows the kind of `line` (one line, '\n'-terminated):
+// the parser skips kinds it does not know (forward compatible,
+// docs/runtime-abi.md), so a kind is known when the line parses and the same
+// line with one word too many is refused.
+bool knownToRuntime(const std::string &line) {
+  Parsed wellFormed(metadata::headerLine() + line);
+  if (!wellFormed.md)
+    return false;
+  std::string longer = line.substr(0, line.size() - 1) + " extra\n";
+  Parsed malformed(metadata::headerLine() + longer);
+  return malformed.md == nullptr;
+}
+
+TEST(ModelMetadata, EveryKindTheWriterWritesIsKnownToTheRuntime) {
+  using metadata::ValueKind;
+  std::vector<std::string> lines = {
+      metadata::tensorLine(true, "x", 1, {{2, ""}, {std::nullopt, "n"}}),
+      metadata::tensorLine(false, "y", 1, {}),
+      metadata::weightLine(0, 0, 16, 0x1234, "w.bin"),
+      metadata::deviceLine(ONYX_METADATA_DEVICE_CUDA),
+      metadata::serialLine("/NonZero"),
+      metadata::serialLine("")};
+  for (bool isInput : {true, false})
+    for (ValueKind kind : {ValueKind::Sequence, ValueKind::Optional,
+                           ValueKind::OptionalSequence})
+      lines.push_back(metadata::valueLine(isInput, kind, "v", 1));
+  for (const std::string &line : lines)
+    EXPECT_TRUE(knownToRuntime(line)) << line;
+  // The check itself: a kind the runtime does not know fails it.
+  EXPECT_FALSE(knownToRuntime("producer onyx 0.1\n"));
+  EXPECT_FALSE(knownToRuntime("serialized /NonZero\n"));
 }
 
 TEST(ModelMetadata, UnknownHeaderIsRefused) {

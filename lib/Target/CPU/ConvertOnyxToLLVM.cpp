@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "onyx/Transforms/Passes.h"
+#include "onyx/onyx_abi.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -78,13 +79,13 @@ struct GetInputLowering : public BufferResultPattern<GetInputOp> {
     Value ctx = adaptor.getContext();
     Value index = LLVM::ConstantOp::create(rewriter, loc, i64, op.getIndex());
     Value data =
-        callRuntime(rewriter, op, "onyxrt_input_data", ptr, {ctx, index});
+        callRuntime(rewriter, op, ONYXRT_FN_INPUT_DATA, ptr, {ctx, index});
     SmallVector<Value> dynSizes;
     for (int64_t d = 0; d < type.getRank(); ++d) {
       if (!type.isDynamicDim(d))
         continue;
       Value dim = LLVM::ConstantOp::create(rewriter, loc, i64, d);
-      dynSizes.push_back(callRuntime(rewriter, op, "onyxrt_input_dim", i64,
+      dynSizes.push_back(callRuntime(rewriter, op, ONYXRT_FN_INPUT_DIM, i64,
                                      {ctx, index, dim}));
     }
     rewriter.replaceOp(op,
@@ -123,10 +124,10 @@ struct AllocLowering : public ConvertOpToLLVMPattern<OpTy> {
         LLVM::StoreOp::create(rewriter, loc, size, slot);
       }
       Value index = LLVM::ConstantOp::create(rewriter, loc, i64, op.getIndex());
-      data = callRuntime(rewriter, op, "onyxrt_alloc_output", ptr,
+      data = callRuntime(rewriter, op, ONYXRT_FN_ALLOC_OUTPUT, ptr,
                          {adaptor.getContext(), index, rank, shape});
     } else {
-      data = callRuntime(rewriter, op, "onyxrt_alloc_temp", ptr,
+      data = callRuntime(rewriter, op, ONYXRT_FN_ALLOC_TEMP, ptr,
                          {adaptor.getContext(), bytes});
     }
     auto desc = this->createMemRefDescriptor(loc, type, data, data, sizes,
@@ -148,7 +149,7 @@ struct GetPoolLowering : public BufferResultPattern<GetPoolOp> {
     auto ptr = LLVM::LLVMPointerType::get(op->getContext());
     Value domain =
         LLVM::ConstantOp::create(rewriter, loc, i64, op.getDomainId());
-    Value data = callRuntime(rewriter, op, "onyxrt_get_pool", ptr,
+    Value data = callRuntime(rewriter, op, ONYXRT_FN_GET_POOL, ptr,
                              {adaptor.getContext(), domain, adaptor.getSize()});
     rewriter.replaceOp(
         op, {descriptorOver(rewriter, loc, type, data, {adaptor.getSize()})});
@@ -167,7 +168,7 @@ struct GetWeightLowering : public BufferResultPattern<GetWeightOp> {
     auto i64 = rewriter.getI64Type();
     auto ptr = LLVM::LLVMPointerType::get(op->getContext());
     Value index = LLVM::ConstantOp::create(rewriter, loc, i64, op.getIndex());
-    Value data = callRuntime(rewriter, op, "onyxrt_get_weight", ptr,
+    Value data = callRuntime(rewriter, op, ONYXRT_FN_GET_WEIGHT, ptr,
                              {adaptor.getContext(), index});
     rewriter.replaceOp(op, {descriptorOver(rewriter, loc, type, data, {})});
     return success();
@@ -185,7 +186,7 @@ struct RecordTempLowering : public ConvertOpToLLVMPattern<RecordTempOp> {
     auto c = [&](int64_t v) -> Value {
       return LLVM::ConstantOp::create(rewriter, loc, i64, v);
     };
-    callRuntime(rewriter, op, "onyxrt_record_temp", Type(),
+    callRuntime(rewriter, op, ONYXRT_FN_RECORD_TEMP, Type(),
                 {adaptor.getContext(), c(op.getDomainId()), c(op.getStart()),
                  c(op.getEnd()), adaptor.getBytes()});
     rewriter.eraseOp(op);
@@ -240,7 +241,7 @@ struct PlaceTempsLowering : public BufferResultPattern<PlaceTempsOp> {
     }
     Value offsets = LLVM::AllocaOp::create(rewriter, loc, ptr, i64, c(n + 1));
     Value data =
-        callRuntime(rewriter, op, "onyxrt_place_temps", ptr,
+        callRuntime(rewriter, op, ONYXRT_FN_PLACE_TEMPS, ptr,
                     {adaptor.getContext(), c(op.getDomainId()), c(n), bytes,
                      tablePtr, c(op.getStaticBytes()), offsets});
     SmallVector<Value> loaded;
@@ -362,7 +363,7 @@ struct SeqEmptyLowering : public ConvertOpToLLVMPattern<SeqEmptyOp> {
       return op.emitError("unsupported sequence element type");
     Value codeValue =
         LLVM::ConstantOp::create(rewriter, loc, rewriter.getI32Type(), code);
-    Value seq = callRuntime(rewriter, op, "onyxrt_seq_empty", ptr,
+    Value seq = callRuntime(rewriter, op, ONYXRT_FN_SEQ_EMPTY, ptr,
                             {entryContext(op), codeValue});
     failIfNull(rewriter, loc, seq);
     rewriter.replaceOp(op, seq);
@@ -376,7 +377,7 @@ struct SeqLengthLowering : public ConvertOpToLLVMPattern<SeqLengthOp> {
   matchAndRewrite(SeqLengthOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Value n =
-        callRuntime(rewriter, op, "onyxrt_seq_length", rewriter.getI64Type(),
+        callRuntime(rewriter, op, ONYXRT_FN_SEQ_LENGTH, rewriter.getI64Type(),
                     {entryContext(op), adaptor.getSequence()});
     rewriter.replaceOp(op, n);
     return success();
@@ -411,7 +412,7 @@ struct SeqInsertLowering : public ConvertOpToLLVMPattern<SeqInsertOp> {
       position = LLVM::ConstantOp::create(rewriter, loc, i64, 0);
     Value rank = LLVM::ConstantOp::create(rewriter, loc, i64, type.getRank());
     Value seq =
-        callRuntime(rewriter, op, "onyxrt_seq_insert", ptr,
+        callRuntime(rewriter, op, ONYXRT_FN_SEQ_INSERT, ptr,
                     {entryContext(op), adaptor.getSequence(), position,
                      hasPosition, data, rank, shape, nodeLabel(rewriter, op)});
     failIfNull(rewriter, loc, seq);
@@ -433,7 +434,7 @@ struct SeqAtLowering : public BufferResultPattern<SeqAtOp> {
     auto ptr = LLVM::LLVMPointerType::get(op->getContext());
     Value shape = stackArray(rewriter, loc, {}, type.getRank());
     Value rank = LLVM::ConstantOp::create(rewriter, loc, i64, type.getRank());
-    Value data = callRuntime(rewriter, op, "onyxrt_seq_at", ptr,
+    Value data = callRuntime(rewriter, op, ONYXRT_FN_SEQ_AT, ptr,
                              {entryContext(op), adaptor.getSequence(),
                               adaptor.getPosition(), rank, shape,
                               nodeLabel(rewriter, op)});
@@ -466,7 +467,7 @@ struct SeqEraseLowering : public ConvertOpToLLVMPattern<SeqEraseOp> {
     if (!position)
       position =
           LLVM::ConstantOp::create(rewriter, loc, rewriter.getI64Type(), 0);
-    Value seq = callRuntime(rewriter, op, "onyxrt_seq_erase", ptr,
+    Value seq = callRuntime(rewriter, op, ONYXRT_FN_SEQ_ERASE, ptr,
                             {entryContext(op), adaptor.getSequence(), position,
                              hasPosition, nodeLabel(rewriter, op)});
     failIfNull(rewriter, loc, seq);
@@ -504,7 +505,7 @@ struct OptionalUnwrapLowering
                   ConversionPatternRewriter &rewriter) const override {
     auto ptr = LLVM::LLVMPointerType::get(op->getContext());
     Value value = callRuntime(
-        rewriter, op, "onyxrt_optional_unwrap", ptr,
+        rewriter, op, ONYXRT_FN_OPTIONAL_UNWRAP, ptr,
         {entryContext(op), adaptor.getOptional(), nodeLabel(rewriter, op)});
     failIfNull(rewriter, op.getLoc(), value);
     rewriter.replaceOp(op, value);
@@ -534,7 +535,7 @@ struct GetInputValueLowering : public ConvertOpToLLVMPattern<GetInputValueOp> {
     auto ptr = LLVM::LLVMPointerType::get(op->getContext());
     Value index = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI64Type(),
                                            op.getIndex());
-    Value value = callRuntime(rewriter, op, "onyxrt_input_value", ptr,
+    Value value = callRuntime(rewriter, op, ONYXRT_FN_INPUT_VALUE, ptr,
                               {adaptor.getContext(), index});
     // NULL is an empty optional; for a sequence it is a failure.
     if (isa<SequenceType>(op.getType()))
@@ -554,7 +555,7 @@ struct SetOutputValueLowering
     auto i32 = rewriter.getI32Type();
     Value index = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI64Type(),
                                            op.getIndex());
-    Value status = callRuntime(rewriter, op, "onyxrt_set_output_value", i32,
+    Value status = callRuntime(rewriter, op, ONYXRT_FN_SET_OUTPUT_VALUE, i32,
                                {adaptor.getContext(), index, adaptor.getValue(),
                                 nodeLabel(rewriter, op)});
     Value zero = LLVM::ConstantOp::create(rewriter, loc, i32, 0);

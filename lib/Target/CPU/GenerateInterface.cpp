@@ -9,11 +9,14 @@
 //
 // Each is a trampoline into the runtime library with this model's
 // descriptor {ONYX_ABI_VERSION, metadata text, &onyx_main}. The layout of the
-// descriptor is `OnyxModelDesc` in runtime/include/onyx/onyx_runtime.h.
+// descriptor is `OnyxModelDesc` in runtime/include/onyx/onyx_runtime.h; the
+// names, exported and called, are those of runtime/include/onyx/onyx_abi.h.
 //
 //===----------------------------------------------------------------------===//
 
 #include "onyx/Transforms/Passes.h"
+#include "onyx/onyx_abi.h"
+#include "onyx/onyx_runtime.h"
 
 #include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
 #include "mlir/IR/Builders.h"
@@ -28,7 +31,7 @@ using namespace onyx;
 
 namespace {
 
-constexpr int32_t kAbiVersion = 1; // ONYX_ABI_VERSION
+constexpr int32_t kAbiVersion = ONYX_ABI_VERSION;
 
 struct GenerateInterfacePass
     : public onyx::impl::GenerateInterfaceBase<GenerateInterfacePass> {
@@ -85,11 +88,11 @@ struct GenerateInterfacePass
       auto fn = LLVM::lookupOrCreateFn(builder, module, name, args, result);
       return *fn;
     };
-    auto stateCreate = declare("onyxrt_state_create", {ptr, ptr}, ptr);
+    auto stateCreate = declare(ONYXRT_FN_STATE_CREATE, {ptr, ptr}, ptr);
     auto stateCreateWeights =
-        declare("onyxrt_state_create_with_weights", {ptr, ptr, ptr}, ptr);
-    auto stateDestroy = declare("onyxrt_state_destroy", {ptr}, voidType);
-    auto run = declare("onyxrt_run", {ptr, ptr}, ptr);
+        declare(ONYXRT_FN_STATE_CREATE_WITH_WEIGHTS, {ptr, ptr, ptr}, ptr);
+    auto stateDestroy = declare(ONYXRT_FN_STATE_DESTROY, {ptr}, voidType);
+    auto run = declare(ONYXRT_FN_RUN, {ptr, ptr}, ptr);
 
     auto define = [&](StringRef name, ArrayRef<Type> args, Type result,
                       function_ref<void(Block *)> body) {
@@ -101,7 +104,7 @@ struct GenerateInterfacePass
       body(block);
     };
 
-    define("onyx_state_create", {}, ptr, [&](Block *) {
+    define(ONYX_ABI_EXPORT_STATE_CREATE, {}, ptr, [&](Block *) {
       Value d = LLVM::AddressOfOp::create(builder, loc, ptr, "onyx_model_desc");
       Value null = LLVM::ZeroOp::create(builder, loc, ptr);
       Value s =
@@ -109,27 +112,29 @@ struct GenerateInterfacePass
               .getResult();
       LLVM::ReturnOp::create(builder, loc, s);
     });
-    define("onyx_state_create_with_weights", {ptr}, ptr, [&](Block *b) {
-      Value d = LLVM::AddressOfOp::create(builder, loc, ptr, "onyx_model_desc");
-      Value null = LLVM::ZeroOp::create(builder, loc, ptr);
-      Value s = LLVM::CallOp::create(builder, loc, stateCreateWeights,
-                                     ValueRange{d, b->getArgument(0), null})
-                    .getResult();
-      LLVM::ReturnOp::create(builder, loc, s);
-    });
-    define("onyx_state_destroy", {ptr}, voidType, [&](Block *b) {
+    define(
+        ONYX_ABI_EXPORT_STATE_CREATE_WITH_WEIGHTS, {ptr}, ptr, [&](Block *b) {
+          Value d =
+              LLVM::AddressOfOp::create(builder, loc, ptr, "onyx_model_desc");
+          Value null = LLVM::ZeroOp::create(builder, loc, ptr);
+          Value s = LLVM::CallOp::create(builder, loc, stateCreateWeights,
+                                         ValueRange{d, b->getArgument(0), null})
+                        .getResult();
+          LLVM::ReturnOp::create(builder, loc, s);
+        });
+    define(ONYX_ABI_EXPORT_STATE_DESTROY, {ptr}, voidType, [&](Block *b) {
       LLVM::CallOp::create(builder, loc, stateDestroy,
                            ValueRange{b->getArgument(0)});
       LLVM::ReturnOp::create(builder, loc, ValueRange{});
     });
-    define("inference_compute", {ptr, ptr}, ptr, [&](Block *b) {
+    define(ONYX_ABI_EXPORT_RUN, {ptr, ptr}, ptr, [&](Block *b) {
       Value r =
           LLVM::CallOp::create(builder, loc, run,
                                ValueRange{b->getArgument(0), b->getArgument(1)})
               .getResult();
       LLVM::ReturnOp::create(builder, loc, r);
     });
-    define("onyx_model_metadata", {}, ptr, [&](Block *) {
+    define(ONYX_ABI_EXPORT_METADATA, {}, ptr, [&](Block *) {
       Value t =
           LLVM::AddressOfOp::create(builder, loc, ptr, "onyx_metadata_text");
       LLVM::ReturnOp::create(builder, loc, t);

@@ -20,6 +20,7 @@
 
 #include "onyx/Dialect/Onyx/OnyxDialect.h"
 #include "onyx/Target/CPU/Passes.h"
+#include "onyx/onyx_abi.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -40,9 +41,9 @@ using namespace onyx;
 
 namespace {
 
-constexpr StringLiteral kConvFn = "onyxrt_cpu_conv_f32";
-// ONYXRT_CONV_* of onyx_runtime.h.
-constexpr int32_t kConvAccumulate = 1, kConvRelu = 4;
+constexpr StringLiteral kConvFn = ONYXRT_FN_CPU_CONV_F32;
+constexpr int32_t kConvAccumulate = ONYXRT_CONV_ACCUMULATE,
+                  kConvRelu = ONYXRT_CONV_RELU;
 
 /// A dense f32 buffer with the identity layout: a plain pointer.
 bool isDenseF32(Value buffer) {

@@ -15,6 +15,15 @@
 /*--- Entry points ----------------------------------------------------------*/
 /* The generated entry, `int32_t onyx_main(void *ctx)`. */
 #define ONYX_ABI_ENTRY "onyx_main"
+/* What the artifact exports (onyx-generate-interface): trampolines into the
+ * runtime with the model's descriptor, looked up with dlsym by callers
+ * (onyx-run, the Python module). */
+#define ONYX_ABI_EXPORT_STATE_CREATE "onyx_state_create"
+#define ONYX_ABI_EXPORT_STATE_CREATE_WITH_WEIGHTS                              \
+  "onyx_state_create_with_weights"
+#define ONYX_ABI_EXPORT_STATE_DESTROY "onyx_state_destroy"
+#define ONYX_ABI_EXPORT_RUN "inference_compute"
+#define ONYX_ABI_EXPORT_METADATA "onyx_model_metadata"
 
 /*--- Runtime services generated code calls --------------------------------*/
 /* Sessions (the artifact's trampolines). */
@@ -53,15 +62,6 @@
 #define ONYXRT_FN_CUDA_CONSTANT "onyxrt_cuda_constant"
 #define ONYXRT_FN_CUDA_GEMM "onyxrt_cuda_gemm"
 #define ONYXRT_FN_CUDA_CONV "onyxrt_cuda_conv"
-
-/* CPU kernels (runtime/src/cpu/). */
-#define ONYXRT_FN_CPU_CONV_F32 "onyxrt_cpu_conv_f32"
-
-/*--- Library-call flags ----------------------------------------------------*/
-/* onyxrt_cuda_gemm. (onyx_runtime.h defines the same values.) */
-#define ONYXRT_GEMM_TRANS_A 1
-#define ONYXRT_GEMM_TRANS_B 2
-#define ONYXRT_GEMM_ACCUMULATE 4
 #define ONYXRT_FN_CUDA_ATTENTION "onyxrt_cuda_attention"
 
 /* String tensors (onyx_strings.h, docs/runtime.md "String tensors"). */
@@ -83,6 +83,18 @@
 /* The prefix every string service shares (a target without them rejects
  * calls to it: the CUDA target). */
 #define ONYXRT_FN_STR_PREFIX "onyxrt_str_"
+
+/* CPU kernels (runtime/src/cpu/). */
+#define ONYXRT_FN_CPU_CONV_F32 "onyxrt_cpu_conv_f32"
+/* Per-op profiling (runtime/src/Profile.h). */
+#define ONYXRT_FN_PROFILE_BEGIN "onyxrt_profile_begin"
+#define ONYXRT_FN_PROFILE_END "onyxrt_profile_end"
+
+/*--- Library-call flags ----------------------------------------------------*/
+/* onyxrt_cuda_gemm. (onyx_runtime.h defines the same values.) */
+#define ONYXRT_GEMM_TRANS_A 1
+#define ONYXRT_GEMM_TRANS_B 2
+#define ONYXRT_GEMM_ACCUMULATE 4
 #define ONYXRT_GEMM_TF32 8
 /* onyxrt_cuda_conv (and onyxrt_cpu_conv_f32, which reads ACCUMULATE and
  * RELU). */
