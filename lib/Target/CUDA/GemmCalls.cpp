@@ -3,11 +3,13 @@
 // Any linalg op (named or generic) whose body is `out + in0 * in1` on f32,
 // f16 or bf16 (one element type for all three operands) and whose maps are
 // plain loops is classified into batch, M, N and K loops (batch: in all three
-// operands; M: A and C; N: B and C; K: A and B, reduction). It is a row-major
-// strided batched GEMM when every operand is a dense, identity-layout buffer
-// whose dims come in the order [batch..., rows..., cols...] with each group
-// contiguous: then the groups collapse (M = product of the M loops, ...), A is
-// [M, K] or [K, M] (transposed), B [K, N] or [N, K], C [M, N]:
+// operands; M: A and C; N: B and C; K: A and B, reduction) by the shared
+// recognizer, onyx::matchContractionGroups (onyx/Analysis/Contraction.h). It
+// is a row-major strided batched GEMM when every operand is a dense,
+// identity-layout buffer whose dims come in the order [batch..., rows...,
+// cols...] with each group contiguous: then the groups collapse (M = product
+// of the M loops, ...), A is [M, K] or [K, M] (transposed), B [K, N] or
+// [N, K], C [M, N]:
 //
 //   %s = func.call @onyxrt_cuda_gemm(%ctx, @label, elemType, flags, batch,
 //            m, n, k, %a, lda, strideA, %b, ldb, strideB, %c, ldc, strideC,
@@ -25,11 +27,12 @@
 
 #include "LibraryCalls.h"
 
+#include "onyx/Analysis/Contraction.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "llvm/ADT/SmallBitVector.h"
 
 using namespace mlir;
 
@@ -75,93 +78,20 @@ linalg::GenericOp findBiasAdd(Operation *gemm, Value c) {
 } // namespace
 
 std::optional<GemmMatch> matchGemm(linalg::LinalgOp op) {
-  if (!isMulAddOp(op) ||
-      op.getNumLoops() != op.getNumParallelLoops() + op.getNumReductionLoops())
+  // The loop groups are the shared recognizer's (onyx/Analysis/Contraction.h);
+  // isMulAddOp adds what a cuBLASLt call needs of the buffers.
+  if (!isMulAddOp(op))
     return std::nullopt;
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  auto aDims = mapDims(maps[0]), bDims = mapDims(maps[1]),
-       cDims = mapDims(maps[2]);
-  if (!aDims || !bDims || !cDims)
+  std::optional<ContractionGroups> groups = matchContractionGroups(op);
+  if (!groups)
     return std::nullopt;
-  // Classify the loops by the operands they index.
-  unsigned numLoops = op.getNumLoops();
-  llvm::SmallBitVector inA(numLoops), inB(numLoops), inC(numLoops);
-  for (unsigned d : *aDims)
-    inA.set(d);
-  for (unsigned d : *bDims)
-    inB.set(d);
-  for (unsigned d : *cDims)
-    inC.set(d);
-  // Each loop at most once per operand.
-  if (inA.count() != aDims->size() || inB.count() != bDims->size() ||
-      inC.count() != cDims->size())
-    return std::nullopt;
-  auto iterators = op.getIteratorTypesArray();
   GemmMatch match;
-  for (unsigned d = 0; d < numLoops; ++d) {
-    bool reduction = linalg::isReductionIterator(iterators[d]);
-    if (inA[d] && inB[d] && inC[d] && !reduction)
-      match.batch.push_back(d);
-    else if (inA[d] && !inB[d] && inC[d] && !reduction)
-      match.m.push_back(d);
-    else if (!inA[d] && inB[d] && inC[d] && !reduction)
-      match.n.push_back(d);
-    else if (inA[d] && inB[d] && !inC[d] && reduction)
-      match.k.push_back(d);
-    else
-      return std::nullopt; // A loop only one operand reads, ...
-  }
-  if (match.m.empty() || match.n.empty() || match.k.empty())
-    return std::nullopt;
-  auto contains = [](ArrayRef<unsigned> group, unsigned d) {
-    return llvm::is_contained(group, d);
-  };
-  // C: [batch..., M..., N...]; the orders in C define the groups' orders.
-  size_t nb = match.batch.size();
-  SmallVector<unsigned> batchOrder(cDims->begin(), cDims->begin() + nb);
-  SmallVector<unsigned> mOrder, nOrder, kOrder;
-  for (size_t i = nb; i < cDims->size(); ++i) {
-    unsigned d = (*cDims)[i];
-    if (contains(match.m, d) && nOrder.empty())
-      mOrder.push_back(d);
-    else if (contains(match.n, d))
-      nOrder.push_back(d);
-    else
-      return std::nullopt;
-  }
-  for (unsigned d : batchOrder)
-    if (!contains(match.batch, d))
-      return std::nullopt;
-  // An operand is [batch..., first..., second...] with the groups in order.
-  auto split = [&](ArrayRef<unsigned> dims, ArrayRef<unsigned> first,
-                   ArrayRef<unsigned> second) {
-    if (dims.size() != nb + first.size() + second.size() ||
-        dims.take_front(nb) != ArrayRef<unsigned>(batchOrder))
-      return false;
-    ArrayRef<unsigned> rest = dims.drop_front(nb);
-    return rest.take_front(first.size()) == first &&
-           rest.drop_front(first.size()) == second;
-  };
-  // K's order is A's.
-  for (unsigned d : ArrayRef<unsigned>(*aDims).drop_front(nb))
-    if (contains(match.k, d))
-      kOrder.push_back(d);
-  if (split(*aDims, mOrder, kOrder))
-    match.transA = false;
-  else if (split(*aDims, kOrder, mOrder))
-    match.transA = true;
-  else
-    return std::nullopt;
-  if (split(*bDims, kOrder, nOrder))
-    match.transB = false;
-  else if (split(*bDims, nOrder, kOrder))
-    match.transB = true;
-  else
-    return std::nullopt;
-  match.batch = batchOrder;
-  match.m = mOrder;
-  match.n = nOrder;
-  match.k = kOrder;
+  match.batch = groups->batch;
+  match.m = groups->m;
+  match.n = groups->n;
+  match.k = groups->k;
+  match.transA = groups->transA;
+  match.transB = groups->transB;
   match.a = op.getDpsInputs()[0];
   match.b = op.getDpsInputs()[1];
   match.c = op.getDpsInits()[0];
