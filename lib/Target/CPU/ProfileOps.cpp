@@ -21,6 +21,7 @@
 
 #include "onyx/Dialect/Onyx/OnyxDialect.h"
 #include "onyx/Target/CPU/Passes.h"
+#include "onyx/onyx_abi.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -42,8 +43,8 @@ using namespace onyx;
 
 namespace {
 
-constexpr StringLiteral kBeginFn = "onyxrt_profile_begin";
-constexpr StringLiteral kEndFn = "onyxrt_profile_end";
+constexpr StringLiteral kBeginFn = ONYXRT_FN_PROFILE_BEGIN;
+constexpr StringLiteral kEndFn = ONYXRT_FN_PROFILE_END;
 /// Buffers per event at most (the rest are left out of the table).
 constexpr size_t kMaxBuffers = 8;
 
@@ -107,7 +108,7 @@ struct CPUProfileOpsPass
       return true;
     if (auto call = dyn_cast<func::CallOp>(op)) {
       StringRef callee = call.getCallee();
-      return callee.starts_with("onyxrt_cpu_") || callee.starts_with("cblas_");
+      return callee.starts_with(ONYXRT_FN_CPU_PREFIX) || callee.starts_with("cblas_");
     }
     return false;
   }

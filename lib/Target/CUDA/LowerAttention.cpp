@@ -41,7 +41,7 @@ using namespace onyx::cuda;
 namespace {
 
 /// The runtime's flash-attention entry (runtime/src/cuda/CudaAttention.cpp).
-constexpr llvm::StringLiteral kAttentionFn = "onyxrt_cuda_attention";
+constexpr llvm::StringLiteral kAttentionFn = ONYXRT_FN_CUDA_ATTENTION;
 
 struct Lowering {
   LibraryCallBuilder &calls;

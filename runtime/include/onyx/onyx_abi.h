@@ -84,7 +84,8 @@
  * calls to it: the CUDA target). */
 #define ONYXRT_FN_STR_PREFIX "onyxrt_str_"
 
-/* CPU kernels (runtime/src/cpu/). */
+/* CPU kernels (runtime/src/cpu/); every one's name starts with the prefix. */
+#define ONYXRT_FN_CPU_PREFIX "onyxrt_cpu_"
 #define ONYXRT_FN_CPU_CONV_F32 "onyxrt_cpu_conv_f32"
 /* Per-op profiling (runtime/src/Profile.h). */
 #define ONYXRT_FN_PROFILE_BEGIN "onyxrt_profile_begin"
