@@ -253,13 +253,13 @@ int32_t onyx::onnxElementCode(Type type) {
     return 23;
   if (isa<Float8E8M0FNUType>(type))
     return 24;
-  if (auto intType = dyn_cast<IntegerType>(type)) {
-    bool isUnsigned = intType.isUnsigned();
-    switch (intType.getWidth()) {
   // String tensors: one `const char *` per element, as a pointer-sized
   // integer (docs/runtime.md, "String tensors"; no ONNX type is index).
   if (type.isIndex())
     return 8;
+  if (auto intType = dyn_cast<IntegerType>(type)) {
+    bool isUnsigned = intType.isUnsigned();
+    switch (intType.getWidth()) {
     case 1:
       return 9;
     case 2:
