@@ -170,9 +170,9 @@ TEST(Profile, BadArguments) {
   onyxrt_profile_end(nullptr, 0, "n", "op", nullptr); // ignored
   // A file that cannot be written: an error, the session stays usable.
   StatePtr state = makeState();
-  ASSERT_EQ(onyx_state_enable_profiling(state.get(),
-                                        "/nonexistent-dir/profile.json"),
-            0);
+  ASSERT_EQ(
+      onyx_state_enable_profiling(state.get(), "/nonexistent-dir/profile.json"),
+      0);
   ASSERT_TRUE(runOnce(state.get(), 1.0f, 1));
   EXPECT_EQ(onyx_state_end_profiling(state.get()), -1);
   EXPECT_NE(std::string(onyx_state_last_error(state.get()))

@@ -100,7 +100,8 @@ TEST(SessionOptions, MemoryLimitThreadsAndProfile) {
   // Two calls and the op of the one that ran.
   EXPECT_NE(text.str().find("\"name\": \"copy\""), std::string::npos);
   size_t calls = 0;
-  for (size_t at = text.str().find("\"cat\": \"call\""); at != std::string::npos;
+  for (size_t at = text.str().find("\"cat\": \"call\"");
+       at != std::string::npos;
        at = text.str().find("\"cat\": \"call\"", at + 1))
     ++calls;
   EXPECT_EQ(calls, 2u);

@@ -46,11 +46,16 @@ TEST(ElementType, NewerOnnxTypesTakeOneBytePerElement) {
     int32_t code;
     const char *name;
     int32_t bits;
-  } kTypes[] = {{ONYX_F8E4M3FN, "f8e4m3fn", 8}, {ONYX_F8E4M3FNUZ, "f8e4m3fnuz", 8},
-                {ONYX_F8E5M2, "f8e5m2", 8},     {ONYX_F8E5M2FNUZ, "f8e5m2fnuz", 8},
-                {ONYX_U4, "u4", 4},             {ONYX_I4, "i4", 4},
-                {ONYX_F4E2M1, "f4e2m1", 4},     {ONYX_F8E8M0, "f8e8m0", 8},
-                {ONYX_U2, "u2", 2},             {ONYX_I2, "i2", 2}};
+  } kTypes[] = {{ONYX_F8E4M3FN, "f8e4m3fn", 8},
+                {ONYX_F8E4M3FNUZ, "f8e4m3fnuz", 8},
+                {ONYX_F8E5M2, "f8e5m2", 8},
+                {ONYX_F8E5M2FNUZ, "f8e5m2fnuz", 8},
+                {ONYX_U4, "u4", 4},
+                {ONYX_I4, "i4", 4},
+                {ONYX_F4E2M1, "f4e2m1", 4},
+                {ONYX_F8E8M0, "f8e8m0", 8},
+                {ONYX_U2, "u2", 2},
+                {ONYX_I2, "i2", 2}};
   int32_t expectedCode = 17;
   for (const auto &t : kTypes) {
     EXPECT_EQ(t.code, expectedCode++);

@@ -108,7 +108,8 @@ struct CPUProfileOpsPass
       return true;
     if (auto call = dyn_cast<func::CallOp>(op)) {
       StringRef callee = call.getCallee();
-      return callee.starts_with(ONYXRT_FN_CPU_PREFIX) || callee.starts_with("cblas_");
+      return callee.starts_with(ONYXRT_FN_CPU_PREFIX) ||
+             callee.starts_with("cblas_");
     }
     return false;
   }

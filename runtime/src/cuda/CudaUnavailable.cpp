@@ -81,8 +81,8 @@ ONYX_API int32_t onyxrt_cuda_attention(
     void *ctx, const char *, int32_t, int64_t, int64_t, int64_t, int64_t,
     int64_t, int64_t, int64_t, double, const void *, int64_t, int64_t, int64_t,
     int64_t, const void *, int64_t, int64_t, int64_t, int64_t, const void *,
-    int64_t, int64_t, int64_t, int64_t, const void *, int64_t, int64_t,
-    int64_t, int64_t, int32_t, double, void *) {
+    int64_t, int64_t, int64_t, int64_t, const void *, int64_t, int64_t, int64_t,
+    int64_t, int32_t, double, void *) {
   onyx::rt::failCall(ctx, "this Onyx runtime was built without CUDA support");
   return 1;
 }

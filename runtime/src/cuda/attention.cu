@@ -18,10 +18,10 @@
 
 namespace {
 
-constexpr int kThreads = 128; // per block
-constexpr int T = 8;          // threads per query row
+constexpr int kThreads = 128;    // per block
+constexpr int T = 8;             // threads per query row
 constexpr int BQ = kThreads / T; // queries per block
-constexpr int BK = 32;        // keys per tile
+constexpr int BK = 32;           // keys per tile
 
 template <int DMAX>
 __device__ __forceinline__ void
@@ -58,8 +58,8 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
   // becomes maskFill where it is false / true.
   const bool additive = maskMode == 1, select = maskMode >= 2;
   const int64_t mOffset = b * mb + h * mh;
-  const float *mF = additive ? static_cast<const float *>(mask) + mOffset
-                             : nullptr;
+  const float *mF =
+      additive ? static_cast<const float *>(mask) + mOffset : nullptr;
   const unsigned char *mB =
       select ? static_cast<const unsigned char *>(mask) + mOffset : nullptr;
   const float maskFill = float(maskFillD);
@@ -147,18 +147,18 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
 } // namespace
 
 #define ONYX_ATTENTION_KERNEL(DMAX)                                            \
-  extern "C" __global__ void __launch_bounds__(kThreads)                             \
+  extern "C" __global__ void __launch_bounds__(kThreads)                       \
       onyx_attention_f32_d##DMAX(                                              \
-          int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D,             \
-          int64_t Dv, int64_t kvGroup, double scale, const float *q,           \
-          int64_t qb, int64_t qh, int64_t qs, int64_t qd, const float *k,      \
-          int64_t kb, int64_t kh, int64_t ks, int64_t kd, const float *v,      \
-          int64_t vb, int64_t vh, int64_t vs, int64_t vd, const void *mask,    \
-          int64_t mb, int64_t mh, int64_t mq, int64_t mk, int64_t maskMode,    \
+          int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv, \
+          int64_t kvGroup, double scale, const float *q, int64_t qb,           \
+          int64_t qh, int64_t qs, int64_t qd, const float *k, int64_t kb,      \
+          int64_t kh, int64_t ks, int64_t kd, const float *v, int64_t vb,      \
+          int64_t vh, int64_t vs, int64_t vd, const void *mask, int64_t mb,    \
+          int64_t mh, int64_t mq, int64_t mk, int64_t maskMode,                \
           double maskFill, float *out) {                                       \
-    attention<DMAX>(B, H, Sq, Sk, D, Dv, kvGroup, scale, q, qb, qh, qs, qd,    \
-                    k, kb, kh, ks, kd, v, vb, vh, vs, vd, mask, mb, mh, mq,    \
-                    mk, maskMode, maskFill, out);                              \
+    attention<DMAX>(B, H, Sq, Sk, D, Dv, kvGroup, scale, q, qb, qh, qs, qd, k, \
+                    kb, kh, ks, kd, v, vb, vh, vs, vd, mask, mb, mh, mq, mk,   \
+                    maskMode, maskFill, out);                                  \
   }
 
 ONYX_ATTENTION_KERNEL(32)
