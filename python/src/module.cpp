@@ -28,6 +28,7 @@
 // leave the session usable.
 //
 //===----------------------------------------------------------------------===//
+#include "onyx/onyx_abi.h"
 #include "onyx/onyx_runtime.h"
 
 #include <pybind11/numpy.h>
@@ -359,22 +360,22 @@ public:
     using CreateWeightsFn = OnyxState *(*)(const char *);
     using MetaFn = const char *(*)();
     auto create =
-        reinterpret_cast<CreateFn>(dlsym(handle, "onyx_state_create"));
+        reinterpret_cast<CreateFn>(dlsym(handle, ONYX_ABI_EXPORT_STATE_CREATE));
     auto createWeights = reinterpret_cast<CreateWeightsFn>(
-        dlsym(handle, "onyx_state_create_with_weights"));
+        dlsym(handle, ONYX_ABI_EXPORT_STATE_CREATE_WITH_WEIGHTS));
     destroyFn = reinterpret_cast<void (*)(OnyxState *)>(
-        dlsym(handle, "onyx_state_destroy"));
+        dlsym(handle, ONYX_ABI_EXPORT_STATE_DESTROY));
     computeFn =
         reinterpret_cast<OnyxTensorList *(*)(OnyxState *, OnyxTensorList *)>(
-            dlsym(handle, "inference_compute"));
+            dlsym(handle, ONYX_ABI_EXPORT_RUN));
     auto metadataFn =
-        reinterpret_cast<MetaFn>(dlsym(handle, "onyx_model_metadata"));
+        reinterpret_cast<MetaFn>(dlsym(handle, ONYX_ABI_EXPORT_METADATA));
     if (!create || !destroyFn || !computeFn || !metadataFn) {
       dlclose(handle);
-      throw OnyxException("'" + path +
-                          "' is not an Onyx artifact (it lacks "
-                          "onyx_state_create / inference_compute / "
-                          "onyx_model_metadata)");
+      throw OnyxException(
+          "'" + path +
+          "' is not an Onyx artifact (it lacks " ONYX_ABI_EXPORT_STATE_CREATE
+          " / " ONYX_ABI_EXPORT_RUN " / " ONYX_ABI_EXPORT_METADATA ")");
     }
     if (!createWeights) {
       dlclose(handle);
@@ -810,13 +811,13 @@ PYBIND11_MODULE(_onyx, m) {
         }
         using MetaFn = const char *(*)();
         auto meta =
-            reinterpret_cast<MetaFn>(dlsym(handle, "onyx_model_metadata"));
+            reinterpret_cast<MetaFn>(dlsym(handle, ONYX_ABI_EXPORT_METADATA));
         std::string text = meta && meta() ? meta() : "";
         dlclose(handle);
         if (!meta)
           throw OnyxException(
               "'" + path +
-              "' is not an Onyx artifact (no onyx_model_metadata)");
+              "' is not an Onyx artifact (no " ONYX_ABI_EXPORT_METADATA ")");
         return text;
       },
       py::arg("path"),

@@ -1,13 +1,14 @@
 //===- Internal.h - Onyx runtime internals ----------------------*- C++ -*-===//
 //
 // Definitions shared by the runtime's translation units. Nothing here is
-// exported: the library's only interface is onyx/onyx_runtime.h.
+// exported: the library's only interfaces are onyx/onyx_runtime.h (callers)
+// and onyx/onyx_services.h (generated code).
 //
 //===----------------------------------------------------------------------===//
 #ifndef ONYX_RUNTIME_INTERNAL_H
 #define ONYX_RUNTIME_INTERNAL_H
 
-#include "onyx/onyx_runtime.h"
+#include "onyx/onyx_services.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "RuntimeHandles.h"
 #include "onyx/onyx_runtime.h"
+#include "onyx/onyx_services.h"
 
 #include <gtest/gtest.h>
 

@@ -23,6 +23,7 @@
 #include "Device.h"
 #include "RuntimeHandles.h"
 #include "onyx/onyx_runtime.h"
+#include "onyx/onyx_services.h"
 
 #include <gtest/gtest.h>
 #include <sys/mman.h>

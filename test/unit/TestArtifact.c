@@ -8,6 +8,7 @@
  * It fails through onyxrt_fail when x[0][0] is negative.
  *===----------------------------------------------------------------------===*/
 #include "onyx/onyx_runtime.h"
+#include "onyx/onyx_services.h"
 
 #include <string.h>
 

@@ -16,6 +16,7 @@
 #include "TensorIO.h"
 
 #include "onyx/Pipelines/Compiler.h"
+#include "onyx/onyx_abi.h"
 #include "onyx/onyx_runtime.h"
 
 #include <algorithm>
@@ -278,11 +279,12 @@ struct Artifact {
       const char *message = dlerror();
       fail("cannot load '" + path + "': " + (message ? message : "dlopen"));
     }
-    resolve("onyx_state_create", stateCreate, path);
-    resolve("onyx_state_create_with_weights", stateCreateWithWeights, path);
-    resolve("onyx_state_destroy", stateDestroy, path);
-    resolve("inference_compute", compute, path);
-    resolve("onyx_model_metadata", metadata, path);
+    resolve(ONYX_ABI_EXPORT_STATE_CREATE, stateCreate, path);
+    resolve(ONYX_ABI_EXPORT_STATE_CREATE_WITH_WEIGHTS, stateCreateWithWeights,
+            path);
+    resolve(ONYX_ABI_EXPORT_STATE_DESTROY, stateDestroy, path);
+    resolve(ONYX_ABI_EXPORT_RUN, compute, path);
+    resolve(ONYX_ABI_EXPORT_METADATA, metadata, path);
   }
 
   template <typename Fn>

@@ -4,7 +4,7 @@
  * services generated code calls (their symbol names), the flags of the
  * library-call services, and the metadata text format (docs/runtime-abi.md).
  * The compiler includes this header instead of retyping the names (plain C,
- * no MLIR); the runtime declares the services themselves in onyx_runtime.h
+ * no MLIR); the runtime declares the services themselves in onyx_services.h
  * and parses the metadata with these constants. A caller of the runtime
  * never needs this header.
  *
@@ -92,7 +92,7 @@
 #define ONYXRT_FN_PROFILE_END "onyxrt_profile_end"
 
 /*--- Library-call flags ----------------------------------------------------*/
-/* onyxrt_cuda_gemm. (onyx_runtime.h defines the same values.) */
+/* onyxrt_cuda_gemm. */
 #define ONYXRT_GEMM_TRANS_A 1
 #define ONYXRT_GEMM_TRANS_B 2
 #define ONYXRT_GEMM_ACCUMULATE 4

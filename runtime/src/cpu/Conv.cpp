@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "onyx/onyx_runtime.h"
+#include "onyx/onyx_services.h"
 
 #include <algorithm>
 #include <cstdlib>
