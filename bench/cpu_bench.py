@@ -11,7 +11,7 @@ make_models.py when missing). Each case's input is random with a fixed seed
 Onyx and as raw bytes for ONNX Runtime.
 
 - Onyx: `onyx-compile MODEL.onnx -o MODEL.so` (default options: CPU target,
-  the portable x86-64-v2 artifact), then in a fresh process per case and
+  --cpu=native), then in a fresh process per case and
   thread count: onyxrt_cpu_set_threads(T) (OpenBLAS threads), the session,
   --warmup calls, then the median of --runs calls of inference_compute.
 - ONNX Runtime 1.30 from npm (`npm install --ignore-scripts

@@ -217,6 +217,18 @@ bool compileModelFile(const std::string &modelPath,
             "' (expected lifetime, iree or none)";
     return false;
   }
+  // --cpu: the generated code's instruction set. Default: the compiling
+  // host's for the CPU target (the artifact refuses a CPU without its
+  // extensions); baseline x86-64-v2 for the CUDA target's host code, which
+  // is built here and run on the GPU machine (docs/performance-cpu.md).
+  std::string cpu = options.cpu.empty()
+                        ? (options.target == "cuda" ? "x86-64-v2" : "native")
+                        : options.cpu;
+  if (!isSupportedCPU(cpu)) {
+    error = "unknown --cpu '" + cpu +
+            "' (expected native, x86-64, x86-64-v2, x86-64-v3 or x86-64-v4)";
+    return false;
+  }
   // --precision: never silently ignored.
   if (options.precision == "fp16" || options.precision == "bf16") {
     error = "--precision=" + options.precision +
@@ -306,12 +318,12 @@ bool compileModelFile(const std::string &modelPath,
   TimingScope llvmTimer = rootTimer.nest("LLVM");
   if (options.emit == "llvm") {
     auto file = openOutputFile(outputPath, &error);
-    if (!file || !emitLLVMIR(*module, file->os(), error, &llvmTimer))
+    if (!file || !emitLLVMIR(*module, file->os(), error, &llvmTimer, cpu))
       return false;
     file->keep();
     return true;
   }
-  bool ok = emitSharedLibrary(*module, outputPath, error, &llvmTimer);
+  bool ok = emitSharedLibrary(*module, outputPath, error, &llvmTimer, cpu);
   if (ok && options.progress) {
     double seconds = std::chrono::duration<double>(
                          std::chrono::steady_clock::now() - started)

@@ -4,6 +4,7 @@
 //                [--emit=onnx|onyx|buffers|llvm] [--make-inputs-dynamic]
 //                [--precision=fp32|tf32] [--fuse-attention] [--timing]
 //                [--profile]
+//                [--cpu=native|x86-64|x86-64-v2|x86-64-v3|x86-64-v4]
 //                [--progress=auto|always|never]
 //
 // Exit 0 on success; otherwise one "error: ..." line on stderr and exit 1.
@@ -62,6 +63,14 @@ int main(int argc, char **argv) {
                "convolutions on TF32 tensor cores); fp16 and bf16 (an fp32 "
                "model run in half precision) are not implemented yet"),
       cl::init("fp32"), cl::cat(category));
+  cl::opt<std::string> cpu(
+      "cpu",
+      cl::desc("The generated code's CPU: native (default for --target=cpu: "
+               "this machine's CPU and extensions; the artifact refuses to "
+               "run on a CPU without them), x86-64, x86-64-v2 (default for "
+               "--target=cuda's host code; any x86-64 of the last decade), "
+               "x86-64-v3 (AVX2, FMA) or x86-64-v4 (AVX-512)"),
+      cl::init(""), cl::cat(category));
   cl::opt<bool> fuseAttention(
       "fuse-attention",
       cl::desc("cuda: fuse attention blocks (QK^T, scale, mask, Softmax, PV) "
@@ -118,6 +127,7 @@ int main(int argc, char **argv) {
   options.timing = timing;
   options.poolScheme = poolScheme;
   options.precision = precision;
+  options.cpu = cpu;
   options.fuseAttention = fuseAttention;
   options.externalWeights = externalWeights;
   options.explainShapes = explainShapes;

@@ -45,6 +45,12 @@ struct CompileOptions {
   /// compiled to run in half precision) are rejected as not implemented
   /// yet; a model exported in fp16 / bf16 needs no option.
   std::string precision = "fp32";
+  /// The generated code's CPU: "native" (the compiling host's CPU and
+  /// extensions), "x86-64", "x86-64-v2", "x86-64-v3" or "x86-64-v4". Empty:
+  /// native for the CPU target, x86-64-v2 for the CUDA target's host code.
+  /// An artifact refuses, at session creation, a CPU that lacks an
+  /// extension it was built with.
+  std::string cpu;
   /// CUDA: attention blocks (QK^T, scale, mask, Softmax, PV) become one
   /// fused online-softmax kernel (onyx-fuse-attention). Off by default: it
   /// holds no score matrix (GPT-2 b8 s512: 204 instead of 312 MiB of

@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "onyx/Target/CPU/EmitArtifact.h"
+#include "onyx/onyx_abi.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -28,8 +29,10 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
@@ -41,6 +44,7 @@
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Target/TargetOptions.h"
 #include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
 
 #include <cstdlib>
 
@@ -49,8 +53,38 @@ using namespace mlir;
 namespace onyx {
 namespace {
 
+/// The instruction-set extensions onyxrt_cpu_check_features can probe
+/// (runtime/src/cpu/Features.cpp keeps the same list): the artifact records
+/// those its target CPU has.
+const char *const kCheckedFeatures[] = {"sse3",         "ssse3",
+                                        "sse4.1",       "sse4.2",
+                                        "crc32",        "popcnt",
+                                        "cx16",         "sahf",
+                                        "avx",          "avx2",
+                                        "fma",          "f16c",
+                                        "bmi",          "bmi2",
+                                        "lzcnt",        "movbe",
+                                        "xsave",        "aes",
+                                        "pclmul",       "vaes",
+                                        "vpclmulqdq",   "gfni",
+                                        "adx",          "sha",
+                                        "avxvnni",      "avx512f",
+                                        "avx512cd",     "avx512bw",
+                                        "avx512dq",     "avx512vl",
+                                        "avx512vnni",   "avx512bf16",
+                                        "avx512fp16",   "avx512ifma",
+                                        "avx512vbmi",   "avx512vbmi2",
+                                        "avx512bitalg", "avx512vpopcntdq"};
+
+/// A target machine for `cpu` (one of the --cpu names; "native" is the
+/// compiling host's CPU and features).
 std::unique_ptr<llvm::TargetMachine>
-createHostTargetMachine(std::string &error) {
+createHostTargetMachine(llvm::StringRef cpu, std::string &error) {
+  if (!isSupportedCPU(cpu)) {
+    error = "unknown --cpu '" + cpu.str() +
+            "' (expected native, x86-64, x86-64-v2, x86-64-v3 or x86-64-v4)";
+    return nullptr;
+  }
   llvm::InitializeNativeTarget();
   llvm::InitializeNativeTargetAsmPrinter();
   std::string tripleName = llvm::sys::getDefaultTargetTriple();
@@ -59,15 +93,70 @@ createHostTargetMachine(std::string &error) {
       llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return nullptr;
+  std::string cpuName = cpu.str();
+  std::string features;
+  if (cpu == "native") {
+    cpuName = llvm::sys::getHostCPUName().str();
+    llvm::SubtargetFeatures list;
+    for (const auto &feature : llvm::sys::getHostCPUFeatures())
+      list.AddFeature(feature.getKey(), feature.getValue());
+    features = list.getString();
+  }
   llvm::TargetOptions options;
-  // Portable x86-64 with SSE4.2/AVX-free baseline; artifacts may move between
-  // hosts (compile here, run on the GPU machine).
   std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
-      triple, "x86-64-v2", "", options, llvm::Reloc::PIC_, std::nullopt,
+      triple, cpuName, features, options, llvm::Reloc::PIC_, std::nullopt,
       llvm::CodeGenOptLevel::Aggressive));
   if (!tm)
-    error = "cannot create a target machine for " + tripleName;
+    error = "cannot create a target machine for " + tripleName + " (" +
+            cpuName + ")";
   return tm;
+}
+
+/// The session-creation entry points run before anything checks the CPU:
+/// they are compiled for baseline x86-64, and begin with a call to
+/// onyxrt_cpu_check_features(target, features), returning NULL (the
+/// runtime has set the error) when the host lacks a recorded extension.
+void guardEntryPoints(llvm::Module &module, llvm::TargetMachine &tm,
+                      llvm::StringRef cpu) {
+  const llvm::MCSubtargetInfo *sti = tm.getMCSubtargetInfo();
+  std::string features;
+  for (const char *feature : kCheckedFeatures) {
+    if (!sti->checkFeatures(std::string("+") + feature))
+      continue;
+    if (!features.empty())
+      features += ",";
+    features += feature;
+  }
+  std::string target = "--cpu=" + cpu.str();
+  if (cpu == "native")
+    target += " (" + tm.getTargetCPU().str() + ")";
+
+  llvm::LLVMContext &ctx = module.getContext();
+  auto *ptr = llvm::PointerType::get(ctx, 0);
+  auto *i32 = llvm::Type::getInt32Ty(ctx);
+  llvm::FunctionCallee check = module.getOrInsertFunction(
+      ONYXRT_FN_CPU_PREFIX "check_features",
+      llvm::FunctionType::get(i32, {ptr, ptr}, false));
+  for (const char *name : {ONYX_ABI_EXPORT_STATE_CREATE,
+                           ONYX_ABI_EXPORT_STATE_CREATE_WITH_WEIGHTS}) {
+    llvm::Function *fn = module.getFunction(name);
+    if (!fn || fn->isDeclaration())
+      continue;
+    fn->addFnAttr("target-cpu", "x86-64");
+    fn->addFnAttr("target-features", "");
+    fn->addFnAttr(llvm::Attribute::NoInline);
+    llvm::BasicBlock *body = &fn->getEntryBlock();
+    auto *guard = llvm::BasicBlock::Create(ctx, "cpu_check", fn, body);
+    auto *refused = llvm::BasicBlock::Create(ctx, "cpu_refused", fn, body);
+    llvm::IRBuilder<> builder(guard);
+    llvm::Value *rc = builder.CreateCall(
+        check, {builder.CreateGlobalString(target, "onyx_cpu_target"),
+                builder.CreateGlobalString(features, "onyx_cpu_features")});
+    builder.CreateCondBr(builder.CreateICmpEQ(rc, builder.getInt32(0)), body,
+                         refused);
+    builder.SetInsertPoint(refused);
+    builder.CreateRet(llvm::ConstantPointerNull::get(ptr));
+  }
 }
 
 /// A scope nested under `parent` (a null scope when timing is off).
@@ -86,11 +175,10 @@ std::pair<uint64_t, Type> flattenArrayType(Type type) {
   return {count, type};
 }
 
-std::unique_ptr<llvm::Module> translateAndOptimize(ModuleOp module,
-                                                   llvm::LLVMContext &llvmCtx,
-                                                   llvm::TargetMachine &tm,
-                                                   std::string &error,
-                                                   TimingScope *timing) {
+std::unique_ptr<llvm::Module>
+translateAndOptimize(ModuleOp module, llvm::LLVMContext &llvmCtx,
+                     llvm::TargetMachine &tm, llvm::StringRef cpu,
+                     std::string &error, TimingScope *timing) {
   registerBuiltinDialectTranslation(*module->getContext());
   registerLLVMDialectTranslation(*module->getContext());
   std::unique_ptr<llvm::Module> llvmModule;
@@ -105,6 +193,7 @@ std::unique_ptr<llvm::Module> translateAndOptimize(ModuleOp module,
   }
   llvmModule->setDataLayout(tm.createDataLayout());
   llvmModule->setTargetTriple(tm.getTargetTriple());
+  guardEntryPoints(*llvmModule, tm, cpu);
 
   TimingScope scope = nest(timing, "LLVM optimization (O2)");
   llvm::LoopAnalysisManager lam;
@@ -161,10 +250,9 @@ unsigned flattenConstantGlobals(ModuleOp module) {
       continue;
     unsigned elementBytes = (bits + 7) / 8;
     auto [scalars, scalarType] = flattenArrayType(arrayType);
-    bool sameScalar =
-        scalarType == elementType ||
-        (isa<IntegerType>(scalarType) &&
-         scalarType.getIntOrFloatBitWidth() == bits);
+    bool sameScalar = scalarType == elementType ||
+                      (isa<IntegerType>(scalarType) &&
+                       scalarType.getIntOrFloatBitWidth() == bits);
     if (!sameScalar || scalars != uint64_t(elements.getNumElements()) ||
         scalars == 0)
       continue;
@@ -199,13 +287,19 @@ unsigned flattenConstantGlobals(ModuleOp module) {
   return count;
 }
 
+bool isSupportedCPU(llvm::StringRef cpu) {
+  return cpu == "native" || cpu == "x86-64" || cpu == "x86-64-v2" ||
+         cpu == "x86-64-v3" || cpu == "x86-64-v4";
+}
+
 bool emitLLVMIR(ModuleOp module, llvm::raw_ostream &os, std::string &error,
-                TimingScope *timing) {
-  auto tm = createHostTargetMachine(error);
+                TimingScope *timing, llvm::StringRef cpu) {
+  auto tm = createHostTargetMachine(cpu, error);
   if (!tm)
     return false;
   llvm::LLVMContext llvmCtx;
-  auto llvmModule = translateAndOptimize(module, llvmCtx, *tm, error, timing);
+  auto llvmModule =
+      translateAndOptimize(module, llvmCtx, *tm, cpu, error, timing);
   if (!llvmModule)
     return false;
   TimingScope scope = nest(timing, "printing LLVM IR");
@@ -214,13 +308,15 @@ bool emitLLVMIR(ModuleOp module, llvm::raw_ostream &os, std::string &error,
 }
 
 bool emitSharedLibrary(ModuleOp module, const std::string &outputPath,
-                       std::string &error, TimingScope *timing) {
-  auto tm = createHostTargetMachine(error);
+                       std::string &error, TimingScope *timing,
+                       llvm::StringRef cpu) {
+  auto tm = createHostTargetMachine(cpu, error);
   if (!tm)
     return false;
   // The LLVM context outlives the module; both are freed in a timed scope.
   auto llvmCtx = std::make_unique<llvm::LLVMContext>();
-  auto llvmModule = translateAndOptimize(module, *llvmCtx, *tm, error, timing);
+  auto llvmModule =
+      translateAndOptimize(module, *llvmCtx, *tm, cpu, error, timing);
   if (!llvmModule)
     return false;
 

@@ -15,12 +15,22 @@ namespace onyx {
 /// Embedded weights are flat byte arrays (see flattenConstantGlobals). With
 /// `timing`, each step is timed in a scope nested under it.
 bool emitLLVMIR(mlir::ModuleOp module, llvm::raw_ostream &os,
-                std::string &error, mlir::TimingScope *timing = nullptr);
+                std::string &error, mlir::TimingScope *timing = nullptr,
+                llvm::StringRef cpu = "x86-64-v2");
 
 /// Translates, optimizes, emits a PIC object and links it with the runtime
 /// library into the shared library `outputPath`.
+/// The code is built for `cpu` (see isSupportedCPU); the session-creation
+/// entry points refuse, with one error, a host that lacks an extension the
+/// code was built with (runtime/src/cpu/Features.cpp).
 bool emitSharedLibrary(mlir::ModuleOp module, const std::string &outputPath,
-                       std::string &error, mlir::TimingScope *timing = nullptr);
+                       std::string &error, mlir::TimingScope *timing = nullptr,
+                       llvm::StringRef cpu = "x86-64-v2");
+
+/// The --cpu names: "native" (the compiling host's CPU and features),
+/// "x86-64", "x86-64-v2", "x86-64-v3" (AVX2, FMA) and "x86-64-v4"
+/// (AVX-512).
+bool isSupportedCPU(llvm::StringRef cpu);
 
 /// Rewrites every constant `llvm.mlir.global` whose initializer is a
 /// non-splat dense or dense_resource elements attribute of byte-sized
