@@ -15,6 +15,7 @@
 #include "onyx/Dialect/ONNX/ONNXDialect.h"
 #include "onyx/Import/ONNXImporter.h"
 #include "onyx/Pipelines/Pipelines.h"
+#include "onyx/Support/NodeNames.h"
 #include "onyx/Target/CPU/EmitArtifact.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -34,21 +35,6 @@ using namespace mlir;
 
 namespace onyx {
 namespace {
-
-/// The node name carried by a location, if any.
-std::string nodeNameOf(Location loc) {
-  if (auto nameLoc = dyn_cast<NameLoc>(loc))
-    return nameLoc.getName().str();
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations()) {
-      std::string name = nodeNameOf(inner);
-      if (!name.empty())
-        return name;
-    }
-  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
-    return nodeNameOf(callSite.getCallee());
-  return "";
-}
 
 bool writeIR(ModuleOp module, const std::string &path, std::string &error) {
   auto file = openOutputFile(path, &error);

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "onyx/Support/NodeNames.h"
 #include "onyx/Transforms/Passes.h"
 #include "onyx/onyx_abi.h"
 
@@ -149,8 +150,8 @@ struct LowerRuntimeChecksPass
         syncFn.setPrivate();
       }
       std::string site = "a readback";
-      if (auto nameLoc = dyn_cast<NameLoc>(loc))
-        site = "node '" + nameLoc.getName().str() + "'";
+      if (std::string node = nodeNameOf(loc); !node.empty())
+        site = "node '" + node + "'";
       std::string global = messageGlobal(module, builder, loc, site);
       Value msg = LLVM::AddressOfOp::create(builder, loc, ptr, global);
       Value status =
@@ -173,8 +174,8 @@ struct LowerRuntimeChecksPass
 
     // Prefix the message with the node that owns the check.
     std::string message = op.getMessage().str();
-    if (auto nameLoc = dyn_cast<NameLoc>(loc))
-      message = "node '" + nameLoc.getName().str() + "': " + message;
+    if (std::string node = nodeNameOf(loc); !node.empty())
+      message = "node '" + node + "': " + message;
 
     auto failFn = module.lookupSymbol<func::FuncOp>(kFailFn);
     if (!failFn) {

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "onyx/Support/NodeNames.h"
 #include "onyx/Transforms/Passes.h"
 #include "onyx/onyx_abi.h"
 
@@ -279,16 +280,8 @@ Value entryContext(Operation *op) {
 /// A pointer to a private string global holding the op's node name (the
 /// runtime prefixes its messages with "node 'NAME': ").
 Value nodeLabel(ConversionPatternRewriter &rewriter, Operation *op) {
-  std::string name;
   Location loc = op->getLoc();
-  if (auto nameLoc = dyn_cast<NameLoc>(loc))
-    name = nameLoc.getName().str();
-  else if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations())
-      if (auto n = dyn_cast<NameLoc>(inner)) {
-        name = n.getName().str();
-        break;
-      }
+  std::string name = nodeNameOf(loc);
   auto module = op->getParentOfType<ModuleOp>();
   std::string global;
   for (int i = 0;; ++i) {

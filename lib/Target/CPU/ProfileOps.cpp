@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "onyx/Dialect/Onyx/OnyxDialect.h"
+#include "onyx/Support/NodeNames.h"
 #include "onyx/Target/CPU/Passes.h"
 #include "onyx/onyx_abi.h"
 
@@ -47,20 +48,6 @@ constexpr StringLiteral kBeginFn = ONYXRT_FN_PROFILE_BEGIN;
 constexpr StringLiteral kEndFn = ONYXRT_FN_PROFILE_END;
 /// Buffers per event at most (the rest are left out of the table).
 constexpr size_t kMaxBuffers = 8;
-
-std::string nodeNameOf(Location loc) {
-  if (auto nameLoc = dyn_cast<NameLoc>(loc))
-    return nameLoc.getName().str();
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations()) {
-      std::string name = nodeNameOf(inner);
-      if (!name.empty())
-        return name;
-    }
-  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
-    return nodeNameOf(callSite.getCallee());
-  return "";
-}
 
 /// The ranked buffer a pointer operand of a call addresses, if any.
 Value bufferBehind(Value pointer) {

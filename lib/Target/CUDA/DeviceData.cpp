@@ -15,20 +15,6 @@ using namespace mlir;
 
 namespace onyx::cuda {
 
-std::string nodeNameOf(Location loc) {
-  if (auto nameLoc = dyn_cast<NameLoc>(loc))
-    return nameLoc.getName().str();
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations()) {
-      std::string name = nodeNameOf(inner);
-      if (!name.empty())
-        return name;
-    }
-  if (auto callSite = dyn_cast<CallSiteLoc>(loc))
-    return nodeNameOf(callSite.getCallee());
-  return "";
-}
-
 bool isSupportedScalarType(Type type) {
   if (type.isIndex())
     return true;

@@ -19,14 +19,12 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "onyx/Support/NodeNames.h"
 #include "llvm/ADT/DenseMap.h"
 
 #include <string>
 
 namespace onyx::cuda {
-
-/// The node name carried by a location, if any.
-std::string nodeNameOf(mlir::Location loc);
 
 /// Scalars a kernel argument slot (8 bytes) can carry.
 bool isSupportedScalarType(mlir::Type type);

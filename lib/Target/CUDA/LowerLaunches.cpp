@@ -27,6 +27,7 @@
 
 #include "CUDAAttributes.h"
 
+#include "onyx/Support/NodeNames.h"
 #include "onyx/Target/CUDA/Passes.h"
 #include "onyx/onyx_abi.h"
 
@@ -370,8 +371,8 @@ LogicalResult lowerSessionConstant(RuntimeGlobals &globals, gpu::MemcpyOp copy,
       LLVM::IntToPtrOp::create(b, loc, ptr, pointerBits(b, loc, copy.getSrc()));
   int64_t bytes = type.getNumElements() * elementBytes(type.getElementType());
   std::string label = "constant upload";
-  if (auto name = dyn_cast<NameLoc>(loc))
-    label = ("constant '" + name.getName().getValue() + "': upload").str();
+  if (std::string name = nodeNameOf(loc); !name.empty())
+    label = "constant '" + name + "': upload";
   SmallVector<Value> args = {context, src,
                              LLVM::ConstantOp::create(b, loc, i64, bytes),
                              globals.labelPointer(b, loc, label)};
@@ -466,8 +467,8 @@ LogicalResult lowerCopy(RuntimeGlobals &globals, gpu::MemcpyOp copy,
   std::string label = "constant upload";
   if (readback) {
     label = "reading a device tensor back to the host";
-    if (auto name = dyn_cast<NameLoc>(loc))
-      label = ("node '" + name.getName().getValue() + "': " + label).str();
+    if (std::string name = nodeNameOf(loc); !name.empty())
+      label = "node '" + name + "': " + label;
   }
   SmallVector<Value> args = {*context, asPointer(copy.getDst()),
                              asPointer(copy.getSrc()), bytes,
