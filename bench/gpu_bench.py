@@ -424,7 +424,11 @@ def align_weights(compiled, exported, out_data):
 # ---------------------------------------------------------------------------
 # The Onyx runtime through ctypes
 
-NP_TO_ONNX = {np.dtype(np.float32): 1, np.dtype(np.int64): 7, np.dtype(np.int32): 6}
+# numpy has no bfloat16: BF16 arrays hold the raw bits (a one-field record
+# of uint16; .view(np.uint16) reads them).
+BF16 = np.dtype([("bf16", "<u2")])
+NP_TO_ONNX = {np.dtype(np.float32): 1, np.dtype(np.int64): 7, np.dtype(np.int32): 6,
+              np.dtype(np.float16): 10, np.dtype(np.bool_): 9, BF16: 16}
 ONNX_TO_NP = {v: k for k, v in NP_TO_ONNX.items()}
 
 
@@ -807,6 +811,20 @@ def cmd_run(args):
             except Exception as e:
                 info["onyx_error"] = str(e)[:2000]
         print(json.dumps({"model": name, **info}), flush=True)
+        # --variant NAME=DIR[:VAR=VALUE]: the same case timed with DIR's
+        # artifact (same graph, so the same weights file) under VAR=VALUE.
+        variants = []
+        for spec in (args.variant or []) if onyx is not None else []:
+            vname, rest = spec.split("=", 1)
+            vdir, _, venv = rest.partition(":")
+            data = os.path.join(vdir, name + ".onnx.data")
+            if not os.path.exists(data):  # a hard link (the runtime refuses symbolic ones)
+                try:
+                    os.link(os.path.join(args.art, name + ".onnx.data"), data)
+                except OSError:
+                    shutil.copy(os.path.join(args.art, name + ".onnx.data"), data)
+            variants.append((vname, Onyx(args.runtime, os.path.join(vdir, name + ".so")),
+                             venv.split("=", 1) if venv else None))
         for c in mine:
             r = dict(c, **{k: v for k, v in info.items() if k != "onyx_create_s"})
             inputs = make_inputs(c)
@@ -819,10 +837,29 @@ def cmd_run(args):
                     time_onyx(clock, onyx, inputs, refs[c["id"]], r)
                 except Exception as e:
                     r["onyx_error"] = ("%s: %s" % (type(e).__name__, e))[:2000]
+                for vname, vonyx, venv in variants:
+                    old = os.environ.get(venv[0]) if venv else None
+                    if venv:
+                        os.environ[venv[0]] = venv[1]
+                    rv = {}
+                    try:
+                        time_onyx(clock, vonyx, inputs, refs[c["id"]], rv)
+                    except Exception as e:
+                        rv["onyx_error"] = ("%s: %s" % (type(e).__name__, e))[:500]
+                    finally:
+                        if venv and old is None:
+                            del os.environ[venv[0]]
+                        elif venv:
+                            os.environ[venv[0]] = old
+                    r.setdefault("variants", {})[vname] = {
+                        k: rv[k] for k in ("onyx_ms", "onyx_dev_ms", "rel_err", "onyx_dev_rel_err",
+                                           "onyx_activation_bytes", "onyx_error") if k in rv}
             results.append(r)
             print(json.dumps(r), flush=True)
         if onyx is not None:
             onyx.close()
+        for _, vonyx, _ in variants:
+            vonyx.close()
         if cuda:
             torch.cuda.empty_cache()
     # torch.compile, within the budget.
@@ -932,6 +969,9 @@ def main():
     r.add_argument("--compile-guess", type=float, default=60,
                    help="seconds a first torch.compile is assumed to take")
     r.add_argument("--no-compile", action="store_true")
+    r.add_argument("--variant", action="append",
+                   help="NAME=DIR[:VAR=VALUE]: also time DIR's artifacts (compiled from the same "
+                        "graphs) with VAR=VALUE set; results under 'variants' in each case's JSON")
     r.add_argument("--device", default="cuda", help="cpu: a dry run with CPU artifacts")
     r.add_argument("--json")
     f = sub.add_parser("profile")

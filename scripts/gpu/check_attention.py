@@ -12,6 +12,21 @@ print the relative error ||onyx - torch|| / ||torch|| (the CPU test's bound
 is 1e-4):
 
   python3 scripts/gpu/check_attention.py run .dev/att/dyn --runtime .dev/att/libonyx_runtime.so
+
+Kernel cases (`synth-compile` here, `synth-run` there): one-block ONNX
+models (Q/K/V [B, S, H, D] transposed to heads, MatMul, Mul or Div by
+sqrt(D), an additive padding mask [B, 1, 1, S] / a causal Where mask
+[1, 1, S, S] with the type's lowest value / none, Softmax, MatMul) in f32,
+f16 and bf16 at depths 32/64/128 and lengths that are no multiple of the
+tiles; each must fuse into one onyx.attention. There, on fresh random
+inputs, the output's error against an fp64 reference (PyTorch on the
+inputs upcast) is compared with PyTorch's own error in the same precision
+(the same ops run eagerly in that type on the GPU): a case passes when
+onyx's error is at most twice PyTorch's or under the type's floor (f32
+1e-5, f16 2e-3, bf16 1.6e-2):
+
+  /usr/bin/python3 scripts/gpu/check_attention.py synth-compile .dev/att/synth
+  python3 scripts/gpu/check_attention.py synth-run .dev/att/synth --runtime .dev/att/libonyx_runtime.so
 """
 import argparse
 import json
@@ -29,7 +44,7 @@ REL_TOL = 1e-4
 
 
 def cmd_compile(args):
-    compiler = os.path.join(REPO, "build", "bin", "onyx-compile")
+    compiler = os.environ.get("ONYX_COMPILE", os.path.join(REPO, "build", "bin", "onyx-compile"))
     os.makedirs(args.out, exist_ok=True)
     counts = {}
     for name in args.models.split(","):
@@ -79,6 +94,224 @@ def cmd_run(args):
     return 1 if bad else 0
 
 
+# name: (type, mask, B, H, S, D, scale op)
+SYNTH = {
+    "f32_pad_d64": ("f32", "pad", 2, 3, 77, 64, "Div"),
+    "f32_causal_d128": ("f32", "causal", 1, 2, 130, 128, "Mul"),
+    "f32_none_d32": ("f32", "none", 2, 2, 33, 32, "Mul"),
+    # batch 1's every key masked: the softmax of equal scores (PyTorch's
+    # result in f32 is the reference: fp64 keeps the scores apart)
+    "f32_allpad_d64": ("f32", "allpad", 2, 2, 100, 64, "Mul"),
+    "f16_pad_d64": ("f16", "pad", 2, 3, 77, 64, "Div"),
+    "f16_causal_d64": ("f16", "causal", 2, 4, 300, 64, "Mul"),
+    "f16_causal_d128": ("f16", "causal", 1, 2, 130, 128, "Mul"),
+    "f16_none_d32": ("f16", "none", 2, 2, 33, 32, "Mul"),
+    "bf16_pad_d64": ("bf16", "pad", 2, 3, 77, 64, "Div"),
+    "bf16_causal_d64": ("bf16", "causal", 2, 4, 300, 64, "Mul"),
+    "bf16_none_d128": ("bf16", "none", 1, 2, 70, 128, "Mul"),
+}
+FLOOR = {"f32": 1e-5, "f16": 2e-3, "bf16": 1.6e-2}
+# Timed cases (one attention block at a bench model's shape): compiled with
+# and without --fuse-attention; onyx with device-resident inputs (IO
+# binding) against PyTorch eager (the same ops in that type) and SDPA.
+SYNTH_TIMED = {
+    "t_f32_gpt2_b8s512": ("f32", "causal", 8, 12, 512, 64, "Div"),
+    "t_f16_gpt2_b8s512": ("f16", "causal", 8, 12, 512, 64, "Div"),
+    "t_f32_bert_b32s128": ("f32", "pad", 32, 12, 128, 64, "Div"),
+    "t_f16_bert_b32s128": ("f16", "pad", 32, 12, 128, 64, "Div"),
+}
+SYNTH.update(SYNTH_TIMED)
+
+
+def synth_model(name, path):
+    import onnx
+    import onnx.numpy_helper
+    from onnx import helper as oh, TensorProto as TP
+    dt, mask, B, H, S, D, scale_op = SYNTH[name]
+    T = {"f32": TP.FLOAT, "f16": TP.FLOAT16, "bf16": TP.BFLOAT16}[dt]
+
+    def scalar(n, x):
+        if dt == "bf16":
+            return oh.make_tensor(n, T, [], [float(x)])
+        return onnx.numpy_helper.from_array(np.array(x, dtype={"f32": np.float32, "f16": np.float16}[dt]), n)
+    ins = [oh.make_tensor_value_info(n, T, [B, S, H, D]) for n in "qkv"]
+    nodes = [oh.make_node("Transpose", ["q"], ["qh"], perm=[0, 2, 1, 3]),
+             oh.make_node("Transpose", ["k"], ["kt"], perm=[0, 2, 3, 1]),
+             oh.make_node("Transpose", ["v"], ["vh"], perm=[0, 2, 1, 3]),
+             oh.make_node("MatMul", ["qh", "kt"], ["s"])]
+    inits = [scalar("c", np.sqrt(D) if scale_op == "Div" else 1 / np.sqrt(D))]
+    nodes.append(oh.make_node(scale_op, ["s", "c"], ["x"]))
+    last = "x"
+    if mask in ("pad", "allpad"):
+        ins.append(oh.make_tensor_value_info("m", T, [B, 1, 1, S]))
+        nodes.append(oh.make_node("Add", ["x", "m"], ["xm"]))
+        last = "xm"
+    elif mask == "causal":
+        ins.append(oh.make_tensor_value_info("m", TP.BOOL, [1, 1, S, S]))
+        lowest = {"f32": float(np.finfo(np.float32).min), "f16": -65504.0, "bf16": -3.3895e38}[dt]
+        inits.append(scalar("f", lowest))
+        nodes.append(oh.make_node("Where", ["m", "x", "f"], ["xm"]))
+        last = "xm"
+    nodes += [oh.make_node("Softmax", [last], ["p"], axis=-1),
+              oh.make_node("MatMul", ["p", "vh"], ["o"])]
+    g = oh.make_graph(nodes, name, ins, [oh.make_tensor_value_info("o", T, [B, H, S, D])], inits)
+    m = oh.make_model(g, opset_imports=[oh.make_opsetid("", 17)])
+    onnx.checker.check_model(m)
+    onnx.save(m, path)
+
+
+def cmd_synth_compile(args):
+    compiler = os.environ.get("ONYX_COMPILE", os.path.join(REPO, "build", "bin", "onyx-compile"))
+    os.makedirs(args.out, exist_ok=True)
+    fused, bad = {}, 0
+    for name in SYNTH:
+        src = os.path.join(args.out, name + ".onnx")
+        synth_model(name, src)
+        ir = subprocess.run([compiler, "--target=cuda", "--fuse-attention", "--emit=onyx", src, "-o", "-"],
+                            capture_output=True, text=True)
+        n = ir.stdout.count("onyx.attention")
+        r = subprocess.run([compiler, "--target=cuda", "--fuse-attention", src, "-o",
+                            os.path.join(args.out, name + ".so")], capture_output=True, text=True)
+        fused[name] = n
+        ok = n == 1 and r.returncode == 0
+        if name in SYNTH_TIMED:
+            u = subprocess.run([compiler, "--target=cuda", src, "-o",
+                                os.path.join(args.out, name + "_unfused.so")], capture_output=True, text=True)
+            ok = ok and u.returncode == 0
+        bad += not ok
+        print("%-18s onyx.attention x%d  %s" % (name, n, "ok" if r.returncode == 0 else r.stderr.strip()[-300:]))
+    with open(os.path.join(args.out, "fused.json"), "w") as f:
+        json.dump(fused, f, indent=1)
+    print("%d case(s) not fused into one kernel" % bad)
+    return 1 if bad else 0
+
+
+def cmd_synth_run(args):
+    import torch
+    sys.path.insert(0, os.path.join(REPO, "bench"))
+    from gpu_bench import Onyx, BF16
+    torch.backends.cuda.matmul.allow_tf32 = False
+    tdt = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
+    gen = torch.Generator().manual_seed(int.from_bytes(os.urandom(4), "little"))
+    bad, timed = 0, []
+    print("%-18s %10s %10s %10s  %s" % ("case", "onyx err", "torch err", "sdpa err", "verdict"))
+    for name in SYNTH:
+        dt, mask, B, H, S, D, _ = SYNTH[name]
+        so = os.path.join(args.art, name + ".so")
+        if not os.path.exists(so):
+            print("%-18s not compiled" % name)
+            bad += 1
+            continue
+        q, k, v = [torch.randn(B, S, H, D, generator=gen).to(tdt[dt]) for _ in range(3)]
+        feeds = [q, k, v]
+        m = None
+        if mask in ("pad", "allpad"):
+            keep = torch.ones(B, S)
+            for b in range(B):
+                keep[b, S - 1 - b * (S // 5):] = 0  # batch b pads its last b*S/5 + 1 keys
+            if mask == "allpad":
+                keep[1:] = 0
+            m = ((1 - keep) * torch.finfo(tdt[dt]).min).to(tdt[dt]).view(B, 1, 1, S)
+            feeds.append(m)
+        elif mask == "causal":
+            m = torch.tril(torch.ones(S, S, dtype=torch.bool)).view(1, 1, S, S)
+            feeds.append(m)
+
+        def np_in(t):
+            if t.dtype == torch.bfloat16:
+                return t.view(torch.int16).numpy().view(np.uint16).view(BF16)
+            return t.numpy()
+
+        def attention(qq, kk, vv, mm, dtype, dev):
+            qq, kk, vv = [x.to(dev, dtype).transpose(1, 2) for x in (qq, kk, vv)]
+            s = (qq @ kk.transpose(-1, -2)) * (1.0 / np.sqrt(D))
+            if mask in ("pad", "allpad"):
+                s = s + mm.to(dev, dtype)
+            elif mask == "causal":
+                s = torch.where(mm.to(dev), s, torch.tensor(torch.finfo(tdt[dt]).min, dtype=dtype, device=dev))
+            return torch.softmax(s, -1) @ vv
+        ref = attention(q, k, v, m, torch.float64, "cpu")
+        same = attention(q, k, v, m, tdt[dt], "cuda").cpu().double()
+        qq, kk, vv = [x.cuda().transpose(1, 2) for x in (q, k, v)]
+        am = None
+        if mask in ("pad", "allpad"):
+            am = m.cuda()
+        elif mask == "causal":
+            am = m.cuda()
+        sdpa = torch.nn.functional.scaled_dot_product_attention(qq, kk, vv, attn_mask=am).cpu().double()
+        onyx = Onyx(args.runtime, so)
+        try:
+            out = onyx.call(onyx.make_list([np_in(t) for t in feeds]))[0]
+        except Exception as e:
+            print("%-18s error: %s" % (name, e))
+            bad += 1
+            onyx.close()
+            continue
+        onyx.close()
+        if dt == "bf16":
+            out = torch.from_numpy(out.view(np.uint16).view(np.int16).copy()).view(torch.bfloat16)
+        else:
+            out = torch.from_numpy(out)
+        out = out.double()
+
+        def err(x):
+            return float(torch.linalg.norm(x - ref) / torch.linalg.norm(ref))
+        if mask == "allpad":
+            ref = same
+        e, et, es = err(out), err(same), err(sdpa)
+        ok = bool(torch.isfinite(out).all()) and (e <= 2 * et or e <= FLOOR[dt])
+        bad += not ok
+        print("%-18s %10.2e %10.2e %10.2e  %s" % (name, e, et, es, "PASS" if ok else "FAIL"), flush=True)
+        if name in SYNTH_TIMED:
+            timed.append((name, feeds, ref, qq, kk, vv, am, m))
+    # Timings: median of 30 after 3 warm-up calls.
+    from gpu_bench import Clock, time_onyx_device
+    clock = Clock("cuda", 3, 30, 30, 0.0)
+
+    def events_ms(fn):
+        for _ in range(3):
+            fn()
+        ts = []
+        for _ in range(30):
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            fn()
+            b.record()
+            b.synchronize()
+            ts.append(a.elapsed_time(b))
+        return sorted(ts)[len(ts) // 2]
+    if timed:
+        print("\n%-20s %10s %10s %10s %10s %10s" % ("timed case", "fused ms", "unfused ms", "eager ms",
+                                                      "sdpa ms", "fused err"))
+    for name, feeds, ref, qq, kk, vv, am, m in timed:
+        dt, mask, B, H, S, D, _ = SYNTH[name]
+        row = {}
+        for tag in ("fused", "unfused"):
+            onyx = Onyx(args.runtime, os.path.join(args.art, name + ("" if tag == "fused" else "_unfused") + ".so"))
+            r = {}
+            time_onyx_device(clock, onyx, [t.numpy() for t in feeds], ref.numpy(), r)
+            onyx.close()
+            row[tag] = r.get("onyx_dev_ms", float("nan"))
+            row[tag + "_err"] = r.get("onyx_dev_rel_err", float("nan"))
+        scale = 1.0 / np.sqrt(D)
+        fill = torch.tensor(torch.finfo(tdt[dt]).min, dtype=tdt[dt], device="cuda")
+        amd = am
+
+        def eager():
+            sc = (qq @ kk.transpose(-1, -2)) * scale
+            if mask == "pad":
+                sc = sc + amd
+            elif mask == "causal":
+                sc = torch.where(amd, sc, fill)
+            return torch.softmax(sc, -1) @ vv
+        row["eager"] = events_ms(eager)
+        row["sdpa"] = events_ms(lambda: torch.nn.functional.scaled_dot_product_attention(qq, kk, vv, attn_mask=amd))
+        print("%-20s %10.3f %10.3f %10.3f %10.3f %10.2e" % (name, row["fused"], row["unfused"], row["eager"],
+                                                          row["sdpa"], row["fused_err"]), flush=True)
+    print("%d case(s) failing" % bad)
+    return 1 if bad else 0
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -89,8 +322,14 @@ def main():
     r.add_argument("art")
     r.add_argument("--runtime", required=True)
     r.add_argument("--models", default=",".join(MODELS))
+    sc = sub.add_parser("synth-compile")
+    sc.add_argument("out")
+    sr = sub.add_parser("synth-run")
+    sr.add_argument("art")
+    sr.add_argument("--runtime", required=True)
     args = p.parse_args()
-    return {"compile": cmd_compile, "run": cmd_run}[args.cmd](args) or 0
+    return {"compile": cmd_compile, "run": cmd_run, "synth-compile": cmd_synth_compile,
+            "synth-run": cmd_synth_run}[args.cmd](args) or 0
 
 
 if __name__ == "__main__":

@@ -48,6 +48,57 @@ using namespace onyx;
 
 namespace {
 
+/// The element types the kernels take.
+bool isAttentionFloat(Type t) { return t.isF32() || t.isF16() || t.isBF16(); }
+
+/// `v` without an extension from f16/bf16 to f32 (the lowering computes
+/// half-precision elementwise bodies in f32 between an extension and a
+/// truncation): arith.extf, or for bf16 the bit-level extension it writes
+/// out, bitcast(shli(extui(bitcast x : bf16 to i16), 16)) : f32.
+Value stripExt(Value v) {
+  if (auto ext = v.getDefiningOp<arith::ExtFOp>())
+    if (ext.getType().isF32() &&
+        (ext.getIn().getType().isF16() || ext.getIn().getType().isBF16()))
+      return ext.getIn();
+  auto cast = v.getDefiningOp<arith::BitcastOp>();
+  if (!cast || !cast.getType().isF32())
+    return v;
+  auto shl = cast.getIn().getDefiningOp<arith::ShLIOp>();
+  if (!shl || !isConstantIntValue(shl.getRhs(), 16))
+    return v;
+  auto ext = shl.getLhs().getDefiningOp<arith::ExtUIOp>();
+  auto in = ext ? ext.getIn().getDefiningOp<arith::BitcastOp>() : nullptr;
+  if (!in || !in.getIn().getType().isBF16())
+    return v;
+  return in.getIn();
+}
+
+/// The f32 value `v` (of element type `element`, f16 or bf16) truncates:
+/// arith.truncf, or for bf16 the round-to-nearest-even the lowering writes
+/// out, bitcast(trunci(select(cmpf uno y, y; quiet NaN; shrui(addi(bitcast
+/// y, bias), 16)))) : bf16. NULL if neither.
+Value truncatedFrom(Value v, Type element) {
+  if (auto trunc = v.getDefiningOp<arith::TruncFOp>())
+    return trunc.getIn().getType().isF32() ? trunc.getIn() : Value();
+  auto cast = v.getDefiningOp<arith::BitcastOp>();
+  if (!element.isBF16() || !cast || !cast.getType().isBF16())
+    return Value();
+  auto trunc = cast.getIn().getDefiningOp<arith::TruncIOp>();
+  auto sel = trunc ? trunc.getIn().getDefiningOp<arith::SelectOp>() : nullptr;
+  auto cmp = sel ? sel.getCondition().getDefiningOp<arith::CmpFOp>() : nullptr;
+  if (!cmp || cmp.getPredicate() != arith::CmpFPredicate::UNO ||
+      cmp.getLhs() != cmp.getRhs() || !cmp.getLhs().getType().isF32())
+    return Value();
+  auto shr = sel.getFalseValue().getDefiningOp<arith::ShRUIOp>();
+  auto add = shr ? shr.getLhs().getDefiningOp<arith::AddIOp>() : nullptr;
+  if (!add || !isConstantIntValue(shr.getRhs(), 16))
+    return Value();
+  auto bits = add.getLhs().getDefiningOp<arith::BitcastOp>();
+  if (!bits || bits.getIn() != cmp.getLhs())
+    return Value();
+  return cmp.getLhs();
+}
+
 /// `v` without `select %c, %x, %x` (both arms equal) around it.
 Value stripSameSelect(Value v) {
   while (auto sel = v.getDefiningOp<arith::SelectOp>()) {
@@ -252,7 +303,8 @@ View viewOf(Value t, SmallVectorImpl<Operation *> &chain) {
 /// `out + a * b` of the block arguments (either order).
 bool isMulAddBody(linalg::LinalgOp op) {
   Block *body = op.getBlock();
-  if (body->getNumArguments() != 3 || !body->getArgument(0).getType().isF32())
+  if (body->getNumArguments() != 3 ||
+      !isAttentionFloat(body->getArgument(0).getType()))
     return false;
   auto add = cast<linalg::YieldOp>(body->getTerminator())
                  .getOperand(0)
@@ -272,7 +324,7 @@ bool isMulAddBody(linalg::LinalgOp op) {
 }
 
 /// A batched contraction C[d0, d1, d2, d3] += A[d0, d1, d2, d4] *
-/// B[d0, d1, d4, d3] on f32 whose init is a zero fill.
+/// B[d0, d1, d4, d3] on f32, f16 or bf16 whose init is a zero fill.
 bool isBatchedMatmul(linalg::GenericOp g) {
   if (!g || g.getNumDpsInputs() != 2 || g.getNumDpsInits() != 1 ||
       g.getNumLoops() != 5 || g.getNumReductionLoops() != 1 ||
@@ -337,10 +389,12 @@ struct Scores {
 };
 
 /// Each mask dim read at a distinct loop (or at constant 0 on extent 1).
-bool isMaskAccess(const Access &a, bool boolean) {
+/// An additive mask is f32 or the scores' element type `scoreType`.
+bool isMaskAccess(const Access &a, bool boolean, Type scoreType) {
   auto type = cast<RankedTensorType>(a.source.getType());
   Type element = type.getElementType();
-  if ((boolean ? !element.isInteger(1) : !element.isF32()) ||
+  if ((boolean ? !element.isInteger(1)
+               : !(element.isF32() || element == scoreType)) ||
       type.getRank() > 4 || type.getRank() < 1)
     return false;
   llvm::SmallBitVector seen(4);
@@ -353,9 +407,15 @@ bool isMaskAccess(const Access &a, bool boolean) {
   return true;
 }
 
-/// X (the softmax input, rank 4) as `QK * c`, `QK / c`, `... + mask`.
+/// X (the softmax input, rank 4) as `QK * c`, `QK / c`, `... + mask`, all
+/// of one element type (f32, f16 or bf16; a half type's bodies may compute
+/// in f32 between extf and a final truncf).
 std::optional<Scores> matchScores(Value x) {
   Scores scores;
+  auto xType = dyn_cast<RankedTensorType>(x.getType());
+  if (!xType || !isAttentionFloat(xType.getElementType()))
+    return std::nullopt;
+  Type element = xType.getElementType();
   bool sawMask = false, sawScale = false;
   for (int step = 0; step < 6; ++step) {
     auto g = x.getDefiningOp<linalg::GenericOp>();
@@ -366,15 +426,21 @@ std::optional<Scores> matchScores(Value x) {
       return scores;
     }
     if (!isElementwise(g, 4) ||
-        !cast<RankedTensorType>(g.getResult(0).getType())
-             .getElementType()
-             .isF32())
+        cast<RankedTensorType>(g.getResult(0).getType()).getElementType() !=
+            element)
       return std::nullopt;
     Value y = yielded(g);
+    if (!element.isF32())
+      if (Value wide = truncatedFrom(y, element))
+        y = wide;
     Operation *op = y.getDefiningOp();
     if (!op || op->getBlock() != g.getBody() || op->getNumOperands() < 2)
       return std::nullopt;
     Value lhs = op->getOperand(0), rhs = op->getOperand(1);
+    if (!element.isF32()) {
+      lhs = stripExt(lhs);
+      rhs = stripExt(rhs);
+    }
     std::optional<Access> next;
     if (auto sel = dyn_cast<arith::SelectOp>(op)) {
       // Where(mask, scores, c) or Where(mask, c, scores).
@@ -382,11 +448,15 @@ std::optional<Scores> matchScores(Value x) {
         return std::nullopt;
       sawMask = true;
       std::optional<Access> ma = accessOf(g, sel.getCondition());
-      if (!ma || !isMaskAccess(*ma, /*boolean=*/true))
+      if (!ma || !isMaskAccess(*ma, /*boolean=*/true, element))
         return std::nullopt;
       for (int order = 0; order < 2 && !next; ++order) {
         Value sv = order == 0 ? sel.getTrueValue() : sel.getFalseValue();
         Value cv = order == 0 ? sel.getFalseValue() : sel.getTrueValue();
+        if (!element.isF32()) {
+          sv = stripExt(sv);
+          cv = stripExt(cv);
+        }
         std::optional<Access> sa = accessOf(g, sv);
         std::optional<double> c = bodyConstant(g, cv);
         if (!sa || !c || std::isnan(*c) || !isIdentityAccess(*sa, 4) ||
@@ -425,7 +495,7 @@ std::optional<Scores> matchScores(Value x) {
         if (!sa || !ma || !isIdentityAccess(*sa, 4) ||
             !sa->source.getDefiningOp<linalg::GenericOp>())
           continue;
-        if (!isMaskAccess(*ma, /*boolean=*/false))
+        if (!isMaskAccess(*ma, /*boolean=*/false, element))
           continue;
         next = sa;
         scores.mask = ma;
@@ -539,9 +609,14 @@ bool fuse(linalg::GenericOp pv) {
   View q = viewOf(scores->qk.getDpsInputs()[0], chain);
   View kt = viewOf(scores->qk.getDpsInputs()[1], chain);
   View v = viewOf(pv.getDpsInputs()[1], chain);
-  for (Value t : {q.source, kt.source, v.source}) {
+  // One element type throughout (f32, f16 or bf16): Q, K, V, the scores
+  // and the output.
+  Type element =
+      cast<RankedTensorType>(pv.getResult(0).getType()).getElementType();
+  for (Value t : {q.source, kt.source, v.source, *x}) {
     auto type = dyn_cast<RankedTensorType>(t.getType());
-    if (!type || type.getRank() != 4 || !type.getElementType().isF32())
+    if (!type || type.getRank() != 4 || type.getElementType() != element ||
+        !isAttentionFloat(element))
       return false;
   }
   // The kernel keeps a query row and its output row in registers: static

@@ -14,8 +14,10 @@
 // views dense); a dim of extent 1, or one the mask lacks, gets stride 0, so
 // the kernel broadcasts as ONNX does. The extents are the output's (B, H,
 // Sq, Dv), the query's depth (D) and the largest key length of key, value
-// and mask (Sk). maskMode: 0 none, 1 additive f32, 2 / 3 an i1 Where mask
-// (the score becomes maskFill where the mask is false / true).
+// and mask (Sk). elemType: 1 f32, 10 f16, 16 bf16 (Q, K, V and the output).
+// maskMode: 0 none, 1 additive f32, 2 / 3 an i1 Where mask (the score
+// becomes maskFill where the mask is false / true), 4 additive in the
+// operands' f16/bf16.
 //
 //===----------------------------------------------------------------------===//
 
@@ -126,14 +128,18 @@ bool lower(LibraryCallBuilder &calls, Value context, AttentionOp op) {
       args.push_back(calls.i64(b, loc, 0));
   }
   // 0: no mask, 1: additive f32, 2: i1 select (fill where false), 3: i1
-  // select (fill where true).
+  // select (fill where true), 4: additive in the operands' f16/bf16.
   int32_t maskMode = !mask                       ? 0
                      : !op.getMaskFill()         ? 1
                      : op.getMaskFillWhereTrue() ? 3
                                                  : 2;
   if (maskMode == 1 && !elementTypeOf(mask).isF32()) {
-    op.emitError("an additive attention mask must be f32 on the CUDA target");
-    return false;
+    if (elementTypeOf(mask) != elementTypeOf(q) || elementTypeOf(q).isF32()) {
+      op.emitError("an additive attention mask must be f32 or the operands' "
+                   "element type on the CUDA target");
+      return false;
+    }
+    maskMode = 4;
   }
   args.push_back(calls.i32(b, loc, maskMode));
   args.push_back(arith::ConstantFloatOp::create(

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "CudaDevice.h"
 
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -54,27 +55,46 @@ namespace onyx {
 namespace rt {
 namespace {
 
-// attention.cu: blocks of 128 threads, 16 query rows each.
-constexpr int64_t kThreadsPerBlock = 128, kQueriesPerBlock = 16;
+// attention.cu: the tensor-core kernels take 16 query rows per warp, 1, 2
+// or 4 warps per block; the SIMT kernels (ONYX_CUDA_ATTENTION=simt, f32
+// only) 16 rows per block of 128 threads.
+constexpr int64_t kRowsPerWarp = 16, kMaxWarps = 4;
+constexpr int64_t kSimtThreads = 128, kSimtRows = 16;
 
-const OnyxCudaKernel *kernelFor(int64_t depth) {
-  static const OnyxCudaKernel kernels[] = {
-      {onyx_attention_cubin,
-       uint64_t(onyx_attention_cubin_end - onyx_attention_cubin),
-       onyx_attention_ptx, "onyx_attention_f32_d32"},
-      {onyx_attention_cubin,
-       uint64_t(onyx_attention_cubin_end - onyx_attention_cubin),
-       onyx_attention_ptx, "onyx_attention_f32_d64"},
-      {onyx_attention_cubin,
-       uint64_t(onyx_attention_cubin_end - onyx_attention_cubin),
-       onyx_attention_ptx, "onyx_attention_f32_d128"}};
-  if (depth <= 32)
-    return &kernels[0];
-  if (depth <= 64)
-    return &kernels[1];
-  if (depth <= 128)
-    return &kernels[2];
-  return nullptr;
+/// The kernel for element code `elemType` (1 f32, 10 f16, 16 bf16) and a
+/// depth of at most 128, or NULL.
+const OnyxCudaKernel *kernelFor(int32_t elemType, int64_t depth, bool simt) {
+#define ONYX_K(NAME)                                                           \
+  {                                                                            \
+    onyx_attention_cubin,                                                      \
+        uint64_t(onyx_attention_cubin_end - onyx_attention_cubin),             \
+        onyx_attention_ptx, NAME                                               \
+  }
+  static const OnyxCudaKernel kernels[4][3] = {
+      {ONYX_K("onyx_attention_f32_d32"), ONYX_K("onyx_attention_f32_d64"),
+       ONYX_K("onyx_attention_f32_d128")},
+      {ONYX_K("onyx_attention_f16_d32"), ONYX_K("onyx_attention_f16_d64"),
+       ONYX_K("onyx_attention_f16_d128")},
+      {ONYX_K("onyx_attention_bf16_d32"), ONYX_K("onyx_attention_bf16_d64"),
+       ONYX_K("onyx_attention_bf16_d128")},
+      {ONYX_K("onyx_attention_f32simt_d32"),
+       ONYX_K("onyx_attention_f32simt_d64"),
+       ONYX_K("onyx_attention_f32simt_d128")}};
+#undef ONYX_K
+  int type = elemType == 1    ? (simt ? 3 : 0)
+             : elemType == 10 ? 1
+             : elemType == 16 ? 2
+                              : -1;
+  if (type < 0 || depth > 128)
+    return nullptr;
+  return &kernels[type][depth <= 32 ? 0 : depth <= 64 ? 1 : 2];
+}
+
+/// ONYX_CUDA_ATTENTION=simt: the first (SIMT, fp32) kernel, for comparison
+/// (read at every call, so one process can time both).
+bool simtRequested() {
+  const char *v = std::getenv("ONYX_CUDA_ATTENTION");
+  return v && std::string(v) == "simt";
 }
 
 uint64_t slot(int64_t v) { return uint64_t(v); }
@@ -110,23 +130,30 @@ ONYX_API int32_t onyxrt_cuda_attention(
                           "device");
     return 1;
   }
-  if (elemType != 1 || maskMode < 0 || maskMode > 3 ||
-      (maskMode != 0) != (mask != nullptr)) {
+  const bool half = elemType == 10 || elemType == 16;
+  if ((elemType != 1 && !half) || maskMode < 0 || maskMode > 4 ||
+      (maskMode == 4 && !half) || (maskMode != 0) != (mask != nullptr)) {
     failCall(ctx, where + "onyxrt_cuda_attention: element type " +
                       std::to_string(elemType) + " with mask mode " +
                       std::to_string(maskMode) +
-                      " is not supported (f32; no mask, an additive f32 "
-                      "mask or a bool Where mask)");
+                      " is not supported (f32, f16 or bf16; no mask, an "
+                      "additive f32 mask, an additive mask of the element "
+                      "type (f16/bf16) or a bool Where mask)");
     return 1;
   }
-  const OnyxCudaKernel *kernel = kernelFor(depth > dv ? depth : dv);
+  const bool simt = elemType == 1 && simtRequested();
+  const OnyxCudaKernel *kernel =
+      kernelFor(elemType, depth > dv ? depth : dv, simt);
   if (!kernel || depth < 1 || dv < 1 || kvGroup < 1 || batch > 65535 ||
-      heads > 65535 || batch < 0 || heads < 0 || sq < 0 || sk < 0) {
+      heads > 65535 || batch < 0 || heads < 0 || sq < 0 || sk < 0 ||
+      heads % kvGroup != 0) {
     failCall(ctx, where + "onyxrt_cuda_attention: unsupported sizes (batch " +
                       std::to_string(batch) + ", heads " +
                       std::to_string(heads) + ", depth " +
                       std::to_string(depth) + "/" + std::to_string(dv) +
-                      "; at most 65535 / 65535 / 128)");
+                      ", kv group " + std::to_string(kvGroup) +
+                      "; at most 65535 / 65535 / 128, heads a multiple of "
+                      "the group)");
     return 1;
   }
   if (sk == 0 && sq > 0) {
@@ -166,9 +193,20 @@ ONYX_API int32_t onyxrt_cuda_attention(
                              slot(int64_t(maskMode)),
                              slot(maskFill),
                              slot(out)};
-    const int64_t grid[3] = {(sq + kQueriesPerBlock - 1) / kQueriesPerBlock,
-                             heads, batch};
-    const int64_t block[3] = {kThreadsPerBlock, 1, 1};
+    // Tensor cores: 4 warps (64 query rows) per block, fewer while the grid
+    // would not fill the chip twice over (batch 1, short sequences; 132
+    // multiprocessors as on the H100/H200 SXM: a heuristic only).
+    int64_t warps = kMaxWarps;
+    auto blocksFor = [&](int64_t w) {
+      int64_t rows = w * kRowsPerWarp;
+      return (sq + rows - 1) / rows * heads * batch;
+    };
+    while (warps > 1 && blocksFor(warps) < 2 * 132)
+      warps /= 2;
+    const int64_t rowsPerBlock = simt ? kSimtRows : warps * kRowsPerWarp;
+    const int64_t grid[3] = {(sq + rowsPerBlock - 1) / rowsPerBlock, heads,
+                             batch};
+    const int64_t block[3] = {simt ? kSimtThreads : warps * 32, 1, 1};
     std::string error;
     if (!device->launch(kernel, label, grid, block,
                         int64_t(sizeof args / sizeof args[0]), args, error)) {

@@ -5,15 +5,27 @@
 // out[b, h, i, :] = sum_j softmax_j(scale * q_i . k_j + mask[b, h, i, j]) v_j
 // (or, with a Where mask, the score replaced by maskFill where masked)
 //
-// One block of 128 threads per (tile of BQ queries, head, batch); T = 8
-// adjacent lanes share a query row, each taking every T-th key of a tile
-// with its own online-softmax state (running maximum, sum, and the output
-// accumulator in registers, fp32); the T partial states are merged with
-// warp shuffles at the end. Key and value tiles of BK
-// rows, and the mask tile, are staged in shared memory; the scores never
-// reach global memory. Every operand is addressed through per-logical-dim
+// Two families, both addressing every operand through per-logical-dim
 // element strides (0 broadcasts), so transposed and broadcast operands need
-// no copies. Keys of K/V head h / kvGroup serve query head h.
+// no copies; keys of K/V head h / kvGroup serve query head h (grouped KV).
+//
+// onyx_attention_{f32,f16,bf16}_d{32,64,128} (the default): tensor cores
+// through mma.sync. A block of 1, 2 or 4 warps (the launch picks) takes 16
+// query rows per warp; key and value tiles of BK = 32 rows and the mask tile
+// are staged in shared memory, each warp computes its 16 x 32 scores
+// S = Q K^T with mma.sync, applies scale and mask, runs the online softmax
+// in fp32 on the accumulators (running max and sum per row, in registers)
+// and accumulates O += P V with mma.sync, fp32 accumulation throughout.
+// f16 / bf16: m16n8k16 on the operands as they are (P rounded to the
+// element type, as FlashAttention does). f32: m16n8k8 TF32 with the 3xTF32
+// split (x = hi + lo, hi*hi + hi*lo + lo*hi), which keeps fp32-level
+// accuracy (about 1e-6 relative) without TF32's 1e-3.
+//
+// onyx_attention_f32simt_d{32,64,128}: the first, SIMT kernel (fp32 FMA),
+// kept for comparison (ONYX_CUDA_ATTENTION=simt): one block of 128 threads
+// per 16 query rows, T = 8 adjacent lanes per row, each taking every T-th
+// key of a tile with its own online-softmax state, merged with warp
+// shuffles at the end.
 #include <stdint.h>
 
 namespace {
@@ -148,7 +160,7 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
 
 #define ONYX_ATTENTION_KERNEL(DMAX)                                            \
   extern "C" __global__ void __launch_bounds__(kThreads)                       \
-      onyx_attention_f32_d##DMAX(                                              \
+      onyx_attention_f32simt_d##DMAX(                                          \
           int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv, \
           int64_t kvGroup, double scale, const float *q, int64_t qb,           \
           int64_t qh, int64_t qs, int64_t qd, const float *k, int64_t kb,      \
@@ -164,3 +176,458 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
 ONYX_ATTENTION_KERNEL(32)
 ONYX_ATTENTION_KERNEL(64)
 ONYX_ATTENTION_KERNEL(128)
+
+//===----------------------------------------------------------------------===//
+// Tensor-core kernels
+//===----------------------------------------------------------------------===//
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+namespace {
+namespace tc {
+
+constexpr int kMaxWarps = 4;
+constexpr int BK = 32;     // keys per tile
+constexpr int MS = BK + 8; // mask tile row stride: float2 reads conflict-free
+constexpr float kLog2e = 1.4426950408889634f;
+
+// Element kinds: 0 f32, 1 f16, 2 bf16 (raw 16-bit storage).
+template <int E> struct Elem {
+  using S = unsigned short;
+  static __device__ __forceinline__ float toFloat(S x) {
+    if constexpr (E == 1)
+      return __half2float(__ushort_as_half(x));
+    else
+      return __bfloat162float(__ushort_as_bfloat16(x));
+  }
+  static __device__ __forceinline__ S fromFloat(float x) {
+    if constexpr (E == 1)
+      return __half_as_ushort(__float2half_rn(x));
+    else
+      return __bfloat16_as_ushort(__float2bfloat16_rn(x));
+  }
+  // Two values in one register, the first in the low half (mma operands).
+  static __device__ __forceinline__ uint32_t pack(float lo, float hi) {
+    return uint32_t(fromFloat(lo)) | (uint32_t(fromFloat(hi)) << 16);
+  }
+};
+template <> struct Elem<0> {
+  using S = float;
+  static __device__ __forceinline__ float toFloat(float x) { return x; }
+  static __device__ __forceinline__ float fromFloat(float x) { return x; }
+};
+
+__device__ __forceinline__ uint32_t raw2(unsigned short lo, unsigned short hi) {
+  return uint32_t(lo) | (uint32_t(hi) << 16);
+}
+
+__device__ __forceinline__ uint32_t toTf32(float x) {
+  uint32_t r;
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+  return r;
+}
+// x = hi + lo with both TF32 (lo carries the next 11 bits).
+__device__ __forceinline__ void split(float x, uint32_t &hi, uint32_t &lo) {
+  hi = toTf32(x);
+  lo = toTf32(x - __uint_as_float(hi));
+}
+
+__device__ __forceinline__ void mmaTf32(float (&d)[4], const uint32_t (&a)[4],
+                                        uint32_t b0, uint32_t b1) {
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+      "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// d += a * b in 3xTF32 (the lo * lo term dropped; small terms first).
+__device__ __forceinline__ void mma3xTf32(float (&d)[4],
+                                          const uint32_t (&ah)[4],
+                                          const uint32_t (&al)[4], float b0,
+                                          float b1) {
+  uint32_t bh0, bl0, bh1, bl1;
+  split(b0, bh0, bl0);
+  split(b1, bh1, bl1);
+  mmaTf32(d, al, bh0, bh1);
+  mmaTf32(d, ah, bl0, bl1);
+  mmaTf32(d, ah, bh0, bh1);
+}
+
+template <int E>
+__device__ __forceinline__ void mmaHalf(float (&d)[4], const uint32_t (&a)[4],
+                                        uint32_t b0, uint32_t b1) {
+  if constexpr (E == 1)
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
+        "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+  else
+    asm("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+        "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// Fragment layouts (PTX ISA, mma.m16n8k8 / m16n8k16), lane = 4 g + t:
+// C/D 16 x 8: c0 (g, 2t), c1 (g, 2t+1), c2 (g+8, 2t), c3 (g+8, 2t+1).
+// tf32 A 16 x 8: (g, t), (g+8, t), (g, t+4), (g+8, t+4); B 8 x 8: (t, g),
+// (t+4, g). 16-bit A 16 x 16: pairs at (g, 2t), (g+8, 2t), (g, 2t+8),
+// (g+8, 2t+8); B 16 x 8: pairs at (2t, g), (2t+8, g).
+template <int E, int DMAX>
+__device__ __forceinline__ void
+attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
+          int64_t kvGroup, double scaleD, const void *__restrict__ qv,
+          int64_t qb, int64_t qh, int64_t qs, int64_t qd,
+          const void *__restrict__ kv, int64_t kb, int64_t kh, int64_t ks,
+          int64_t kd, const void *__restrict__ vv, int64_t vb, int64_t vh,
+          int64_t vs, int64_t vd, const void *__restrict__ mask, int64_t mb,
+          int64_t mh, int64_t mq, int64_t mk, int64_t maskMode,
+          double maskFillD, void *__restrict__ outv) {
+  using El = Elem<E>;
+  using S = typename El::S;
+  // Row stride of the K and V tiles (elements): fragment reads are
+  // conflict-free with 4 words of padding (f32) / 8 halves (16-bit).
+  constexpr int KS = DMAX + (E == 0 ? 4 : 8);
+  __shared__ __align__(16) S Ks[BK * KS];
+  __shared__ __align__(16) S Vs[BK * KS];
+  __shared__ __align__(16) float Ms[kMaxWarps * 16 * MS];
+  const int tid = threadIdx.x, nthreads = blockDim.x;
+  const int warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
+  const int BQ = nthreads / 32 * 16;
+  const int64_t b = blockIdx.z, h = blockIdx.y;
+  const int64_t q0 = int64_t(blockIdx.x) * BQ;
+  const int64_t r0 = q0 + warp * 16 + g, r1 = r0 + 8; // this lane's rows
+  const int64_t hk = h / kvGroup;
+  const float scale = float(scaleD), maskFill = float(maskFillD);
+  const S *q = static_cast<const S *>(qv) + b * qb + h * qh;
+  const S *k = static_cast<const S *>(kv) + b * kb + hk * kh;
+  const S *v = static_cast<const S *>(vv) + b * vb + hk * vh;
+  // maskMode 1: additive f32; 4: additive in the element type; 2 / 3: a bool
+  // (byte) Where mask, the score becomes maskFill where it is false / true.
+  const bool additive = maskMode == 1 || maskMode == 4;
+  const bool select = maskMode == 2 || maskMode == 3;
+  const int64_t mOffset = b * mb + h * mh;
+  auto ldq = [&](int64_t r, int d) -> S {
+    return (r < Sq && d < D) ? q[r * qs + d * qd] : S(0);
+  };
+
+  // Q fragments, loaded once.
+  constexpr int NKQ = E == 0 ? DMAX / 8 : DMAX / 16;
+  float qf[E == 0 ? NKQ : 1][4];
+  uint32_t qp[E == 0 ? 1 : NKQ][4];
+#pragma unroll
+  for (int kk = 0; kk < NKQ; ++kk) {
+    if constexpr (E == 0) {
+      qf[kk][0] = ldq(r0, kk * 8 + t);
+      qf[kk][1] = ldq(r1, kk * 8 + t);
+      qf[kk][2] = ldq(r0, kk * 8 + t + 4);
+      qf[kk][3] = ldq(r1, kk * 8 + t + 4);
+    } else {
+      int c = kk * 16 + 2 * t;
+      qp[kk][0] = raw2(ldq(r0, c), ldq(r0, c + 1));
+      qp[kk][1] = raw2(ldq(r1, c), ldq(r1, c + 1));
+      qp[kk][2] = raw2(ldq(r0, c + 8), ldq(r0, c + 9));
+      qp[kk][3] = raw2(ldq(r1, c + 8), ldq(r1, c + 9));
+    }
+  }
+  constexpr int ND = DMAX / 8; // output n-tiles
+  float o[ND][4];
+  float m[2], l[2];
+
+  // 16-byte staging where the depth is contiguous and every row starts on a
+  // 16-byte boundary (the projections' usual [B, S, H, D] layout).
+  constexpr int VEC = 16 / int(sizeof(S));
+  auto aligned = [](const void *p, int64_t a, int64_t b, int64_t c) {
+    return reinterpret_cast<uintptr_t>(p) % 16 == 0 && a % VEC == 0 &&
+           b % VEC == 0 && c % VEC == 0;
+  };
+  const bool kVec = kd == 1 && D % VEC == 0 && aligned(kv, kb, kh, ks);
+  const bool vVec = vd == 1 && Dv % VEC == 0 && aligned(vv, vb, vh, vs);
+  // Mask rows in groups of 4 keys (one 16 / 8 / 4-byte load).
+  const int mBytes = maskMode == 1 ? 4 : maskMode == 4 ? 2 : 1;
+  const bool mVec = maskMode && mk == 1 &&
+                    reinterpret_cast<uintptr_t>(mask) % (4 * mBytes) == 0 &&
+                    mb % 4 == 0 && mh % 4 == 0 && mq % 4 == 0;
+  auto maskValue = [&](int64_t at) -> float {
+    if (maskMode == 1)
+      return static_cast<const float *>(mask)[at];
+    if (maskMode == 4)
+      return El::toFloat(static_cast<const S *>(mask)[at]);
+    // 1 keeps the score, 0 replaces it by maskFill.
+    return float((static_cast<const unsigned char *>(mask)[at] != 0) ==
+                 (maskMode == 2));
+  };
+
+  // Causal and padding masks: a key tile that is masked for every row of
+  // the block, with scores at or below -1e30 (the lowest float, -inf), adds
+  // exp(score - max) = 0 to every row that has a key left, so it is
+  // skipped, K/V loads included; a row left with no key at all (the unfused
+  // softmax then averages the masked scores) makes the block run again
+  // without skipping.
+  const bool mayDie = additive || (select && maskFill <= -1e30f);
+  auto alive = [&](float value) {
+    return additive ? value > -1e30f : value != 0.f;
+  };
+
+  for (int pass = 0; pass < 2; ++pass) {
+#pragma unroll
+    for (int dn = 0; dn < ND; ++dn)
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+        o[dn][e] = 0.f;
+    m[0] = m[1] = -INFINITY;
+    l[0] = l[1] = 0.f;
+    bool skipped = false;
+    for (int64_t j0 = 0; j0 < Sk; j0 += BK) {
+      const int n = int(Sk - j0 < BK ? Sk - j0 : BK);
+      bool live = false;
+      if (mVec) {
+        for (int idx = tid; idx < BQ * BK / 4; idx += nthreads) {
+          int r = idx / (BK / 4), c = idx % (BK / 4) * 4;
+          int64_t qi = q0 + r;
+          float4 value = make_float4(0.f, 0.f, 0.f, 0.f);
+          int64_t at = mOffset + qi * mq + j0 + c;
+          if (qi < Sq && c + 4 <= n) {
+            if (maskMode == 1) {
+              value = *reinterpret_cast<const float4 *>(
+                  static_cast<const float *>(mask) + at);
+            } else if (maskMode == 4) {
+              uint2 h = *reinterpret_cast<const uint2 *>(
+                  static_cast<const S *>(mask) + at);
+              value = make_float4(
+                  El::toFloat(S(h.x & 0xffff)), El::toFloat(S(h.x >> 16)),
+                  El::toFloat(S(h.y & 0xffff)), El::toFloat(S(h.y >> 16)));
+            } else {
+              uchar4 m4 = *reinterpret_cast<const uchar4 *>(
+                  static_cast<const unsigned char *>(mask) + at);
+              const bool keep = maskMode == 2;
+              value = make_float4(
+                  float((m4.x != 0) == keep), float((m4.y != 0) == keep),
+                  float((m4.z != 0) == keep), float((m4.w != 0) == keep));
+            }
+          } else if (qi < Sq) {
+            value.x = c < n ? maskValue(at) : 0.f;
+            value.y = c + 1 < n ? maskValue(at + 1) : 0.f;
+            value.z = c + 2 < n ? maskValue(at + 2) : 0.f;
+            value.w = c + 3 < n ? maskValue(at + 3) : 0.f;
+          }
+          *reinterpret_cast<float4 *>(Ms + r * MS + c) = value;
+          if (qi < Sq)
+            live |=
+                (c < n && alive(value.x)) || (c + 1 < n && alive(value.y)) ||
+                (c + 2 < n && alive(value.z)) || (c + 3 < n && alive(value.w));
+        }
+      } else if (maskMode) {
+        for (int idx = tid; idx < BQ * BK; idx += nthreads) {
+          int r = idx / BK, c = idx % BK;
+          int64_t qi = q0 + r;
+          const bool in = qi < Sq && c < n;
+          const float value =
+              in ? maskValue(mOffset + qi * mq + (j0 + c) * mk) : 0.f;
+          Ms[r * MS + c] = value;
+          live |= in && alive(value);
+        }
+      }
+      if (maskMode) {
+        // Also the barrier between the mask tile and its readers.
+        const bool anyLive = __syncthreads_or(live);
+        if (!anyLive && mayDie && pass == 0) {
+          skipped = true;
+          continue;
+        }
+      }
+      if (kVec && vVec) {
+        for (int idx = tid; idx < BK * DMAX / VEC; idx += nthreads) {
+          int jj = idx / (DMAX / VEC), d = idx % (DMAX / VEC) * VEC;
+          bool in = jj < n;
+          uint4 kx = make_uint4(0, 0, 0, 0), vx = kx;
+          if (in && d < D)
+            kx = *reinterpret_cast<const uint4 *>(k + (j0 + jj) * ks + d);
+          if (in && d < Dv)
+            vx = *reinterpret_cast<const uint4 *>(v + (j0 + jj) * vs + d);
+          *reinterpret_cast<uint4 *>(Ks + jj * KS + d) = kx;
+          *reinterpret_cast<uint4 *>(Vs + jj * KS + d) = vx;
+        }
+      } else {
+        for (int idx = tid; idx < BK * DMAX; idx += nthreads) {
+          int jj = idx / DMAX, d = idx % DMAX;
+          bool in = jj < n;
+          Ks[jj * KS + d] = (in && d < D) ? k[(j0 + jj) * ks + d * kd] : S(0);
+          Vs[jj * KS + d] = (in && d < Dv) ? v[(j0 + jj) * vs + d * vd] : S(0);
+        }
+      }
+      __syncthreads();
+
+      // S = Q K^T, 16 x BK per warp.
+      float s[BK / 8][4];
+#pragma unroll
+      for (int nt = 0; nt < BK / 8; ++nt)
+#pragma unroll
+        for (int e = 0; e < 4; ++e)
+          s[nt][e] = 0.f;
+#pragma unroll
+      for (int kk = 0; kk < NKQ; ++kk) {
+        if constexpr (E == 0) {
+          uint32_t ah[4], al[4];
+#pragma unroll
+          for (int e = 0; e < 4; ++e)
+            split(qf[kk][e], ah[e], al[e]);
+#pragma unroll
+          for (int nt = 0; nt < BK / 8; ++nt) {
+            const float *kr = Ks + (nt * 8 + g) * KS + kk * 8 + t;
+            mma3xTf32(s[nt], ah, al, kr[0], kr[4]);
+          }
+        } else {
+#pragma unroll
+          for (int nt = 0; nt < BK / 8; ++nt) {
+            const S *kr = Ks + (nt * 8 + g) * KS + kk * 16 + 2 * t;
+            mmaHalf<E>(s[nt], qp[kk], *reinterpret_cast<const uint32_t *>(kr),
+                       *reinterpret_cast<const uint32_t *>(kr + 8));
+          }
+        }
+      }
+
+      // Scale, mask, keys past the end; then the online softmax per row.
+#pragma unroll
+      for (int nt = 0; nt < BK / 8; ++nt)
+#pragma unroll
+        for (int half = 0; half < 2; ++half) {
+          const int c = nt * 8 + 2 * t;
+          float2 mv = make_float2(0.f, 0.f);
+          if (maskMode)
+            mv = *reinterpret_cast<const float2 *>(
+                Ms + (warp * 16 + g + 8 * half) * MS + c);
+          float x0 = s[nt][2 * half] * scale, x1 = s[nt][2 * half + 1] * scale;
+          if (additive) {
+            x0 += mv.x;
+            x1 += mv.y;
+          } else if (select) {
+            if (mv.x == 0.f)
+              x0 = maskFill;
+            if (mv.y == 0.f)
+              x1 = maskFill;
+          }
+          s[nt][2 * half] = c < n ? x0 : -INFINITY;
+          s[nt][2 * half + 1] = c + 1 < n ? x1 : -INFINITY;
+        }
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        float mx = -INFINITY;
+#pragma unroll
+        for (int nt = 0; nt < BK / 8; ++nt)
+          mx = fmaxf(mx, fmaxf(s[nt][2 * half], s[nt][2 * half + 1]));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+        const float mNew = fmaxf(m[half], mx);
+        // All scores so far -inf: subtract 0 (exp(-inf) = 0, no NaN).
+        const float mUse = mNew == -INFINITY ? 0.f : mNew;
+        const float corr = exp2f((m[half] - mUse) * kLog2e);
+        m[half] = mNew;
+        float sum = 0.f;
+#pragma unroll
+        for (int nt = 0; nt < BK / 8; ++nt)
+#pragma unroll
+          for (int e = 0; e < 2; ++e) {
+            float p = exp2f((s[nt][2 * half + e] - mUse) * kLog2e);
+            s[nt][2 * half + e] = p;
+            sum += p;
+          }
+        l[half] = l[half] * corr + sum;
+#pragma unroll
+        for (int dn = 0; dn < ND; ++dn) {
+          o[dn][2 * half] *= corr;
+          o[dn][2 * half + 1] *= corr;
+        }
+      }
+
+      // O += P V.
+      if constexpr (E == 0) {
+        // k-step nt covers keys nt*8 .. nt*8+7 in the order 0 2 4 6 1 3 5 7
+        // (A's column t is key 2t, t+4 is 2t+1), so the score accumulators
+        // are A's fragment as they are; V's rows follow the same order.
+#pragma unroll
+        for (int nt = 0; nt < BK / 8; ++nt) {
+          uint32_t ah[4], al[4];
+          split(s[nt][0], ah[0], al[0]);
+          split(s[nt][2], ah[1], al[1]);
+          split(s[nt][1], ah[2], al[2]);
+          split(s[nt][3], ah[3], al[3]);
+          const float *vr = Vs + (nt * 8 + 2 * t) * KS + g;
+#pragma unroll
+          for (int dn = 0; dn < ND; ++dn)
+            mma3xTf32(o[dn], ah, al, vr[dn * 8], vr[KS + dn * 8]);
+        }
+      } else {
+#pragma unroll
+        for (int kk = 0; kk < BK / 16; ++kk) {
+          const uint32_t a[4] = {El::pack(s[2 * kk][0], s[2 * kk][1]),
+                                 El::pack(s[2 * kk][2], s[2 * kk][3]),
+                                 El::pack(s[2 * kk + 1][0], s[2 * kk + 1][1]),
+                                 El::pack(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+          const S *vr = Vs + (kk * 16 + 2 * t) * KS + g;
+#pragma unroll
+          for (int dn = 0; dn < ND; ++dn) {
+            const S *c = vr + dn * 8;
+            mmaHalf<E>(o[dn], a, raw2(c[0], c[KS]), raw2(c[8 * KS], c[9 * KS]));
+          }
+        }
+      }
+      __syncthreads();
+    }
+    // A row whose every key was dead, with tiles skipped: again in full.
+    const bool redo =
+        skipped && ((r0 < Sq && m[0] <= -1e30f) || (r1 < Sq && m[1] <= -1e30f));
+    if (!__syncthreads_or(redo))
+      break;
+  }
+
+  // The row sums over the 4 lanes of a row; a row whose every score is -inf
+  // gives 0/0 like the unfused softmax.
+  S *out = static_cast<S *>(outv) + (b * H + h) * Sq * Dv;
+#pragma unroll
+  for (int half = 0; half < 2; ++half) {
+    float sum = l[half];
+    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+    const float inv = 1.f / sum;
+    const int64_t row = half ? r1 : r0;
+    if (row >= Sq)
+      continue;
+#pragma unroll
+    for (int dn = 0; dn < ND; ++dn)
+#pragma unroll
+      for (int e = 0; e < 2; ++e) {
+        const int c = dn * 8 + 2 * t + e;
+        if (c < Dv)
+          out[row * Dv + c] = El::fromFloat(o[dn][2 * half + e] * inv);
+      }
+  }
+}
+
+} // namespace tc
+} // namespace
+
+#define ONYX_ATTENTION_TC_KERNEL(NAME, E, DMAX)                                \
+  extern "C" __global__ void __launch_bounds__(tc::kMaxWarps * 32)             \
+      onyx_attention_##NAME##_d##DMAX(                                         \
+          int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv, \
+          int64_t kvGroup, double scale, const void *q, int64_t qb,            \
+          int64_t qh, int64_t qs, int64_t qd, const void *k, int64_t kb,       \
+          int64_t kh, int64_t ks, int64_t kd, const void *v, int64_t vb,       \
+          int64_t vh, int64_t vs, int64_t vd, const void *mask, int64_t mb,    \
+          int64_t mh, int64_t mq, int64_t mk, int64_t maskMode,                \
+          double maskFill, void *out) {                                        \
+    tc::attention<E, DMAX>(B, H, Sq, Sk, D, Dv, kvGroup, scale, q, qb, qh, qs, \
+                           qd, k, kb, kh, ks, kd, v, vb, vh, vs, vd, mask, mb, \
+                           mh, mq, mk, maskMode, maskFill, out);               \
+  }
+
+ONYX_ATTENTION_TC_KERNEL(f32, 0, 32)
+ONYX_ATTENTION_TC_KERNEL(f32, 0, 64)
+ONYX_ATTENTION_TC_KERNEL(f32, 0, 128)
+ONYX_ATTENTION_TC_KERNEL(f16, 1, 32)
+ONYX_ATTENTION_TC_KERNEL(f16, 1, 64)
+ONYX_ATTENTION_TC_KERNEL(f16, 1, 128)
+ONYX_ATTENTION_TC_KERNEL(bf16, 2, 32)
+ONYX_ATTENTION_TC_KERNEL(bf16, 2, 64)
+ONYX_ATTENTION_TC_KERNEL(bf16, 2, 128)

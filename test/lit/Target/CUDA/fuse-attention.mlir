@@ -162,3 +162,232 @@ func.func @not_attention(%q: tensor<2x4x16x8xf32>, %kt: tensor<2x4x8x16xf32>,
   } -> tensor<2x4x16x8xf32>
   return %o : tensor<2x4x16x8xf32>
 }
+
+// -----
+
+// An f16 block as the ONNX lowering writes it (onyx-opt
+// --convert-onnx-to-tensor of MatMul(q, Transpose(k)) * 0.125 + m,
+// Softmax, MatMul v, all f16): the Mul and Add compute in f32 between
+// extf and truncf, the Softmax and the MatMuls in f16; the f16 padding
+// mask is read as it is.
+#f16_padding_map = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+#f16_padding_map1 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d3)>
+#f16_padding_map2 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+#f16_padding_map3 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#f16_padding_map4 = affine_map<(d0, d1, d2, d3) -> ()>
+#f16_padding_map5 = affine_map<(d0, d1, d2, d3) -> (d0, 0, 0, d3)>
+#f16_padding_map6 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+
+// CHECK-LABEL: func.func @f16_padding
+// CHECK-SAME: (%[[Q:.*]]: tensor<2x4x40x64xf16>, %[[K:.*]]: tensor<2x4x40x64xf16>, %[[V:.*]]: tensor<2x4x40x64xf16>, %[[M:.*]]: tensor<2x1x1x40xf16>)
+// CHECK: %[[O:.*]] = onyx.attention q(%[[Q]] : {{.*}}) k(%[[K]] : {{.*}}) v(%[[V]] : {{.*}}) mask(%[[M]] : tensor<2x1x1x40xf16>) outs(%{{.*}} : tensor<2x4x40x64xf16>)
+// CHECK-SAME: key_dims = array<i64: 0, 1, 2, 3>
+// CHECK-SAME: mask_dims = array<i64: 0, -1, -1, 3>
+// CHECK-SAME: scale = 1.250000e-01
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: math.exp
+// CHECK: return %[[O]]
+func.func @f16_padding(%arg0: tensor<2x4x40x64xf16>, %arg1: tensor<2x4x40x64xf16>, %arg2: tensor<2x4x40x64xf16>, %arg3: tensor<2x1x1x40xf16>) -> (tensor<2x4x40x64xf16>) {
+  %cst = arith.constant dense<1.250000e-01> : tensor<f16>
+  %0 = tensor.empty() : tensor<2x4x64x40xf16>
+  %transposed = linalg.transpose ins(%arg1 : tensor<2x4x40x64xf16>) outs(%0 : tensor<2x4x64x40xf16>) permutation = [0, 1, 3, 2] 
+  %cst_0 = arith.constant 0.000000e+00 : f16
+  %1 = tensor.empty() : tensor<2x4x40x40xf16>
+  %2 = linalg.fill ins(%cst_0 : f16) outs(%1 : tensor<2x4x40x40xf16>) -> tensor<2x4x40x40xf16>
+  %3 = linalg.generic {indexing_maps = [#f16_padding_map, #f16_padding_map1, #f16_padding_map2], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%arg0, %transposed : tensor<2x4x40x64xf16>, tensor<2x4x64x40xf16>) outs(%2 : tensor<2x4x40x40xf16>) {
+  ^bb0(%in: f16, %in_4: f16, %out: f16):
+    %19 = arith.mulf %in, %in_4 : f16
+    %20 = arith.addf %out, %19 : f16
+    linalg.yield %20 : f16
+  } -> tensor<2x4x40x40xf16>
+  %4 = tensor.empty() : tensor<2x4x40x40xf16>
+  %5 = linalg.generic {indexing_maps = [#f16_padding_map3, #f16_padding_map4, #f16_padding_map3], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%3, %cst : tensor<2x4x40x40xf16>, tensor<f16>) outs(%4 : tensor<2x4x40x40xf16>) {
+  ^bb0(%in: f16, %in_4: f16, %out: f16):
+    %19 = arith.extf %in : f16 to f32
+    %20 = arith.extf %in_4 : f16 to f32
+    %21 = arith.mulf %19, %20 : f32
+    %22 = arith.truncf %21 : f32 to f16
+    linalg.yield %22 : f16
+  } -> tensor<2x4x40x40xf16>
+  %6 = tensor.empty() : tensor<2x4x40x40xf16>
+  %7 = linalg.generic {indexing_maps = [#f16_padding_map3, #f16_padding_map5, #f16_padding_map3], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%5, %arg3 : tensor<2x4x40x40xf16>, tensor<2x1x1x40xf16>) outs(%6 : tensor<2x4x40x40xf16>) {
+  ^bb0(%in: f16, %in_4: f16, %out: f16):
+    %19 = arith.extf %in : f16 to f32
+    %20 = arith.extf %in_4 : f16 to f32
+    %21 = arith.addf %19, %20 : f32
+    %22 = arith.truncf %21 : f32 to f16
+    linalg.yield %22 : f16
+  } -> tensor<2x4x40x40xf16>
+  %cst_1 = arith.constant 0xFC00 : f16
+  %8 = tensor.empty() : tensor<2x4x40xf16>
+  %9 = linalg.fill ins(%cst_1 : f16) outs(%8 : tensor<2x4x40xf16>) -> tensor<2x4x40xf16>
+  %10 = linalg.generic {indexing_maps = [#f16_padding_map3, #f16_padding_map6], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%7 : tensor<2x4x40x40xf16>) outs(%9 : tensor<2x4x40xf16>) {
+  ^bb0(%in: f16, %out: f16):
+    %19 = arith.maximumf %out, %in : f16
+    linalg.yield %19 : f16
+  } -> tensor<2x4x40xf16>
+  %cst_2 = arith.constant 0.000000e+00 : f16
+  %11 = tensor.empty() : tensor<2x4x40xf16>
+  %12 = linalg.fill ins(%cst_2 : f16) outs(%11 : tensor<2x4x40xf16>) -> tensor<2x4x40xf16>
+  %13 = linalg.generic {indexing_maps = [#f16_padding_map3, #f16_padding_map6, #f16_padding_map6], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%7, %10 : tensor<2x4x40x40xf16>, tensor<2x4x40xf16>) outs(%12 : tensor<2x4x40xf16>) {
+  ^bb0(%in: f16, %in_4: f16, %out: f16):
+    %19 = arith.subf %in, %in_4 : f16
+    %20 = math.exp %19 : f16
+    %21 = arith.addf %out, %20 : f16
+    linalg.yield %21 : f16
+  } -> tensor<2x4x40xf16>
+  %14 = tensor.empty() : tensor<2x4x40x40xf16>
+  %15 = linalg.generic {indexing_maps = [#f16_padding_map3, #f16_padding_map6, #f16_padding_map6, #f16_padding_map3], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%7, %10, %13 : tensor<2x4x40x40xf16>, tensor<2x4x40xf16>, tensor<2x4x40xf16>) outs(%14 : tensor<2x4x40x40xf16>) {
+  ^bb0(%in: f16, %in_4: f16, %in_5: f16, %out: f16):
+    %19 = arith.subf %in, %in_4 : f16
+    %20 = math.exp %19 : f16
+    %21 = arith.divf %20, %in_5 : f16
+    linalg.yield %21 : f16
+  } -> tensor<2x4x40x40xf16>
+  %cst_3 = arith.constant 0.000000e+00 : f16
+  %16 = tensor.empty() : tensor<2x4x40x64xf16>
+  %17 = linalg.fill ins(%cst_3 : f16) outs(%16 : tensor<2x4x40x64xf16>) -> tensor<2x4x40x64xf16>
+  %18 = linalg.generic {indexing_maps = [#f16_padding_map, #f16_padding_map1, #f16_padding_map2], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%15, %arg2 : tensor<2x4x40x40xf16>, tensor<2x4x40x64xf16>) outs(%17 : tensor<2x4x40x64xf16>) {
+  ^bb0(%in: f16, %in_4: f16, %out: f16):
+    %19 = arith.mulf %in, %in_4 : f16
+    %20 = arith.addf %out, %19 : f16
+    linalg.yield %20 : f16
+  } -> tensor<2x4x40x64xf16>
+  return %18 : tensor<2x4x40x64xf16>
+}
+
+// -----
+
+// A bf16 block with a Where mask (a causal-style i1 [1, 1, S, S] and a
+// bf16 fill): the lowering writes bf16 elementwise bodies with bit-level
+// extension (shli of the bits) and round-to-nearest-even truncation.
+#bf16_where_map = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+#bf16_where_map1 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d3)>
+#bf16_where_map2 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+#bf16_where_map3 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#bf16_where_map4 = affine_map<(d0, d1, d2, d3) -> ()>
+#bf16_where_map5 = affine_map<(d0, d1, d2, d3) -> (d0, 0, d2, d3)>
+#bf16_where_map6 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+
+// CHECK-LABEL: func.func @bf16_where
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x2x16x32xbf16>, %[[K:.*]]: tensor<1x2x16x32xbf16>, %[[V:.*]]: tensor<1x2x16x32xbf16>, %[[M:.*]]: tensor<1x1x16x16xi1>)
+// CHECK: %[[O:.*]] = onyx.attention q(%[[Q]] : {{.*}}) k(%[[K]] : {{.*}}) v(%[[V]] : {{.*}}) mask(%[[M]] : tensor<1x1x16x16xi1>) outs(%{{.*}} : tensor<1x2x16x32xbf16>)
+// CHECK-SAME: mask_dims = array<i64: 0, -1, 2, 3>
+// CHECK-SAME: mask_fill = -3.00405{{[0-9]*}}E+38
+// CHECK-SAME: scale = 1.250000e-01
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: math.exp
+// CHECK: return %[[O]]
+func.func @bf16_where(%arg0: tensor<1x2x16x32xbf16>, %arg1: tensor<1x2x16x32xbf16>, %arg2: tensor<1x2x16x32xbf16>, %arg3: tensor<1x1x16x16xi1>) -> (tensor<1x2x16x32xbf16>) {
+  %cst = arith.constant dense<1.250000e-01> : tensor<bf16>
+  %cst_0 = arith.constant dense<-3.004060e+38> : tensor<bf16>
+  %0 = tensor.empty() : tensor<1x2x32x16xbf16>
+  %transposed = linalg.transpose ins(%arg1 : tensor<1x2x16x32xbf16>) outs(%0 : tensor<1x2x32x16xbf16>) permutation = [0, 1, 3, 2] 
+  %cst_1 = arith.constant 0.000000e+00 : bf16
+  %1 = tensor.empty() : tensor<1x2x16x16xbf16>
+  %2 = linalg.fill ins(%cst_1 : bf16) outs(%1 : tensor<1x2x16x16xbf16>) -> tensor<1x2x16x16xbf16>
+  %3 = linalg.generic {indexing_maps = [#bf16_where_map, #bf16_where_map1, #bf16_where_map2], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%arg0, %transposed : tensor<1x2x16x32xbf16>, tensor<1x2x32x16xbf16>) outs(%2 : tensor<1x2x16x16xbf16>) {
+  ^bb0(%in: bf16, %in_5: bf16, %out: bf16):
+    %19 = arith.mulf %in, %in_5 : bf16
+    %20 = arith.addf %out, %19 : bf16
+    linalg.yield %20 : bf16
+  } -> tensor<1x2x16x16xbf16>
+  %4 = tensor.empty() : tensor<1x2x16x16xbf16>
+  %5 = linalg.generic {indexing_maps = [#bf16_where_map3, #bf16_where_map4, #bf16_where_map3], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%3, %cst : tensor<1x2x16x16xbf16>, tensor<bf16>) outs(%4 : tensor<1x2x16x16xbf16>) {
+  ^bb0(%in: bf16, %in_5: bf16, %out: bf16):
+    %19 = arith.bitcast %in : bf16 to i16
+    %20 = arith.extui %19 : i16 to i32
+    %c16_i32 = arith.constant 16 : i32
+    %21 = arith.shli %20, %c16_i32 : i32
+    %22 = arith.bitcast %21 : i32 to f32
+    %23 = arith.bitcast %in_5 : bf16 to i16
+    %24 = arith.extui %23 : i16 to i32
+    %c16_i32_6 = arith.constant 16 : i32
+    %25 = arith.shli %24, %c16_i32_6 : i32
+    %26 = arith.bitcast %25 : i32 to f32
+    %27 = arith.mulf %22, %26 : f32
+    %28 = arith.bitcast %27 : f32 to i32
+    %c16_i32_7 = arith.constant 16 : i32
+    %29 = arith.shrui %28, %c16_i32_7 : i32
+    %c1_i32 = arith.constant 1 : i32
+    %30 = arith.andi %29, %c1_i32 : i32
+    %c32767_i32 = arith.constant 32767 : i32
+    %31 = arith.addi %30, %c32767_i32 : i32
+    %32 = arith.addi %28, %31 : i32
+    %33 = arith.shrui %32, %c16_i32_7 : i32
+    %c64_i32 = arith.constant 64 : i32
+    %34 = arith.ori %29, %c64_i32 : i32
+    %35 = arith.cmpf uno, %27, %27 : f32
+    %36 = arith.select %35, %34, %33 : i32
+    %37 = arith.trunci %36 : i32 to i16
+    %38 = arith.bitcast %37 : i16 to bf16
+    linalg.yield %38 : bf16
+  } -> tensor<1x2x16x16xbf16>
+  %6 = tensor.empty() : tensor<1x2x16x16xbf16>
+  %7 = linalg.generic {indexing_maps = [#bf16_where_map5, #bf16_where_map3, #bf16_where_map4, #bf16_where_map3], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg3, %5, %cst_0 : tensor<1x1x16x16xi1>, tensor<1x2x16x16xbf16>, tensor<bf16>) outs(%6 : tensor<1x2x16x16xbf16>) {
+  ^bb0(%in: i1, %in_5: bf16, %in_6: bf16, %out: bf16):
+    %19 = arith.bitcast %in_5 : bf16 to i16
+    %20 = arith.extui %19 : i16 to i32
+    %c16_i32 = arith.constant 16 : i32
+    %21 = arith.shli %20, %c16_i32 : i32
+    %22 = arith.bitcast %21 : i32 to f32
+    %23 = arith.bitcast %in_6 : bf16 to i16
+    %24 = arith.extui %23 : i16 to i32
+    %c16_i32_7 = arith.constant 16 : i32
+    %25 = arith.shli %24, %c16_i32_7 : i32
+    %26 = arith.bitcast %25 : i32 to f32
+    %27 = arith.select %in, %22, %26 : f32
+    %28 = arith.bitcast %27 : f32 to i32
+    %c16_i32_8 = arith.constant 16 : i32
+    %29 = arith.shrui %28, %c16_i32_8 : i32
+    %c1_i32 = arith.constant 1 : i32
+    %30 = arith.andi %29, %c1_i32 : i32
+    %c32767_i32 = arith.constant 32767 : i32
+    %31 = arith.addi %30, %c32767_i32 : i32
+    %32 = arith.addi %28, %31 : i32
+    %33 = arith.shrui %32, %c16_i32_8 : i32
+    %c64_i32 = arith.constant 64 : i32
+    %34 = arith.ori %29, %c64_i32 : i32
+    %35 = arith.cmpf uno, %27, %27 : f32
+    %36 = arith.select %35, %34, %33 : i32
+    %37 = arith.trunci %36 : i32 to i16
+    %38 = arith.bitcast %37 : i16 to bf16
+    linalg.yield %38 : bf16
+  } -> tensor<1x2x16x16xbf16>
+  %cst_2 = arith.constant 0xFF80 : bf16
+  %8 = tensor.empty() : tensor<1x2x16xbf16>
+  %9 = linalg.fill ins(%cst_2 : bf16) outs(%8 : tensor<1x2x16xbf16>) -> tensor<1x2x16xbf16>
+  %10 = linalg.generic {indexing_maps = [#bf16_where_map3, #bf16_where_map6], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%7 : tensor<1x2x16x16xbf16>) outs(%9 : tensor<1x2x16xbf16>) {
+  ^bb0(%in: bf16, %out: bf16):
+    %19 = arith.maximumf %out, %in : bf16
+    linalg.yield %19 : bf16
+  } -> tensor<1x2x16xbf16>
+  %cst_3 = arith.constant 0.000000e+00 : bf16
+  %11 = tensor.empty() : tensor<1x2x16xbf16>
+  %12 = linalg.fill ins(%cst_3 : bf16) outs(%11 : tensor<1x2x16xbf16>) -> tensor<1x2x16xbf16>
+  %13 = linalg.generic {indexing_maps = [#bf16_where_map3, #bf16_where_map6, #bf16_where_map6], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%7, %10 : tensor<1x2x16x16xbf16>, tensor<1x2x16xbf16>) outs(%12 : tensor<1x2x16xbf16>) {
+  ^bb0(%in: bf16, %in_5: bf16, %out: bf16):
+    %19 = arith.subf %in, %in_5 : bf16
+    %20 = math.exp %19 : bf16
+    %21 = arith.addf %out, %20 : bf16
+    linalg.yield %21 : bf16
+  } -> tensor<1x2x16xbf16>
+  %14 = tensor.empty() : tensor<1x2x16x16xbf16>
+  %15 = linalg.generic {indexing_maps = [#bf16_where_map3, #bf16_where_map6, #bf16_where_map6, #bf16_where_map3], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%7, %10, %13 : tensor<1x2x16x16xbf16>, tensor<1x2x16xbf16>, tensor<1x2x16xbf16>) outs(%14 : tensor<1x2x16x16xbf16>) {
+  ^bb0(%in: bf16, %in_5: bf16, %in_6: bf16, %out: bf16):
+    %19 = arith.subf %in, %in_5 : bf16
+    %20 = math.exp %19 : bf16
+    %21 = arith.divf %20, %in_6 : bf16
+    linalg.yield %21 : bf16
+  } -> tensor<1x2x16x16xbf16>
+  %cst_4 = arith.constant 0.000000e+00 : bf16
+  %16 = tensor.empty() : tensor<1x2x16x32xbf16>
+  %17 = linalg.fill ins(%cst_4 : bf16) outs(%16 : tensor<1x2x16x32xbf16>) -> tensor<1x2x16x32xbf16>
+  %18 = linalg.generic {indexing_maps = [#bf16_where_map, #bf16_where_map1, #bf16_where_map2], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%15, %arg2 : tensor<1x2x16x16xbf16>, tensor<1x2x16x32xbf16>) outs(%17 : tensor<1x2x16x32xbf16>) {
+  ^bb0(%in: bf16, %in_5: bf16, %out: bf16):
+    %19 = arith.mulf %in, %in_5 : bf16
+    %20 = arith.addf %out, %19 : bf16
+    linalg.yield %20 : bf16
+  } -> tensor<1x2x16x32xbf16>
+  return %18 : tensor<1x2x16x32xbf16>
+}

@@ -1,4 +1,4 @@
-// RUN: onyx-opt %s --onyx-cuda-lower-attention --canonicalize --cse \
+// RUN: onyx-opt %s --onyx-cuda-lower-attention --canonicalize --cse --split-input-file \
 // RUN:   | FileCheck %s
 //
 // onyx.attention on buffers becomes one onyxrt_cuda_attention call: the
@@ -31,6 +31,32 @@ module {
          mask_dims = array<i64: 0, -1, -1, 3>,
          query_dims = array<i64: 0, 2, 1, 3>, scale = 0.35355339059327373 : f64,
          value_dims = array<i64: 0, 2, 1, 3>} loc("attn")
+    %ok = arith.constant 0 : i32
+    return %ok : i32
+  }
+}
+
+// -----
+
+// f16 operands (element code 10) with an f16 additive mask: mask mode 4
+// (additive in the operands' type; an f32 mask stays mode 1).
+// CHECK-LABEL: func.func @half
+// CHECK:         call @onyxrt_cuda_attention(%{{.*}}, %{{.*}}, %c10_i32,
+// CHECK-SAME:      %c4_i32, %{{cst[_0-9]*}}, %{{.*}}) {onyx.cuda_status}
+module {
+  func.func @half(%ctx: !onyx.context) -> i32 {
+    %q = onyx.get_input %ctx[0] : memref<2x4x16x8xf16>
+    %k = onyx.get_input %ctx[1] : memref<2x4x16x8xf16>
+    %v = onyx.get_input %ctx[2] : memref<2x4x16x8xf16>
+    %m = onyx.get_input %ctx[3] : memref<2x1x1x16xf16>
+    %o = onyx.alloc_output %ctx[0] : memref<2x4x16x8xf16>
+    onyx.attention q(%q : memref<2x4x16x8xf16>) k(%k : memref<2x4x16x8xf16>)
+        v(%v : memref<2x4x16x8xf16>) mask(%m : memref<2x1x1x16xf16>)
+        outs(%o : memref<2x4x16x8xf16>)
+        {kv_group = 1 : i64, key_dims = array<i64: 0, 1, 2, 3>,
+         mask_dims = array<i64: 0, -1, -1, 3>,
+         query_dims = array<i64: 0, 1, 2, 3>, scale = 0.35355339059327373 : f64,
+         value_dims = array<i64: 0, 1, 2, 3>} loc("half")
     %ok = arith.constant 0 : i32
     return %ok : i32
   }
