@@ -129,6 +129,10 @@ step e2e-sequences "$PY" test/e2e/test_sequences.py
 step e2e-profile "$PY" test/e2e/test_profile.py
 step e2e-element-types "$PY" -W ignore test/e2e/test_element_types.py
 step e2e-strings "$PY" test/e2e/test_strings.py
+# --precision=fp16|bf16 (onnx-convert-precision): fp32 islands on small real
+# models, values against their fp32 references, a LayerNorm that would
+# overflow in f16 (docs/cuda-backend.md "Precision").
+step e2e-precision "$PY" test/e2e/test_precision.py -j "$JOBS"
 # The Python package `onyx` from the build tree (docs/python.md).
 step python-package env ONYX_BUILD_DIR="$BUILD_DIR" "$PY" -m pytest -q -p no:cacheprovider test/python
 # cmake --install into a temporary prefix; a find_package(Onyx) consumer,

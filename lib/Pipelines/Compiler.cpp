@@ -215,18 +215,20 @@ bool compileModelFile(const std::string &modelPath,
             "' (expected native, x86-64, x86-64-v2, x86-64-v3 or x86-64-v4)";
     return false;
   }
-  // --precision: never silently ignored.
-  if (options.precision == "fp16" || options.precision == "bf16") {
-    error = "--precision=" + options.precision +
-            " (an fp32 model compiled to run in half precision) is not "
-            "implemented yet; export the model in " +
-            options.precision +
-            " instead (a half-precision model needs no option)";
-    return false;
-  }
-  if (options.precision != "fp32" && options.precision != "tf32") {
+  // --precision: never silently ignored. fp16/bf16: onnx-convert-precision
+  // (after the cleanup); a model that is already half precision keeps its
+  // types (the pass converts f32 ops only).
+  if (options.precision != "fp32" && options.precision != "tf32" &&
+      options.precision != "fp16" && options.precision != "bf16") {
     error = "unknown precision '" + options.precision +
             "' (expected fp32, tf32, fp16 or bf16)";
+    return false;
+  }
+  if (options.precision == "bf16" && options.target != "cuda") {
+    error = "--precision=bf16 needs --target=cuda: the CPU target does not "
+            "run bf16 MatMul/Gemm/Conv yet (their bf16 arithmetic needs "
+            "__truncsfbf2, which this toolchain's libgcc lacks, and is not "
+            "accumulated in f32); use --precision=fp16 on the CPU";
     return false;
   }
   if (options.precision == "tf32" && options.target != "cuda") {
@@ -246,7 +248,12 @@ bool compileModelFile(const std::string &modelPath,
     return true;
   };
 
-  if (!runStage(buildONNXCleanupPipeline, "ONNX cleanup"))
+  StringRef halfType = options.precision == "fp16"   ? "f16"
+                       : options.precision == "bf16" ? "bf16"
+                                                     : "";
+  if (!runStage(
+          [&](OpPassManager &pm) { buildONNXCleanupPipeline(pm, halfType); },
+          "ONNX cleanup"))
     return false;
   if (options.explainShapes)
     explainShapes(*module, llvm::outs());

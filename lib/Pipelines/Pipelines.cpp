@@ -53,11 +53,19 @@ void registerOnyxDialects(DialectRegistry &registry) {
   registerCUDATargetDialects(registry);
 }
 
-void buildONNXCleanupPipeline(OpPassManager &pm) {
+void buildONNXCleanupPipeline(OpPassManager &pm, StringRef halfType) {
   // Composite operators (Attention, RMSNormalization, RotaryEmbedding)
   // become the core ops of their ONNX function definitions.
   pm.addPass(createONNXDecompose());
   pm.addPass(createCanonicalizerPass());
+  // --precision=fp16|bf16: after the decomposition, so that a composite's
+  // statistics (RMSNormalization's ReduceMean) are ops of their own, which
+  // stay f32.
+  if (!halfType.empty()) {
+    ONNXConvertPrecisionOptions precision;
+    precision.type = halfType.str();
+    pm.addPass(createONNXConvertPrecision(precision));
+  }
 }
 
 void buildONNXToTensorPipeline(OpPassManager &pm, bool fuseAttention) {

@@ -79,6 +79,10 @@ def _is_device_dlpack(value):
         return False
 
 
+# InferenceSession(precision=...): onyx-compile's --precision values.
+_PRECISIONS = (None, "fp32", "float32", "tf32", "fp16", "bf16")
+
+
 class InferenceSession:
     """A compiled model and one runtime session.
 
@@ -87,8 +91,11 @@ class InferenceSession:
         ~/.cache/onyx) or an artifact .so.
     target: 'cpu' or 'cuda' (for .onnx; an artifact is what it was compiled
         for).
-    precision: None (the model's own element types); no other precision
-        is implemented yet, and asking for one is an error.
+    precision: None or 'fp32' (the model's own element types), 'tf32'
+        (cuda: f32 GEMMs/convolutions on TF32 tensor cores), 'fp16' or
+        'bf16' (an fp32 model run in half precision; bf16 needs cuda):
+        onyx-compile's --precision, for an .onnx (an artifact is what it
+        was compiled with).
     device_id: the CUDA device of a 'cuda' session.
     threads: threads of the CPU kernels (OpenBLAS's count), process-wide.
     weights: the external weights file (or its directory) of an artifact
@@ -107,10 +114,9 @@ class InferenceSession:
         path = os.fspath(path)
         if target not in _TARGETS:
             raise OnyxError("target must be 'cpu' or 'cuda', not %r" % (target,))
-        if precision not in (None, "fp32", "float32"):
-            raise OnyxError("precision %r is not supported: Onyx compiles the "
-                            "model's own element types (precision=None)"
-                            % (precision,))
+        if precision not in _PRECISIONS:
+            raise OnyxError("precision %r is not supported (expected None, "
+                            "'fp32', 'tf32', 'fp16' or 'bf16')" % (precision,))
         if not isinstance(device_id, int) or device_id < 0:
             raise OnyxError("device_id must be a non-negative int")
         if threads is not None and (not isinstance(threads, int) or threads < 1):
@@ -122,6 +128,8 @@ class InferenceSession:
             artifact = path
         else:
             options = ["--target=" + target]
+            if precision not in (None, "fp32", "float32"):
+                options.append("--precision=" + precision)
             if enable_profiling and target == "cpu":
                 options.append("--profile")
             if weights is not None:

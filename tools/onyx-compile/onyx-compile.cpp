@@ -60,8 +60,11 @@ int main(int argc, char **argv) {
       "precision",
       cl::desc("Arithmetic precision: fp32 (default: the model's types, "
                "fp32 GEMMs and convolutions), tf32 (cuda: fp32 GEMMs and "
-               "convolutions on TF32 tensor cores); fp16 and bf16 (an fp32 "
-               "model run in half precision) are not implemented yet"),
+               "convolutions on TF32 tensor cores), fp16 or bf16 (an fp32 "
+               "model run in half precision: GEMMs, convolutions and their "
+               "elementwise neighbours in the half type, reductions, "
+               "Softmax and normalizations in fp32; inputs and outputs keep "
+               "their types)"),
       cl::init("fp32"), cl::cat(category));
   cl::opt<std::string> cpu(
       "cpu",

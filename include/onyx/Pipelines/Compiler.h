@@ -41,9 +41,10 @@ struct CompileOptions {
   bool profile = false;
   /// Arithmetic precision: "fp32" (default: the model's types, f32 GEMMs
   /// and convolutions in full fp32), "tf32" (CUDA: f32 GEMMs and
-  /// convolutions on TF32 tensor cores). "fp16" / "bf16" (an fp32 model
-  /// compiled to run in half precision) are rejected as not implemented
-  /// yet; a model exported in fp16 / bf16 needs no option.
+  /// convolutions on TF32 tensor cores), "fp16" / "bf16" (an fp32 model
+  /// compiled to run in half precision: onnx-convert-precision, both
+  /// targets; graph inputs and outputs keep their types). A model exported
+  /// in fp16 / bf16 needs no option.
   std::string precision = "fp32";
   /// The generated code's CPU: "native" (the compiling host's CPU and
   /// extensions), "x86-64", "x86-64-v2", "x86-64-v3" or "x86-64-v4". Empty:

@@ -13,7 +13,11 @@ void registerOnyxDialects(mlir::DialectRegistry &registry);
 void registerOnyxPassesAndPipelines();
 
 /// Stage 2-3: cleanup and shape refinement on the onnx dialect.
-void buildONNXCleanupPipeline(mlir::OpPassManager &pm);
+/// `halfType` ("f16" or "bf16"; `onyx-compile --precision=fp16|bf16`): then
+/// onnx-convert-precision runs the fp32 model's compute-heavy ops in that
+/// type. Empty: the model's own types.
+void buildONNXCleanupPipeline(mlir::OpPassManager &pm,
+                              llvm::StringRef halfType = "");
 /// Stage 4: onnx -> tensor-level destination-passing ops.
 /// `fuseAttention` (the CUDA target): attention blocks become onyx.attention
 /// (onyx-fuse-attention) before elementwise fusion.

@@ -53,6 +53,28 @@ def ONNXDecompose : Pass<"onnx-decompose", "mlir::ModuleOp"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def ONNXConvertPrecision : Pass<"onnx-convert-precision", "mlir::ModuleOp"> {
+  let summary = "Run an fp32 model's compute-heavy ops in f16 or bf16";
+  let description = [{
+    `onyx-compile --precision=fp16|bf16`. MatMul, Gemm, Conv, ConvTranspose
+    and Einsum run in `type`; elementwise arithmetic, bounded activations,
+    data movement and local pooling extend those half islands (half when
+    every f32 operand is a half value or a constant); reductions, Softmax,
+    Exp/Log/Pow, normalizations and every op the table in
+    lib/Transforms/ConvertPrecision.cpp does not name stay f32, with
+    `onnx.Cast`s at the boundaries (one per value and direction; half ->
+    f32 -> half pairs removed). f32 constants feeding a half op are
+    converted at compile time; one with a finite value the half type
+    cannot hold keeps its consumer in f32. External weights are cast at
+    run time. Graph inputs and outputs keep their types.
+  }];
+  let options = [
+    Option<"type", "type", "std::string", "\"f16\"",
+           "The half type: f16 or bf16">
+  ];
+  let dependentDialects = ["onyx::onnx::ONNXDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // ONNX -> tensor-level destination-passing ops
 //===----------------------------------------------------------------------===//
