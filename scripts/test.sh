@@ -124,6 +124,11 @@ step e2e-bad-inputs "$PY" test/e2e/test_bad_inputs.py
 step e2e-external-weights "$PY" test/e2e/test_external_weights.py
 step e2e-data-dependent "$PY" test/e2e/test_data_dependent.py
 step e2e-sequences "$PY" test/e2e/test_sequences.py
+# Fused attention (docs/cuda-backend.md): one-block f32/f16/bf16 models must
+# each become one onyx.attention and compile for CUDA (they run on the GPU
+# only: scripts/gpu/check_attention.py synth-run).
+step e2e-attention-fusion env ONYX_COMPILE="$BUILD_DIR/bin/onyx-compile" \
+  "$PY" scripts/gpu/check_attention.py synth-compile "$BUILD_DIR/attention_synth"
 # Chrome-trace profiles (onyx-run --profile, onyx-compile --profile) and
 # compile progress (docs/runtime.md "Profiling").
 step e2e-profile "$PY" test/e2e/test_profile.py
