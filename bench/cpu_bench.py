@@ -3,15 +3,17 @@
 count, in one run; median latency per call and the ratio per case.
 
     /usr/bin/python3 bench/cpu_bench.py [--threads 2,1] [--runs 10]
-        [--cases resnet50_b1,...] [--ort DIR] [-o build/cpu_bench.md]
+        [--cases resnet50_b1,...] [--cpu native,x86-64-v2] [--ort DIR]
+        [-o build/cpu_bench.md]
 
 Models come from test/e2e/real_models (build/real_models, written by its
 make_models.py when missing). Each case's input is random with a fixed seed
 (token ids below the vocabulary for the decoder), written once as .npy for
 Onyx and as raw bytes for ONNX Runtime.
 
-- Onyx: `onyx-compile MODEL.onnx -o MODEL.so` (default options: CPU target,
-  --cpu=native), then in a fresh process per case and
+- Onyx: `onyx-compile MODEL.onnx -o MODEL.so --cpu=C` for each C of --cpu
+  (default: only `native`, onyx-compile's default; several give one Onyx
+  column each, measured in the same run), then in a fresh process per case and
   thread count: onyxrt_cpu_set_threads(T) (OpenBLAS threads), the session,
   --warmup calls, then the median of --runs calls of inference_compute.
 - ONNX Runtime 1.30 from npm (`npm install --ignore-scripts
@@ -160,6 +162,8 @@ def main():
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--cases", default=",".join(DEFAULT_CASES),
                     help="comma-separated, of: " + ", ".join(CASES))
+    ap.add_argument("--cpu", default="native",
+                    help="onyx-compile --cpu values, comma-separated: one Onyx column each (default native)")
     ap.add_argument("--ort", default="/tmp/ort_cpu", help="npm prefix holding onnxruntime-node")
     ap.add_argument("-o", "--output", default=os.path.join(REPO, "build", "cpu_bench.md"))
     args = ap.parse_args()
@@ -182,12 +186,14 @@ def main():
     open(onyx_py, "w").write(ONYX_RUNNER)
     load_before = os.getloadavg()
     started = datetime.datetime.now(datetime.timezone.utc)
+    cpus = args.cpu.split(",")
     artifacts = {}
     for m in models:
-        so = os.path.join(work, m + ".so")
-        subprocess.run([os.path.join(BIN_DIR, "onyx-compile"), os.path.join(DATA, m + ".onnx"), "-o", so],
-                       check=True)
-        artifacts[m] = so
+        for cpu in cpus:
+            so = os.path.join(work, "%s-%s.so" % (m, cpu))
+            subprocess.run([os.path.join(BIN_DIR, "onyx-compile"), os.path.join(DATA, m + ".onnx"), "-o", so,
+                            "--cpu=" + cpu], check=True)
+            artifacts[m, cpu] = so
     rows = []
     for c in cases:
         model, spec = CASES[c]
@@ -205,28 +211,34 @@ def main():
             npys.append(p)
             ort_args.append("%s:%s:%s:%s" % (name, dtype, "x".join(map(str, shape)), raw))
         for t in threads:
-            onyx_out = os.path.join(work, "%s_t%d_onyx.npy" % (c, t))
             ort_out = os.path.join(work, "%s_t%d_ort.bin" % (c, t))
-            r = subprocess.run([sys.executable, onyx_py, artifacts[model], RUNTIME_LIB, str(t),
-                                str(args.warmup), str(args.runs), onyx_out] + npys,
-                               capture_output=True, text=True)
-            if r.returncode:
-                sys.exit("onyx failed on %s: %s" % (c, r.stderr[-2000:]))
-            onyx = json.loads(r.stdout)
+            onyx = {}
+            for cpu in cpus:
+                onyx_out = os.path.join(work, "%s_t%d_%s_onyx.npy" % (c, t, cpu))
+                r = subprocess.run([sys.executable, onyx_py, artifacts[model, cpu], RUNTIME_LIB, str(t),
+                                    str(args.warmup), str(args.runs), onyx_out] + npys,
+                                   capture_output=True, text=True)
+                if r.returncode:
+                    sys.exit("onyx failed on %s (--cpu=%s): %s" % (c, cpu, r.stderr[-2000:]))
+                onyx[cpu] = (json.loads(r.stdout)["median_ms"], onyx_out)
             r = subprocess.run(["node", ort_js, ort_module, os.path.join(DATA, model + ".onnx"), str(t),
                                 str(args.warmup), str(args.runs), ort_out] + ort_args,
                                capture_output=True, text=True)
             if r.returncode:
                 sys.exit("onnxruntime failed on %s: %s" % (c, r.stderr[-2000:]))
             ortr = json.loads(r.stdout)
-            y = np.load(onyx_out)
             yo = np.fromfile(ort_out, dtype=np.float32).reshape(ortr["dims"])
-            diff = float(np.abs(y - yo).max() / max(np.abs(yo).max(), 1e-30))
-            row = {"case": c, "threads": t, "ort_ms": ortr["median_ms"], "onyx_ms": onyx["median_ms"],
-                   "ratio": onyx["median_ms"] / ortr["median_ms"], "max_rel_diff": diff}
+            diff = 0.0
+            for cpu in cpus:
+                y = np.load(onyx[cpu][1])
+                diff = max(diff, float(np.abs(y - yo).max() / max(np.abs(yo).max(), 1e-30)))
+            row = {"case": c, "threads": t, "ort_ms": ortr["median_ms"],
+                   "onyx_ms": {cpu: onyx[cpu][0] for cpu in cpus}, "max_rel_diff": diff}
             rows.append(row)
-            print("%-30s T=%d  ORT %9.2f ms  Onyx %9.2f ms  Onyx/ORT %7.2fx  diff %.1e" % (
-                c, t, row["ort_ms"], row["onyx_ms"], row["ratio"], diff), flush=True)
+            print("%-30s T=%d  ORT %9.2f ms  %s  diff %.1e" % (
+                c, t, row["ort_ms"], "  ".join("Onyx(%s) %9.2f ms %6.2fx" % (
+                    cpu, row["onyx_ms"][cpu], row["onyx_ms"][cpu] / row["ort_ms"]) for cpu in cpus),
+                diff), flush=True)
     load_after = os.getloadavg()
     lines = [
         "# CPU benchmark: Onyx against ONNX Runtime",
@@ -236,15 +248,18 @@ def main():
         "- load average (1 min) before / after: %.2f / %.2f" % (load_before[0], load_after[0]),
         "- command: `/usr/bin/python3 bench/cpu_bench.py %s`" % " ".join(sys.argv[1:]),
         "- median of %d calls after %d warm-up calls; ONNX Runtime 1.30 (onnxruntime-node, CPU provider, "
-        "all graph optimizations, intraOpNumThreads = T); Onyx: default artifact, onyxrt_cpu_set_threads(T)" % (
+        "all graph optimizations, intraOpNumThreads = T); Onyx: onyx-compile --cpu=C, onyxrt_cpu_set_threads(T)" % (
             args.runs, args.warmup),
         "",
-        "| case | threads | ONNX Runtime ms | Onyx ms | Onyx / ORT | max rel. diff |",
-        "| --- | --- | --- | --- | --- | --- |",
+        "| case | threads | ONNX Runtime ms | %s max rel. diff |" % "".join(
+            "Onyx `--cpu=%s` ms | Onyx / ORT | " % cpu for cpu in cpus),
+        "| --- | --- | --- | %s--- |" % ("--- | --- | " * len(cpus)),
     ]
     for r in rows:
-        lines.append("| %s | %d | %.2f | %.2f | %.2fx | %.1e |" % (
-            r["case"], r["threads"], r["ort_ms"], r["onyx_ms"], r["ratio"], r["max_rel_diff"]))
+        lines.append("| %s | %d | %.2f | %s%.1e |" % (
+            r["case"], r["threads"], r["ort_ms"], "".join(
+                "%.2f | %.2fx | " % (r["onyx_ms"][cpu], r["onyx_ms"][cpu] / r["ort_ms"]) for cpu in cpus),
+            r["max_rel_diff"]))
     text = "\n".join(lines) + "\n"
     os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
     open(args.output, "w").write(text)

@@ -136,6 +136,11 @@ void buildCPUCodegenPipeline(OpPassManager &pm, bool profileOps) {
   pm.addPass(createLowerRuntimeChecks());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
+  // exp, log, pow, sqrt, sin, cos... become LLVM intrinsics (the same libm
+  // calls, or sqrtss, once scalar), which the loop vectorizer maps to
+  // glibc's libmvec (lib/Target/CPU/EmitArtifact.cpp); the rest (tanh,
+  // erf, atan...) stay libm calls.
+  pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createConvertOnyxToLLVM());
   pm.addPass(createReconcileUnrealizedCastsPass());

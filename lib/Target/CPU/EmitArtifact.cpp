@@ -29,6 +29,7 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -137,6 +138,7 @@ void guardEntryPoints(llvm::Module &module, llvm::TargetMachine &tm,
   llvm::FunctionCallee check = module.getOrInsertFunction(
       ONYXRT_FN_CPU_PREFIX "check_features",
       llvm::FunctionType::get(i32, {ptr, ptr}, false));
+  llvm::Value *targetText = nullptr, *featuresText = nullptr;
   for (const char *name : {ONYX_ABI_EXPORT_STATE_CREATE,
                            ONYX_ABI_EXPORT_STATE_CREATE_WITH_WEIGHTS}) {
     llvm::Function *fn = module.getFunction(name);
@@ -149,9 +151,13 @@ void guardEntryPoints(llvm::Module &module, llvm::TargetMachine &tm,
     auto *guard = llvm::BasicBlock::Create(ctx, "cpu_check", fn, body);
     auto *refused = llvm::BasicBlock::Create(ctx, "cpu_refused", fn, body);
     llvm::IRBuilder<> builder(guard);
-    llvm::Value *rc = builder.CreateCall(
-        check, {builder.CreateGlobalString(target, "onyx_cpu_target"),
-                builder.CreateGlobalString(features, "onyx_cpu_features")});
+    if (!targetText) {
+      targetText =
+          builder.CreateGlobalString(target, "onyx_cpu_target", 0, &module);
+      featuresText =
+          builder.CreateGlobalString(features, "onyx_cpu_features", 0, &module);
+    }
+    llvm::Value *rc = builder.CreateCall(check, {targetText, featuresText});
     builder.CreateCondBr(builder.CreateICmpEQ(rc, builder.getInt32(0)), body,
                          refused);
     builder.SetInsertPoint(refused);
@@ -200,6 +206,12 @@ translateAndOptimize(ModuleOp module, llvm::LLVMContext &llvmCtx,
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
+  // Vectorized loops call glibc's libmvec for exp, log, pow, sin, cos...
+  // (_ZGVdN8v_expf: 8 lanes with AVX2, _ZGVbN4v_expf with SSE); registered
+  // before the defaults, which would otherwise provide a TLI without it.
+  llvm::TargetLibraryInfoImpl tlii(tm.getTargetTriple(),
+                                   llvm::VectorLibrary::LIBMVEC);
+  fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tlii); });
   llvm::PassBuilder pb(&tm);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
@@ -356,17 +368,10 @@ bool emitSharedLibrary(ModuleOp module, const std::string &outputPath,
   std::string runtimeDir = findRuntimeLibraryDir();
   std::string rpath = "-Wl,-rpath," + runtimeDir;
   std::string libDir = "-L" + runtimeDir;
-  llvm::SmallVector<llvm::StringRef> args = {*linker,
-                                             "-shared",
-                                             "-o",
-                                             outputPath,
-                                             objectPath,
-                                             libDir,
-                                             "-lonyx_runtime",
-                                             "-lopenblas",
-                                             "-lm",
-                                             rpath,
-                                             "-Wl,-rpath,$ORIGIN"};
+  llvm::SmallVector<llvm::StringRef> args = {
+      *linker, "-shared",           "-o",         outputPath, objectPath,
+      libDir,  "-lonyx_runtime",    "-lopenblas", "-lmvec",   "-lm",
+      rpath,   "-Wl,-rpath,$ORIGIN"};
   TimingScope linkScope = nest(timing, "link (cc -shared)");
   std::string linkError;
   llvm::SmallString<128> logPath;
