@@ -10,6 +10,13 @@ against PyTorch eager and torch.compile.
     # check every case, time BERT
     python3 scripts/gpu/half_precision_check.py run DIR --runtime DIR/libonyx_runtime.so
 
+    # fp32 exports run in half precision (onyx-compile --precision=fp16|bf16):
+    # here, the graphs of bench/gpu_bench.py (export) compiled twice each
+    /usr/bin/python3 scripts/gpu/half_precision_check.py make-precision DIR --graphs GRAPHS
+    # there: weights re-created from the seeds, PyTorch .half()/.bfloat16()
+    # eager and torch.compile against Onyx, errors against the fp32 output
+    python3 scripts/gpu/half_precision_check.py run-precision DIR --runtime DIR/libonyx_runtime.so
+
 Accuracy: for each case, the relative L2 error of Onyx and of PyTorch (same
 precision, on the GPU) against an fp64 reference (PyTorch on the GPU in
 fp64, or fp32 for BERT) on the same inputs and weights; a case passes when
@@ -455,6 +462,117 @@ def run_bert(args, torch, dev, rt):
     return out
 
 
+# ---------------------------------------------------------------------------
+# fp32 exports compiled with --precision=fp16|bf16 (onnx-convert-precision)
+
+PREC_CASES = ["bert-b8-s128", "gpt2-b1-s512", "resnet50-b32"]
+PREC_DTYPES = {"fp16": "float16", "bf16": "bfloat16"}
+
+
+def cmd_make_precision(args):
+    """Here: each fp32 graph of bench/gpu_bench.py (GRAPHS/MODEL.onnx, the
+    weights left out) compiled for cuda with --external-weights and
+    --precision=fp16 and bf16 into DIR/MODEL_PREC.so."""
+    import shutil
+    import tempfile
+    os.makedirs(args.dir, exist_ok=True)
+    for model in args.models.split(","):
+        src = os.path.join(args.graphs, model + ".onnx")
+        shutil.copy(src, os.path.join(args.dir, model + ".onnx"))
+        with tempfile.TemporaryDirectory() as tmp:  # no data file: no checksums
+            shutil.copy(src, os.path.join(tmp, model + ".onnx"))
+            for prec in PREC_DTYPES:
+                compile_(os.path.join(tmp, model + ".onnx"), os.path.join(args.dir, "%s_%s.so" % (model, prec)),
+                         ["--external-weights", "--precision=" + prec])
+
+
+def cmd_run_precision(args):
+    """There: each model of bench/gpu_bench.py re-created from its seed,
+    its weights laid out for the compiled graph (gpu_bench.align_weights);
+    the fp32 eager output (TF32 off) is the reference; per precision,
+    PyTorch eager and torch.compile on the model converted with .half() /
+    .bfloat16() and Onyx's fp32-graph artifact compiled with --precision:
+    relative L2 error against the fp32 reference and CUDA-event medians on
+    device-resident inputs (Onyx through IO binding)."""
+    import copy
+    import tempfile
+    import torch
+    sys.path.insert(0, os.path.join(REPO, "bench"))
+    import gpu_bench as gb
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    dev = torch.device("cuda")
+    rt = Runtime(args.runtime)
+    start = time.time()
+    results = []
+    out = open(args.json, "w") if args.json else None
+    for cid in args.cases.split(","):
+        case = gb.parse_case(cid)
+        model = case["model"]
+        t0 = time.time()
+        tmp = tempfile.mkdtemp()
+        fp32, exported = gb.export(model, tmp)
+        note = gb.align_weights(os.path.join(args.dir, model + ".onnx"), exported,
+                                os.path.join(args.dir, model + ".onnx.data"))
+        fp32 = fp32.to(dev).eval()
+        xs = [torch.from_numpy(a).to(dev) for a in gb.make_inputs(case)]
+        with torch.no_grad():
+            ref = fp32(*xs).float().cpu().numpy()
+        print("%s: exported and laid out in %.1f s (%s)" % (cid, time.time() - t0, note), flush=True)
+        for prec, dtname in PREC_DTYPES.items():
+            dt = getattr(torch, dtname)
+            r = {"case": cid, "precision": prec}
+            m = copy.deepcopy(fp32).to(dt)
+            hx = [x.to(dt) if x.is_floating_point() else x for x in xs]
+            with torch.no_grad():
+                r["torch_err"] = rel(m(*hx).float().cpu().numpy(), ref)
+                r["eager_ms"], _ = events_ms(torch, lambda: m(*hx), args.runs)
+                if args.compile and time.time() - start < args.compile_budget:
+                    try:
+                        import torch._dynamo
+                        torch._dynamo.reset()
+                        t1 = time.time()
+                        cm = torch.compile(m, dynamic=False)
+                        cm(*hx)
+                        torch.cuda.synchronize()
+                        r["compile_s"] = round(time.time() - t1, 1)
+                        r["compile_ms"], _ = events_ms(torch, lambda: cm(*hx), args.runs)
+                        r["compile_err"] = rel(cm(*hx).float().cpu().numpy(), ref)
+                    except Exception as e:
+                        r["compile_error"] = str(e).splitlines()[0][:200]
+                elif args.compile:
+                    r["compile_skipped"] = "budget"
+            try:
+                t1 = time.time()
+                art = Artifact(rt, os.path.join(args.dir, "%s_%s.so" % (model, prec)))
+                r["onyx_create_s"] = round(time.time() - t1, 1)
+                L = rt.L
+                lst = L.onyx_tensor_list_create()
+                for x in xs:  # the graph's own input types (int64 ids, f32 images)
+                    code = 7 if x.dtype == torch.int64 else F32
+                    shape = (ctypes.c_int64 * x.dim())(*x.shape)
+                    L.onyx_tensor_list_append(lst, L.onyx_tensor_wrap_device(
+                        code, x.dim(), shape, ctypes.c_void_p(x.data_ptr())))
+                got = art.call(lst, F32)
+                r["onyx_err"] = rel(got, ref)
+                L.onyx_state_set_device_outputs(art.state, 1)
+                r["onyx_ms"], r["onyx_wall_ms"] = events_ms(torch, lambda: art.call(lst, F32, read=False), args.runs)
+                L.onyx_state_set_device_outputs(art.state, 0)
+                art.A.onyx_state_destroy(art.state)
+                r["accuracy_ok"] = r["onyx_err"] <= 1.5 * r["torch_err"]
+            except Exception as e:
+                r["onyx_error"] = str(e)[:300]
+            del m
+            torch.cuda.empty_cache()
+            print(json.dumps(r), flush=True)
+            results.append(r)
+            if out:
+                out.write(json.dumps(r) + "\n")
+                out.flush()
+        del fp32
+        torch.cuda.empty_cache()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -472,8 +590,22 @@ def main():
     b.add_argument("--json")
     b.add_argument("--bert-cases", type=lambda t: [tuple(map(int, c.split("x"))) for c in t.split(",")],
                    default=[(1, 128), (32, 128)])
+    c = sub.add_parser("make-precision", help="fp32 bench graphs compiled with --precision=fp16/bf16")
+    c.add_argument("dir")
+    c.add_argument("--graphs", required=True, help="bench/gpu_bench.py's exported graphs")
+    c.add_argument("--models", default="bert,gpt2,resnet50")
+    d = sub.add_parser("run-precision")
+    d.add_argument("dir")
+    d.add_argument("--runtime", required=True)
+    d.add_argument("--cases", default=",".join(PREC_CASES))
+    d.add_argument("--runs", type=int, default=30)
+    d.add_argument("--no-compile", dest="compile", action="store_false")
+    d.add_argument("--compile-budget", type=float, default=150,
+                   help="seconds since the start after which torch.compile is skipped")
+    d.add_argument("--json")
     args = ap.parse_args()
-    {"make": cmd_make, "run": cmd_run}[args.cmd](args)
+    {"make": cmd_make, "run": cmd_run, "make-precision": cmd_make_precision,
+     "run-precision": cmd_run_precision}[args.cmd](args)
 
 
 if __name__ == "__main__":
