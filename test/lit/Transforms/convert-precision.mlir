@@ -107,3 +107,25 @@ func.func @cancel(%a: tensor<2x4xf16>) -> tensor<2x3xf16> {
   %y = "onnx.Cast"(%mm) {to = 10 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf16>
   return %y : tensor<2x3xf16>
 }
+
+// -----
+// Subgraph bodies stay f32: the If's branches read the MatMul's result
+// through the one Cast back to f32, placed at its definition.
+
+// CHECK-LABEL: func.func @nested(
+// CHECK:         %[[XH:.*]] = "onnx.Cast"(%arg0) <{{{.*}}to = 10 : i64}>
+// CHECK:         %[[M:.*]] = "onnx.MatMul"(%[[XH]], %[[XH]]) : (tensor<2x2xf16>, tensor<2x2xf16>) -> tensor<2x2xf16>
+// CHECK:         %[[MF:.*]] = "onnx.Cast"(%[[M]]) <{{{.*}}to = 1 : i64}>
+// CHECK:         "onnx.If"(%arg1)
+// CHECK:           "onnx.Neg"(%[[MF]]) : (tensor<2x2xf32>) -> tensor<2x2xf32>
+// CHECK:           onnx.Yield %[[MF]] : tensor<2x2xf32>
+func.func @nested(%x: tensor<2x2xf32>, %c: tensor<i1>) -> tensor<2x2xf32> {
+  %m = "onnx.MatMul"(%x, %x) : (tensor<2x2xf32>, tensor<2x2xf32>) -> tensor<2x2xf32>
+  %r = "onnx.If"(%c) ({
+    %n = "onnx.Neg"(%m) : (tensor<2x2xf32>) -> tensor<2x2xf32>
+    onnx.Yield %n : tensor<2x2xf32>
+  }, {
+    onnx.Yield %m : tensor<2x2xf32>
+  }) : (tensor<i1>) -> tensor<2x2xf32>
+  return %r : tensor<2x2xf32>
+}
