@@ -17,9 +17,11 @@ half precision (onnx-convert-precision, docs/cuda-backend.md "Precision").
    used: fp32 noise is 1e-7). bf16 on the CPU target is a clear compile
    error (its bf16 contractions do not run yet); bf16 values are checked on
    the GPU (scripts/gpu/half_precision_check.py).
-3. A LayerNorm on activations of a few thousand (whose variance, ~1e7,
-   overflows f16): MatMul -> LayerNorm -> MatMul against numpy in float64;
-   finite and within 5e-3 (LayerNorm's statistics stay f32).
+3. A LayerNorm on activations of ~2000 (whose variance, ~6e5, overflows
+   f16): MatMul -> LayerNorm -> MatMul against numpy in float64, finite and
+   within 5e-3; once as LayerNormalization, once decomposed as older
+   exporters write it (ReduceMean, Sub, Pow, ...), where a Pow or
+   ReduceMean placed in f16 would give inf.
 4. --precision=fp32 is bit-identical to no --precision.
 """
 import argparse
@@ -151,7 +153,10 @@ def check_values(name, work):
     return lines, problems
 
 
-def large_layernorm_model(path):
+def large_layernorm_model(path, decomposed=False):
+    """MatMul -> LayerNorm -> MatMul; `decomposed`: the LayerNorm as older
+    exporters write it (ReduceMean, Sub, Pow, ReduceMean, Add, Sqrt, Div,
+    Mul, Add), where a Pow or ReduceMean placed in f16 gives inf."""
     import onnx
     from onnx import helper, numpy_helper, TensorProto
     rng = np.random.default_rng(0)
@@ -159,13 +164,21 @@ def large_layernorm_model(path):
     w2 = (rng.standard_normal((64, 8)) * 0.1).astype(np.float32)
     g = (1 + rng.standard_normal(64) * 0.1).astype(np.float32)
     b = (rng.standard_normal(64) * 0.1).astype(np.float32)
-    nodes = [helper.make_node("MatMul", ["x", "w1"], ["h"]),
-             helper.make_node("LayerNormalization", ["h", "g", "b"], ["n"], axis=-1, epsilon=1e-5),
-             helper.make_node("MatMul", ["n", "w2"], ["y"])]
+    N = helper.make_node
+    consts = [("w1", w1), ("w2", w2), ("g", g), ("b", b)]
+    if decomposed:
+        consts += [("two", np.array(2, np.float32)), ("eps", np.array(1e-5, np.float32))]
+        ln = [N("ReduceMean", ["h"], ["mu"], axes=[-1]), N("Sub", ["h", "mu"], ["d"]),
+              N("Pow", ["d", "two"], ["d2"]), N("ReduceMean", ["d2"], ["var"], axes=[-1]),
+              N("Add", ["var", "eps"], ["ve"]), N("Sqrt", ["ve"], ["sd"]), N("Div", ["d", "sd"], ["z"]),
+              N("Mul", ["z", "g"], ["zg"]), N("Add", ["zg", "b"], ["n"])]
+    else:
+        ln = [N("LayerNormalization", ["h", "g", "b"], ["n"], axis=-1, epsilon=1e-5)]
+    nodes = [N("MatMul", ["x", "w1"], ["h"])] + ln + [N("MatMul", ["n", "w2"], ["y"])]
     graph = helper.make_graph(
         nodes, "ln", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["b", 16])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["b", 8])],
-        [numpy_helper.from_array(a, n) for n, a in (("w1", w1), ("w2", w2), ("g", g), ("b", b))])
+        [numpy_helper.from_array(a, n) for n, a in consts])
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
     return w1, w2, g, b
 
@@ -173,24 +186,26 @@ def large_layernorm_model(path):
 def check_large_layernorm(work):
     path = os.path.join(work, "ln.onnx")
     w1, w2, g, b = large_layernorm_model(path)
+    large_layernorm_model(os.path.join(work, "ln_decomposed.onnx"), decomposed=True)
     x = np.random.default_rng(1).standard_normal((4, 16)).astype(np.float32)
     h = x.astype(np.float64) @ w1
     mu, var = h.mean(-1, keepdims=True), h.var(-1, keepdims=True)
     ref = ((h - mu) / np.sqrt(var + 1e-5) * g + b) @ w2
     lines, problems = ["large LayerNorm: max |activation| %.0f, variance up to %.1e" % (abs(h).max(), var.max())], []
     assert var.max() > 65504, "the test's activations must overflow f16 in a half LayerNorm"
-    for prec in ("fp16",):
-        so = os.path.join(work, "ln-%s.so" % prec)
-        compile_(path, so, "--precision=" + prec)
-        y = run_model(so, {"x": x}, os.path.join(work, "ln-%s-out" % prec))
+    for tag in ("ln", "ln_decomposed"):
+        prec = "fp16"
+        so = os.path.join(work, "%s-%s.so" % (tag, prec))
+        compile_(os.path.join(work, tag + ".onnx"), so, "--precision=" + prec)
+        y = run_model(so, {"x": x}, os.path.join(work, "%s-%s-out" % (tag, prec)))
         if not np.isfinite(y).all():
-            problems.append("large LayerNorm %s: non-finite output" % prec)
+            problems.append("large %s %s: non-finite output" % (tag, prec))
             continue
         e = rel_err(y, ref)
         bound = TOL[prec]
-        lines.append("large LayerNorm --precision=%s: rel L2 %.2e (bound %g)" % (prec, e, bound))
+        lines.append("large %s --precision=%s: rel L2 %.2e (bound %g)" % (tag, prec, e, bound))
         if not e <= bound:
-            problems.append("large LayerNorm %s: rel L2 %.3e > %g" % (prec, e, bound))
+            problems.append("large %s %s: rel L2 %.3e > %g" % (tag, prec, e, bound))
     return lines, problems
 
 
