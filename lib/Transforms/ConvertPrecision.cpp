@@ -202,6 +202,7 @@ public:
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *ctx = &getContext();
+    fits.clear();
     if (type == "f16") {
       half = Float16Type::get(ctx);
       halfCode = 10;
@@ -222,10 +223,9 @@ public:
 private:
   Type half;
   int64_t halfCode = 0;
-  /// Constant op -> whether its value fits the half type, and its
-  /// converted clone (created on first use).
+  /// Constant op -> whether its value fits the half type (this run's ops
+  /// only: cleared at the start of each run).
   DenseMap<Operation *, bool> fits;
-  DenseMap<Operation *, Value> converted;
 
   /// Whether `v` is a constant this pass may give a half op: an f32
   /// onnx.Constant whose values all fit, or an external weight.
