@@ -152,6 +152,10 @@ step e2e-external-data "$PY" test/e2e/test_external_data.py
 step fuzz-regressions "$PY" test/fuzz/test_fuzz_regressions.py
 step fuzz-cli "$PY" test/fuzz/mutate_models.py --count 300 --seed 1 -j "$JOBS" \
   --expect-clean --results "$BUILD_DIR/fuzz_results.json"
+# The importer's libFuzzer target (clang, ASan + UBSan, a build directory of
+# its own; docs/testing.md "Fuzzing"): a bounded run on the seed corpus.
+step fuzz-importer bash scripts/fuzz-importer.sh --runs 20000 \
+  --build-dir "$BUILD_DIR-fuzz"
 # The concurrency gtests under ThreadSanitizer (docs/runtime.md, "Threads").
 step tsan-runtime bash scripts/tsan-runtime.sh
 # Real models (docs/real-models.md): PyTorch exports, each compiled once and run

@@ -431,15 +431,18 @@ std::string Importer::readStoredBytes(const onnx::TensorProto &tensor,
   switch (code) {
   case onnx::TensorProto::FLOAT:
     checkCount(tensor.float_data_size());
-    memcpy(out, tensor.float_data().data(), expectedBytes);
+    if (expectedBytes) // data() of an empty field may be null
+      memcpy(out, tensor.float_data().data(), expectedBytes);
     break;
   case onnx::TensorProto::DOUBLE:
     checkCount(tensor.double_data_size());
-    memcpy(out, tensor.double_data().data(), expectedBytes);
+    if (expectedBytes) // data() of an empty field may be null
+      memcpy(out, tensor.double_data().data(), expectedBytes);
     break;
   case onnx::TensorProto::INT64:
     checkCount(tensor.int64_data_size());
-    memcpy(out, tensor.int64_data().data(), expectedBytes);
+    if (expectedBytes) // data() of an empty field may be null
+      memcpy(out, tensor.int64_data().data(), expectedBytes);
     break;
   case onnx::TensorProto::UINT64:
   case onnx::TensorProto::UINT32:
@@ -1455,8 +1458,9 @@ OwningOpRef<ModuleOp> Importer::importModel(onnx::ModelProto &model) {
   importer::inferTypes(model, opset);
   collectValueInfo(graph);
 
-  auto module = ModuleOp::create(UnknownLoc::get(ctx));
-  builder.setInsertionPointToEnd(module.getBody());
+  // Owned from the start: an ImportFailure thrown below frees it.
+  OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(ctx));
+  builder.setInsertionPointToEnd(module->getBody());
 
   std::set<std::string> initializers;
   for (const auto &init : graph.initializer())

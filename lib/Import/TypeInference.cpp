@@ -177,7 +177,8 @@ std::optional<std::vector<int64_t>> intsOf(const onnx::TensorProto &t) {
       if (t.raw_data().size() != size_t(count) * 8)
         return std::nullopt;
       values.resize(count);
-      memcpy(values.data(), t.raw_data().data(), t.raw_data().size());
+      if (count)
+        memcpy(values.data(), t.raw_data().data(), t.raw_data().size());
     } else {
       values.assign(t.int64_data().begin(), t.int64_data().end());
     }
@@ -186,7 +187,8 @@ std::optional<std::vector<int64_t>> intsOf(const onnx::TensorProto &t) {
       if (t.raw_data().size() != size_t(count) * 4)
         return std::nullopt;
       std::vector<int32_t> v32(count);
-      memcpy(v32.data(), t.raw_data().data(), t.raw_data().size());
+      if (count)
+        memcpy(v32.data(), t.raw_data().data(), t.raw_data().size());
       values.assign(v32.begin(), v32.end());
     } else {
       values.assign(t.int32_data().begin(), t.int32_data().end());

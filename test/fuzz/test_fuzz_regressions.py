@@ -28,6 +28,10 @@ hostile-input campaign, must end in a compiled artifact or exactly one
           used: the lowering erased it under the use (now an error);
         - an Unsqueeze whose axes input has 2^40 entries: never finished
           (unrolled per entry; lists are now limited to 4096 entries).
+  test/fuzz/crashers/libfuzzer_<what>.onnx   found by the importer's libFuzzer
+      target (scripts/fuzz-importer.sh, ASan + UBSan):
+        - empty_float_data: a tensor attribute with no values; memcpy from
+          the empty field's null data() (undefined behaviour, UBSan).
 
   /usr/bin/python3 test/fuzz/test_fuzz_regressions.py [-v]
 """
