@@ -129,6 +129,8 @@ void buildCPUCodegenPipeline(OpPassManager &pm, bool profileOps) {
   if (profileOps)
     pm.addPass(createCPUProfileOps());
   pm.addPass(createConvertLinalgToLoopsPass());
+  // Reduction loops carry their accumulator in a register (vectorizable).
+  pm.addPass(createCPURegisterAccumulators());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   // With structured control flow gone, every check is in the entry's CFG

@@ -36,6 +36,7 @@
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/MathExtras.h"
@@ -206,6 +207,18 @@ translateAndOptimize(ModuleOp module, llvm::LLVMContext &llvmCtx,
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
+  // Float sums (Softmax, LayerNorm, ReduceSum) vectorize as in-order
+  // reductions (llvm.vector.reduce.fadd with a start value): the loop body,
+  // exp included, runs on vectors and the sum is added in the scalar loop's
+  // order, not reassociated. X86 does not enable them by default.
+  static const bool orderedReductions = [] {
+    auto &registered = llvm::cl::getRegisteredOptions();
+    auto it = registered.find("force-ordered-reductions");
+    if (it != registered.end())
+      it->second->addOccurrence(0, "force-ordered-reductions", "true");
+    return true;
+  }();
+  (void)orderedReductions;
   // Vectorized loops call glibc's libmvec for exp, log, pow, sin, cos...
   // (_ZGVdN8v_expf: 8 lanes with AVX2, _ZGVbN4v_expf with SSE); registered
   // before the defaults, which would otherwise provide a TLI without it.

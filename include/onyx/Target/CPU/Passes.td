@@ -51,6 +51,28 @@ def CPUWidenHalfReductions
   ];
 }
 
+def CPURegisterAccumulators
+    : Pass<"onyx-cpu-register-accumulators", "mlir::ModuleOp"> {
+  let summary = "Reduction loops keep their accumulator in a register";
+  let description = [{
+    After convert-linalg-to-loops, a reduction's innermost loop loads and
+    stores its accumulator `out[i]` (indices invariant in the loop) in every
+    iteration. LLVM cannot prove that the loop's other buffers do not alias
+    it (temporaries are views of one pool), so it neither keeps the value in
+    a register nor vectorizes the loop (nor the exp of Softmax's sum). This
+    pass rewrites such a loop (an scf.for whose body is loads, stores and
+    pure arithmetic, with one load and one later store of the same buffer at
+    the same loop-invariant indices, the buffer used nowhere else in the
+    loop) into one load before the loop, an iter_args accumulator, and one
+    store after it. Only for loops of linalg ops: their outputs never alias
+    their inputs (bufferization and the memory plan keep simultaneously live
+    buffers apart). The arithmetic and its order do not change.
+  }];
+  let dependentDialects = [
+    "mlir::memref::MemRefDialect", "mlir::scf::SCFDialect"
+  ];
+}
+
 def CPUProfileOps : Pass<"onyx-cpu-profile-ops", "mlir::ModuleOp"> {
   let summary = "Per-op timing hooks (onyx-compile --profile)";
   let description = [{
