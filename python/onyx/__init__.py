@@ -83,6 +83,21 @@ def _is_device_dlpack(value):
 _PRECISIONS = (None, "fp32", "float32", "tf32", "fp16", "bf16")
 
 
+def _stream_handle(stream):
+    """The CUstream handle of `cuda_stream` (0 for None)."""
+    if stream is None:
+        return 0
+    for attr in ("cuda_stream", "ptr"):  # torch.cuda.Stream, cupy's Stream
+        if not isinstance(stream, int) and hasattr(stream, attr):
+            stream = getattr(stream, attr)
+            break
+    if isinstance(stream, bool) or not isinstance(stream, int) or stream < 0:
+        raise OnyxError("cuda_stream must be a CUstream handle (a non-negative "
+                        "int), a torch.cuda.Stream or a CuPy stream, not %r"
+                        % (stream,))
+    return stream
+
+
 class InferenceSession:
     """A compiled model and one runtime session.
 
@@ -97,6 +112,12 @@ class InferenceSession:
         onyx-compile's --precision, for an .onnx (an artifact is what it
         was compiled with).
     device_id: the CUDA device of a 'cuda' session.
+    cuda_stream: a 'cuda' session's stream, the caller's: a CUstream handle
+        (int), a torch.cuda.Stream (its .cuda_stream) or a CuPy stream (its
+        .ptr), of the primary context of `device_id`. The session queues its
+        copies, kernels and library calls there, after the caller's work,
+        and waits for it before each run returns; it never destroys it.
+        None: a stream of the session's own.
     threads: threads of the CPU kernels (OpenBLAS's count), process-wide.
     weights: the external weights file (or its directory) of an artifact
         compiled with --external-weights; for an .onnx, compile it that way
@@ -110,7 +131,7 @@ class InferenceSession:
 
     def __init__(self, path, target="cpu", precision=None, device_id=0,
                  threads=None, cache_dir=None, weights=None,
-                 enable_profiling=False, profile_file=None):
+                 enable_profiling=False, profile_file=None, cuda_stream=None):
         path = os.fspath(path)
         if target not in _TARGETS:
             raise OnyxError("target must be 'cpu' or 'cuda', not %r" % (target,))
@@ -119,6 +140,7 @@ class InferenceSession:
                             "'fp32', 'tf32', 'fp16' or 'bf16')" % (precision,))
         if not isinstance(device_id, int) or device_id < 0:
             raise OnyxError("device_id must be a non-negative int")
+        stream = _stream_handle(cuda_stream)
         if threads is not None and (not isinstance(threads, int) or threads < 1):
             raise OnyxError("threads must be a positive int or None")
         if not os.path.isfile(path):
@@ -143,7 +165,7 @@ class InferenceSession:
         # The device goes to the runtime in the session options
         # (OnyxSessionOptions.deviceId), not through ONYX_CUDA_DEVICE.
         self._art = _Artifact(artifact, None if weights is None
-                              else os.fspath(weights), device_id)
+                              else os.fspath(weights), device_id, stream)
         if threads is not None:
             self._art.set_threads(threads)
         self._profile_file = None

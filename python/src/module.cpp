@@ -349,7 +349,8 @@ struct Signature {
 
 class Artifact {
 public:
-  Artifact(const std::string &path, py::object weights, int deviceId) {
+  Artifact(const std::string &path, py::object weights, int deviceId,
+           uintptr_t cudaStream) {
     handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle) {
       const char *e = dlerror();
@@ -390,8 +391,18 @@ public:
     if (!weights.is_none())
       options.weightsPath = w.c_str();
     std::string signature = metadataFn() ? metadataFn() : "";
-    if (signature.find("\ndevice cuda\n") != std::string::npos)
+    bool cudaModel = signature.find("\ndevice cuda\n") != std::string::npos;
+    if (cudaModel)
       options.deviceId = deviceId;
+    if (cudaStream) {
+      if (!cudaModel) {
+        dlclose(handle);
+        throw OnyxException("cuda_stream is for a model compiled for cuda; '" +
+                            path + "' runs on the host");
+      }
+      // The caller's CUstream: the session queues its work there.
+      options.cudaStream = reinterpret_cast<void *>(cudaStream);
+    }
     state = onyx_session_create(handle, &options, nullptr);
     if (!state) {
       std::string why = onyxrt_state_create_error();
@@ -840,8 +851,9 @@ PYBIND11_MODULE(_onyx, m) {
       });
 
   py::class_<Artifact>(m, "Artifact")
-      .def(py::init<const std::string &, py::object, int>(), py::arg("path"),
-           py::arg("weights") = py::none(), py::arg("device_id") = 0)
+      .def(py::init<const std::string &, py::object, int, uintptr_t>(),
+           py::arg("path"), py::arg("weights") = py::none(),
+           py::arg("device_id") = 0, py::arg("cuda_stream") = 0)
       .def("inputs", &Artifact::inputs)
       .def("outputs", &Artifact::outputs)
       .def_property_readonly("on_device", &Artifact::isDevice)

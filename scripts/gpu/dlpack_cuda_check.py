@@ -110,6 +110,34 @@ def main():
     (y5,) = s.run(None, {"x": x})
     check("session usable after the error", y5.shape == (7, 10))
 
+    # 5. The caller's stream (cuda_stream= -> OnyxSessionOptions.cudaStream):
+    # the input is produced on that stream right before the run, so a
+    # session working on a stream of its own could read it unfinished.
+    st = torch.cuda.Stream()
+    ss = onyx.InferenceSession(cuda_so, cuda_stream=st)
+    for b in (1, 64, 4096):
+        with torch.cuda.stream(st):
+            base = torch.randn(b, 16, device="cuda")
+            xs = base
+            for _ in range(20):  # keep the stream busy
+                xs = torch.tanh(xs) * 1.5
+            (ys,) = ss.run(None, {"x": xs})
+            (ds,) = ss.run(None, {"x": xs}, device_outputs=True)
+            td = torch.from_dlpack(ds).clone()
+        st.synchronize()
+        ref = reference(xs.cpu().numpy())
+        err = float(np.abs(ys - ref).max() / max(np.abs(ref).max(), 1e-30))
+        errd = float(np.abs(td.cpu().numpy() - ref).max() /
+                     max(np.abs(ref).max(), 1e-30))
+        check("caller's stream, batch %d" % b, err <= 1e-5 and errd <= 1e-5,
+              "rel err %.2e, device output %.2e" % (err, errd))
+    try:
+        onyx.InferenceSession(cpu_so, cuda_stream=st)
+        check("cuda_stream for a host artifact is an error", False)
+    except onyx.OnyxError as e:
+        check("cuda_stream for a host artifact is an error",
+              "host" in str(e), str(e)[-80:])
+
     # 4. The profile.
     calls_made = 3 + 3 + 1  # the runs above (the rejected one raised before any call)
     s.end_profiling()

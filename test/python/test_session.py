@@ -205,6 +205,24 @@ def test_bad_sessions(tmp_path, example_artifact):
     assert s.run(None, {"x": np.zeros((1, 16), np.float32)})[0].shape == (1, 10)
 
 
+def test_cuda_stream_option(example_artifact):
+    # A caller's stream is for CUDA models (the GPU side is checked by
+    # scripts/gpu/dlpack_cuda_check.py on the GPU machine).
+    class TorchLikeStream:
+        cuda_stream = 0x1234
+
+    for stream in (0x1234, TorchLikeStream()):
+        expect_error(lambda: onyx.InferenceSession(example_artifact,
+                                                   cuda_stream=stream),
+                     "cuda_stream is for a model compiled for cuda", "host")
+    for bad in ("s", -1, 1.5, True):
+        expect_error(lambda: onyx.InferenceSession(example_artifact,
+                                                   cuda_stream=bad),
+                     "cuda_stream must be a CUstream handle")
+    s = onyx.InferenceSession(example_artifact, cuda_stream=None)
+    assert s.run(None, {"x": np.zeros((1, 16), np.float32)})[0].shape == (1, 10)
+
+
 def test_threads_option(example_artifact):
     x = np.random.default_rng(3).standard_normal((33, 16)).astype(np.float32)
     for n in (1, 2):
