@@ -8,6 +8,9 @@ correct result or one clean `error:` line, never a signal or a leak.
   * Unique with several NaNs (it segfaulted): every NaN is one value,
     sorted last, as numpy.unique (equal_nan=True) and so the ONNX reference
     give; entries along an axis compare elementwise the same way;
+  * ArgMax/ArgMin/Hardmax/TopK with NaNs: NaN is the extreme (the first,
+    or the last with select_last_index) and TopK orders it above every
+    number, as numpy, the ONNX reference and PyTorch do;
   * a data-dependent allocation beyond the session's memory limit
     (ONYX_MAX_ALLOC_BYTES, default the machine's memory) is one clean error
     naming the allocation and the bytes (docs/runtime.md, "Memory limit").
@@ -240,6 +243,67 @@ class HostileInputs(unittest.TestCase):
         self.check(idx, widx, "rows")
         self.check(inv, winv, "rows")
         self.check(cnt, wcnt, "rows")
+
+    # -- ArgMax, ArgMin, Hardmax and TopK with NaNs ---------------------------
+
+    def test_arg_extremes_and_topk_with_nans(self):
+        """A NaN is the extreme of ArgMax and ArgMin (numpy's argmax/argmin,
+        the ONNX reference's, PyTorch's): the first NaN, the last with
+        select_last_index. TopK orders NaN above every number, equal NaNs by
+        index (numpy's sort, the ONNX reference, torch.topk): first with
+        largest=1, last with largest=0; every index appears once."""
+        nan, inf = np.nan, np.inf
+        x = np.array([[1, nan, 3, nan, 2, -inf],
+                      [nan, -1, nan, 5, 0, inf],
+                      [2, 2, -1, 7, 7, 0],
+                      [nan, nan, nan, nan, nan, nan]], np.float32)
+        dims = ["r", "c"]
+        cases = []
+        for op in ("ArgMax", "ArgMin"):
+            for last in (0, 1):
+                cases.append((op, {"axis": 1, "keepdims": 0,
+                                   "select_last_index": last}))
+        for op, attrs in cases:
+            name = "%s_nan_last%d" % (op.lower(), attrs["select_last_index"])
+            m = model([helper.make_node(op, ["x"], ["y"], **attrs)],
+                      [vi("x", TensorProto.FLOAT, dims)],
+                      [vi("y", TensorProto.INT64, ["r"])], name)
+            (y,) = self.execute(self.compile(m, name), {"x": x})
+            f = np.argmax if op == "ArgMax" else np.argmin
+            if attrs["select_last_index"]:
+                want = x.shape[1] - 1 - f(x[:, ::-1], axis=1)
+            else:
+                want = f(x, axis=1)
+            self.check(y, want.astype(np.int64), name)
+        # Hardmax: the one-hot of ArgMax's first extreme.
+        m = model([helper.make_node("Hardmax", ["x"], ["y"], axis=1)],
+                  [vi("x", TensorProto.FLOAT, dims)],
+                  [vi("y", TensorProto.FLOAT, dims)], "hardmax_nan")
+        (y,) = self.execute(self.compile(m, "hardmax_nan"), {"x": x})
+        want = np.zeros_like(x)
+        want[np.arange(x.shape[0]), np.argmax(x, axis=1)] = 1
+        self.check(y, want, "hardmax")
+        # TopK against a stable sort with NaN above every number.
+        for largest in (1, 0):
+            name = "topk_nan_largest%d" % largest
+            m = model([const("k", np.array([4], np.int64)),
+                       helper.make_node("TopK", ["x", "k"], ["v", "i"],
+                                        axis=1, largest=largest)],
+                      [vi("x", TensorProto.FLOAT, dims)],
+                      [vi("v", TensorProto.FLOAT, ["r", 4]),
+                       vi("i", TensorProto.INT64, ["r", 4])], name)
+            v, i = self.execute(self.compile(m, name), {"x": x})
+            for r, row in enumerate(x):
+                def key(j):
+                    val = row[j]
+                    rank = (1, 0.0) if np.isnan(val) else (0, float(val))
+                    if largest:
+                        rank = (-rank[0], -rank[1])
+                    return (rank, j)
+                order = sorted(range(row.size), key=key)[:4]
+                what = "largest=%d row %d" % (largest, r)
+                self.check(i[r], np.array(order, np.int64), what)
+                self.check(v[r], row[order], what)
 
     # -- the memory limit -----------------------------------------------------
 

@@ -440,10 +440,14 @@ FailureOr<SmallVector<Value>> lowerTopK(Operation *op, OpBuilder &b) {
   Value kValue = k.value(shape->k);
 
   // (v, a) comes before (w, c): a better value, or the same value at a
-  // lower index (ties keep the lower index first).
+  // lower index (ties keep the lower index first). Floats in Unique's total
+  // order, NaN above every number and equal to every NaN (numpy's sort and
+  // the ONNX reference's, PyTorch's topk): NaNs come first with largest=1,
+  // last with largest=0. (With IEEE comparisons a NaN was after nothing, so
+  // every later pick repeated it: [nan, nan, nan] at index [0, 0, 0].)
   auto before = [&](KB &k, Value v, Value a, Value w, Value c) {
-    Value better = largest ? k.elemGt(v, w) : k.elemLt(v, w);
-    return k.orOf(better, k.andOf(k.elemEq(v, w), k.lt(a, c)));
+    Value better = largest ? k.elemLtNaNLast(w, v) : k.elemLtNaNLast(v, w);
+    return k.orOf(better, k.andOf(k.elemEqNaN(v, w), k.lt(a, c)));
   };
 
   // Per line along the axis, the j-th result is the first element (in the

@@ -420,15 +420,26 @@ FailureOr<SmallVector<Value>> lowerReduce(Operation *op, OpBuilder &b) {
 /// the first of equal extremes; `orEqual` (select_last_index) the last. The
 /// fold visits the axis in ascending order (the generic's reduction loop
 /// lowers to a sequential loop), which the tie rule relies on.
+///
+/// Floats: a NaN is the extreme of both ArgMax and ArgMin (numpy's argmax /
+/// argmin, which the ONNX reference uses, and PyTorch's): the first NaN
+/// wins, or the last one with select_last_index; no number replaces a NaN.
 Value isBetter(OpBuilder &b, Location loc, Value x, Value best, bool isMax,
                bool orEqual) {
   if (isFloat(x.getType())) {
-    // Ordered predicates: NaN never replaces the current candidate.
     auto pred =
         isMax
             ? (orEqual ? arith::CmpFPredicate::OGE : arith::CmpFPredicate::OGT)
             : (orEqual ? arith::CmpFPredicate::OLE : arith::CmpFPredicate::OLT);
-    return arith::CmpFOp::create(b, loc, pred, x, best);
+    Value ordered = arith::CmpFOp::create(b, loc, pred, x, best);
+    Value xNaN =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+    if (orEqual)
+      return arith::OrIOp::create(b, loc, ordered, xNaN);
+    Value bestNumber =
+        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ORD, best, best);
+    return arith::OrIOp::create(
+        b, loc, ordered, arith::AndIOp::create(b, loc, xNaN, bestNumber));
   }
   auto pred =
       isMax ? (orEqual ? arith::CmpIPredicate::sge : arith::CmpIPredicate::sgt)
