@@ -1,8 +1,11 @@
 """Shared helpers for Onyx's Python end-to-end tests (run with /usr/bin/python3)."""
 import os
 import re
+import shutil
 import signal
 import subprocess
+import tempfile
+import unittest
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BIN_DIR = os.environ.get("ONYX_BIN_DIR", os.path.join(REPO, "build", "bin"))
@@ -261,3 +264,83 @@ def run_parallel(order, fn, jobs, log):
             results[n] = fut.result()
             log("\n".join(lines))
     return results
+
+
+# -- a unittest base for tests that compile and run small models --------------
+
+
+class ModelTestCase(unittest.TestCase):
+    """Base of the e2e tests that build small ONNX models, compile them with
+    onyx-compile and run them with onyx-run: a temporary directory per class
+    (`tmp_prefix`), the outcome checks every such test makes (never a signal
+    or a timeout; an expected failure is exactly one `error:` line), and
+    `execute_npy` for models whose inputs and outputs are plain tensors.
+    With `reuse_compiles`, a second compile of the same name returns the
+    first artifact."""
+
+    tmp_prefix = "onyx-e2e-"
+    reuse_compiles = False
+
+    @classmethod
+    def setUpClass(cls):
+        require_tools(ONYX_COMPILE, ONYX_RUN)
+        cls.tmp = tempfile.mkdtemp(prefix=cls.tmp_prefix)
+        cls.compiled = {}
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def check_outcome(self, r, expect_error=None, what="the run"):
+        """Asserts how `r` (a Result) ended. With `expect_error`: a non-zero
+        exit with exactly one `error:` line containing it (returns False);
+        else exit status 0 (returns True)."""
+        self.assertFalse(r.timed_out, r.describe())
+        self.assertIsNotNone(r.rc, r.describe())
+        self.assertGreaterEqual(r.rc, 0, "killed by a signal\n" + r.describe())
+        if expect_error is not None:
+            self.assertNotEqual(r.rc, 0, "expected a failure\n" + r.describe())
+            self.assertEqual(len(r.error_lines), 1, r.describe())
+            self.assertIn(expect_error, r.error_lines[0], r.describe())
+            return False
+        self.assertEqual(r.rc, 0, "%s failed\n%s" % (what, r.describe()))
+        return True
+
+    def save(self, m, name):
+        import onnx
+        path = os.path.join(self.tmp, name + ".onnx")
+        onnx.save(m, path)
+        return path
+
+    def compile(self, m, name, extra=(), expect_error=None):
+        """The artifact of model `m` (None when `expect_error` is given and
+        the compile failed as expected)."""
+        key = (name, tuple(extra))
+        if self.reuse_compiles and expect_error is None and key in self.compiled:
+            return self.compiled[key]
+        so = os.path.join(self.tmp, name + ".so")
+        r = run([ONYX_COMPILE, self.save(m, name), "-o", so] + list(extra),
+                timeout=300)
+        if not self.check_outcome(r, expect_error, "compiling %s" % name):
+            return None
+        self.compiled[key] = so
+        return so
+
+    def execute_npy(self, so, inputs, expect_error=None):
+        """Runs `so` on {name: numpy array} (as .npy files); returns the
+        outputs, or None when it failed as `expect_error` says."""
+        import numpy as np
+        out_dir = tempfile.mkdtemp(dir=self.tmp)
+        args = [ONYX_RUN, so, "--output-dir", out_dir]
+        for name, array in inputs.items():
+            path = os.path.join(out_dir, name + ".npy")
+            np.save(path, array)
+            args += ["--input", "%s=%s" % (name, path)]
+        if not self.check_outcome(run(args, timeout=120), expect_error):
+            return None
+        outputs = []
+        k = 0
+        while os.path.exists(os.path.join(out_dir, "output_%d.npy" % k)):
+            outputs.append(np.load(os.path.join(out_dir, "output_%d.npy" % k)))
+            k += 1
+        return outputs

@@ -23,18 +23,16 @@ integers, to 1e-6 relative for floats). The cases are those of the issue:
 Run with /usr/bin/python3 (Debian's, with onnx and numpy).
 """
 import os
-import shutil
 import sys
 import tempfile
 import unittest
 
 import numpy as np
-import onnx
 from onnx import TensorProto, helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from onyx_e2e import ONYX_COMPILE, ONYX_RUN, require_tools, run  # noqa: E402
+from onyx_e2e import ONYX_RUN, ModelTestCase, run  # noqa: E402
 from onyx_e2e import checked_model, constant_node as const, value_info as vi  # noqa: E402
 
 OPSET = 13
@@ -44,53 +42,14 @@ def model(nodes, inputs, outputs, name, opset=OPSET):
     return checked_model(nodes, inputs, outputs, name, opset, ir_version=7)
 
 
-class DataDependentTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        require_tools(ONYX_COMPILE, ONYX_RUN)
-        cls.tmp = tempfile.mkdtemp(prefix="onyx-data-dependent-")
-        cls.compiled = {}
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp, ignore_errors=True)
+class DataDependentTest(ModelTestCase):
+    tmp_prefix = "onyx-data-dependent-"
+    reuse_compiles = True
 
     # -- helpers ---------------------------------------------------------------
 
-    def compile(self, m, name):
-        if name in self.compiled:
-            return self.compiled[name]
-        path = os.path.join(self.tmp, name + ".onnx")
-        onnx.save(m, path)
-        so = os.path.join(self.tmp, name + ".so")
-        r = run([ONYX_COMPILE, path, "-o", so], timeout=300)
-        self.assertEqual(r.rc, 0, "compiling %s failed\n%s" % (name, r.describe()))
-        self.compiled[name] = so
-        return so
-
     def execute(self, so, inputs, expect_error=None):
-        out_dir = tempfile.mkdtemp(dir=self.tmp)
-        args = [ONYX_RUN, so, "--output-dir", out_dir]
-        for name, array in inputs.items():
-            path = os.path.join(out_dir, name + ".npy")
-            np.save(path, array)
-            args += ["--input", "%s=%s" % (name, path)]
-        r = run(args, timeout=120)
-        self.assertFalse(r.timed_out, r.describe())
-        self.assertIsNotNone(r.rc, r.describe())
-        self.assertGreaterEqual(r.rc, 0, "killed by a signal\n" + r.describe())
-        if expect_error is not None:
-            self.assertNotEqual(r.rc, 0, "expected a failure\n" + r.describe())
-            self.assertEqual(len(r.error_lines), 1, r.describe())
-            self.assertIn(expect_error, r.error_lines[0], r.describe())
-            return None
-        self.assertEqual(r.rc, 0, r.describe())
-        outputs = []
-        k = 0
-        while os.path.exists(os.path.join(out_dir, "output_%d.npy" % k)):
-            outputs.append(np.load(os.path.join(out_dir, "output_%d.npy" % k)))
-            k += 1
-        return outputs
+        return self.execute_npy(so, inputs, expect_error)
 
     def check(self, got, want, what=""):
         want = np.asarray(want)

@@ -18,18 +18,15 @@ correct result or one clean `error:` line, never a signal or a leak.
 Run with /usr/bin/python3 (Debian's, with onnx and numpy).
 """
 import os
-import shutil
 import sys
-import tempfile
 import unittest
 
 import numpy as np
-import onnx
 from onnx import TensorProto, helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from onyx_e2e import ONYX_COMPILE, ONYX_RUN, require_tools, run  # noqa: E402
+from onyx_e2e import ModelTestCase  # noqa: E402
 from onyx_e2e import checked_model, constant_node as const, value_info as vi  # noqa: E402
 
 
@@ -37,53 +34,14 @@ def model(nodes, inputs, outputs, name, opset=13):
     return checked_model(nodes, inputs, outputs, name, opset, ir_version=7)
 
 
-class HostileInputs(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        require_tools(ONYX_COMPILE, ONYX_RUN)
-        cls.tmp = tempfile.mkdtemp(prefix="onyx-hostile-")
-        cls.compiled = {}
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp, ignore_errors=True)
+class HostileInputs(ModelTestCase):
+    tmp_prefix = "onyx-hostile-"
+    reuse_compiles = True
 
     # -- helpers -------------------------------------------------------------
 
-    def compile(self, m, name, extra=()):
-        if name in self.compiled:
-            return self.compiled[name]
-        path = os.path.join(self.tmp, name + ".onnx")
-        onnx.save(m, path)
-        so = os.path.join(self.tmp, name + ".so")
-        r = run([ONYX_COMPILE, path, "-o", so] + list(extra), timeout=300)
-        self.assertEqual(r.rc, 0, "compiling %s failed\n%s" % (name, r.describe()))
-        self.compiled[name] = so
-        return so
-
-    def execute(self, so, inputs, expect_error=None, env=None):
-        out_dir = tempfile.mkdtemp(dir=self.tmp)
-        args = [ONYX_RUN, so, "--output-dir", out_dir]
-        for name, array in inputs.items():
-            path = os.path.join(out_dir, name + ".npy")
-            np.save(path, array)
-            args += ["--input", "%s=%s" % (name, path)]
-        r = run(args, timeout=120)
-        self.assertFalse(r.timed_out, r.describe())
-        self.assertIsNotNone(r.rc, r.describe())
-        self.assertGreaterEqual(r.rc, 0, "killed by a signal\n" + r.describe())
-        if expect_error is not None:
-            self.assertNotEqual(r.rc, 0, "expected a failure\n" + r.describe())
-            self.assertEqual(len(r.error_lines), 1, r.describe())
-            self.assertIn(expect_error, r.error_lines[0], r.describe())
-            return None
-        self.assertEqual(r.rc, 0, r.describe())
-        outputs = []
-        k = 0
-        while os.path.exists(os.path.join(out_dir, "output_%d.npy" % k)):
-            outputs.append(np.load(os.path.join(out_dir, "output_%d.npy" % k)))
-            k += 1
-        return outputs
+    def execute(self, so, inputs, expect_error=None):
+        return self.execute_npy(so, inputs, expect_error)
 
     def check(self, got, want, what=""):
         want = np.asarray(want)

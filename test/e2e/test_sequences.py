@@ -16,7 +16,6 @@ the suite lacks or only touches lightly:
 Run with /usr/bin/python3 (Debian's, with onnx and numpy).
 """
 import os
-import shutil
 import sys
 import tempfile
 import unittest
@@ -27,7 +26,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from onyx_e2e import ONYX_COMPILE, ONYX_RUN, REPO, require_tools, run  # noqa: E402
+from onyx_e2e import ONYX_COMPILE, ONYX_RUN, REPO, ModelTestCase, run  # noqa: E402
 from onyx_e2e import checked_model, constant_node as const, value_info as vi  # noqa: E402
 
 OPSET = 15
@@ -41,26 +40,8 @@ def model(nodes, inputs, outputs, name):
     return checked_model(nodes, inputs, outputs, name, OPSET, ir_version=8)
 
 
-class SequenceTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        require_tools(ONYX_COMPILE, ONYX_RUN)
-        cls.tmp = tempfile.mkdtemp(prefix="onyx-sequences-")
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp, ignore_errors=True)
-
-    def save(self, m, name):
-        path = os.path.join(self.tmp, name + ".onnx")
-        onnx.save(m, path)
-        return path
-
-    def compile(self, m, name):
-        so = os.path.join(self.tmp, name + ".so")
-        r = run([ONYX_COMPILE, self.save(m, name), "-o", so], timeout=300)
-        self.assertEqual(r.rc, 0, "compiling %s failed\n%s" % (name, r.describe()))
-        return so
+class SequenceTest(ModelTestCase):
+    tmp_prefix = "onyx-sequences-"
 
     def execute(self, so, inputs, kinds, expect_error=None):
         """Runs `so`; `kinds` says per output 'tensor' or 'sequence'."""
@@ -81,14 +62,8 @@ class SequenceTest(unittest.TestCase):
                 np.save(path, value)
             args += ["--input", "%s=%s" % (name, path)]
         r = run(args, timeout=120)
-        self.assertFalse(r.timed_out, r.describe())
-        self.assertGreaterEqual(r.rc, 0, "killed by a signal\n" + r.describe())
-        if expect_error is not None:
-            self.assertNotEqual(r.rc, 0, "expected a failure\n" + r.describe())
-            self.assertEqual(len(r.error_lines), 1, r.describe())
-            self.assertIn(expect_error, r.error_lines[0], r.describe())
+        if not self.check_outcome(r, expect_error):
             return None
-        self.assertEqual(r.rc, 0, r.describe())
         outputs = []
         for k, kind in enumerate(kinds):
             if kind == "sequence":

@@ -15,7 +15,6 @@ from float16, the CUDA target).
 Run with /usr/bin/python3 (Debian's, with onnx and numpy).
 """
 import os
-import shutil
 import sys
 import tempfile
 import unittest
@@ -26,7 +25,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from onyx_e2e import ONYX_COMPILE, ONYX_RUN, require_tools, run  # noqa: E402
+from onyx_e2e import ONYX_RUN, ModelTestCase, run  # noqa: E402
 from onyx_e2e import value_info as vi  # noqa: E402
 
 OPSET = 20
@@ -48,32 +47,8 @@ def string_proto(array):
     return t
 
 
-class StringTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        require_tools(ONYX_COMPILE, ONYX_RUN)
-        cls.tmp = tempfile.mkdtemp(prefix="onyx-strings-")
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp, ignore_errors=True)
-
-    def save(self, m, name):
-        path = os.path.join(self.tmp, name + ".onnx")
-        onnx.save(m, path)
-        return path
-
-    def compile(self, m, name, extra=(), expect_error=None):
-        so = os.path.join(self.tmp, name + ".so")
-        r = run([ONYX_COMPILE, self.save(m, name), "-o", so] + list(extra), timeout=300)
-        self.assertGreaterEqual(r.rc, 0, "killed by a signal\n" + r.describe())
-        if expect_error is not None:
-            self.assertNotEqual(r.rc, 0, "expected a failure\n" + r.describe())
-            self.assertEqual(len(r.error_lines), 1, r.describe())
-            self.assertIn(expect_error, r.error_lines[0], r.describe())
-            return None
-        self.assertEqual(r.rc, 0, "compiling %s failed\n%s" % (name, r.describe()))
-        return so
+class StringTest(ModelTestCase):
+    tmp_prefix = "onyx-strings-"
 
     def execute(self, so, inputs, expect_error=None, raw=None):
         out_dir = tempfile.mkdtemp(dir=self.tmp)
@@ -86,14 +61,8 @@ class StringTest(unittest.TestCase):
                 f.write(proto.SerializeToString())
             args += ["--input", "%s=%s" % (name, path)]
         r = run(args, timeout=120)
-        self.assertFalse(r.timed_out, r.describe())
-        self.assertGreaterEqual(r.rc, 0, "killed by a signal\n" + r.describe())
-        if expect_error is not None:
-            self.assertNotEqual(r.rc, 0, "expected a failure\n" + r.describe())
-            self.assertEqual(len(r.error_lines), 1, r.describe())
-            self.assertIn(expect_error, r.error_lines[0], r.describe())
+        if not self.check_outcome(r, expect_error):
             return None
-        self.assertEqual(r.rc, 0, r.describe())
         outputs = []
         for k in range(len(os.listdir(out_dir))):
             pb = os.path.join(out_dir, "output_%d.pb" % k)
