@@ -289,19 +289,23 @@ struct Checker {
                (formal.minArity == 1 ? " value" : " values") + ", got " +
                std::to_string(std::max(0, node.input_size() - int(i)));
     }
+    // Required attributes, of every kind: libonnx's inference functions
+    // dereference them unchecked (a Scan without num_scan_inputs segfaulted
+    // in ScanInferenceFunctionOpset9; found by the importer's fuzzer).
     for (const schema::Attr &attr : s->attributes()) {
-      if (attr.kind != schema::AttrKind::GRAPH)
-        continue;
       const onnx::AttributeProto *given = nullptr;
       for (const auto &a : node.attribute())
         if (a.name() == attr.name)
           given = &a;
       if (!given) {
         if (attr.required)
-          return describe(node) + ": required graph attribute '" + attr.name +
-                 "' is missing";
+          return describe(node) + ": required " +
+                 (attr.kind == schema::AttrKind::GRAPH ? "graph " : "") +
+                 "attribute '" + attr.name + "' is missing";
         continue;
       }
+      if (attr.kind != schema::AttrKind::GRAPH)
+        continue;
       if (!given->has_g())
         return describe(node) + ": attribute '" + attr.name +
                "' must hold a graph";

@@ -31,7 +31,10 @@ hostile-input campaign, must end in a compiled artifact or exactly one
   test/fuzz/crashers/libfuzzer_<what>.onnx   found by the importer's libFuzzer
       target (scripts/fuzz-importer.sh, ASan + UBSan):
         - empty_float_data: a tensor attribute with no values; memcpy from
-          the empty field's null data() (undefined behaviour, UBSan).
+          the empty field's null data() (undefined behaviour, UBSan);
+        - scan_without_num_scan_inputs: a Scan whose required attribute is
+          misspelt; libonnx's Scan inference dereferenced it (segfault).
+          GraphCheck now requires every required attribute first.
 
   /usr/bin/python3 test/fuzz/test_fuzz_regressions.py [-v]
 """
