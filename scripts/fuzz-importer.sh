@@ -6,8 +6,10 @@
 # crash, hang (-timeout), leak or sanitizer report; the reproducer is left
 # in the build directory (crash-*, timeout-*, leak-*).
 #
-#   bash scripts/fuzz-importer.sh [--runs N] [--jobs J] [--build-dir DIR]
+#   bash scripts/fuzz-importer.sh [--runs N] [--jobs J] [--seed S] [--build-dir DIR]
 #
+# --seed: libFuzzer's random seed (default 1, so that CI's bounded run is
+# the same run every time; a long campaign uses other seeds, 0 = random).
 # --runs: executions per job (default 20000, what CI runs); the committed
 # long run (docs/testing.md, "Fuzzing") used --runs 1000000.
 set -euo pipefail
@@ -15,11 +17,13 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 RUNS=20000
 JOBS=1
+SEED=1
 DIR=build-fuzz
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) RUNS=$2; shift 2 ;;
     --jobs) JOBS=$2; shift 2 ;;
+    --seed) SEED=$2; shift 2 ;;
     --build-dir) DIR=$2; shift 2 ;;
     *) echo "fuzz-importer.sh: unknown argument '$1'" >&2; exit 2 ;;
   esac
@@ -61,13 +65,13 @@ mkdir -p "$ART"
 LOG="$DIR/fuzz-importer.log"
 rc=0
 if [ "$JOBS" -gt 1 ]; then
-  (cd "$DIR" && ./bin/onyx-import-fuzzer -runs="$RUNS" -jobs="$JOBS" \
+  (cd "$DIR" && ./bin/onyx-import-fuzzer -runs="$RUNS" -seed="$SEED" -jobs="$JOBS" \
      -workers="$JOBS" -timeout=20 -rss_limit_mb=3072 -max_len=262144 \
      -print_final_stats=1 -artifact_prefix="fuzz-artifacts/" \
      "$CORPUS/new" "$SEEDS") > "$LOG" 2>&1 || rc=$?
   cat "$DIR"/fuzz-*.log >> "$LOG" 2>/dev/null || true
 else
-  "$DIR/bin/onyx-import-fuzzer" -runs="$RUNS" -timeout=20 -rss_limit_mb=3072 \
+  "$DIR/bin/onyx-import-fuzzer" -runs="$RUNS" -seed="$SEED" -timeout=20 -rss_limit_mb=3072 \
     -max_len=262144 -print_final_stats=1 -artifact_prefix="$ART" \
     "$CORPUS/new" "$SEEDS" > "$LOG" 2>&1 || rc=$?
 fi

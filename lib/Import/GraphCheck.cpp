@@ -334,6 +334,20 @@ struct Checker {
           info.type().tensor_type().has_shape())
         known[info.name()] = info.type().tensor_type().shape().dim_size();
     };
+    // The main graph's inputs need a type: libonnx's inference functions
+    // read it unchecked (a Shape of an input whose TypeProto was empty
+    // segfaulted; found by the importer's fuzzer). Initializers listed as
+    // inputs (IR < 4) take theirs from the initializer.
+    if (scopes.size() == 1) {
+      std::set<std::string> initialized;
+      for (const auto &init : graph.initializer())
+        initialized.insert(init.name());
+      for (const auto &info : graph.input())
+        if (!initialized.count(info.name()) &&
+            info.type().value_case() == onnx::TypeProto::VALUE_NOT_SET)
+          return "graph input '" + printableName(info.name()) +
+                 "' has no type";
+    }
     for (const auto &info : graph.input())
       noteRank(info);
     for (const auto &info : graph.value_info())

@@ -34,7 +34,10 @@ hostile-input campaign, must end in a compiled artifact or exactly one
           the empty field's null data() (undefined behaviour, UBSan);
         - scan_without_num_scan_inputs: a Scan whose required attribute is
           misspelt; libonnx's Scan inference dereferenced it (segfault).
-          GraphCheck now requires every required attribute first.
+          GraphCheck now requires every required attribute first;
+        - input_without_type: a graph input whose TypeProto is empty, read by
+          a Shape; libonnx's Shape inference dereferenced the missing type
+          (segfault). GraphCheck rejects a main-graph input without a type.
 
   /usr/bin/python3 test/fuzz/test_fuzz_regressions.py [-v]
 """
