@@ -345,8 +345,7 @@ struct Checker {
       for (const auto &info : graph.input())
         if (!initialized.count(info.name()) &&
             info.type().value_case() == onnx::TypeProto::VALUE_NOT_SET)
-          return "graph input '" + printableName(info.name()) +
-                 "' has no type";
+          return "graph input '" + printableName(info.name()) + "' has no type";
     }
     for (const auto &info : graph.input())
       noteRank(info);

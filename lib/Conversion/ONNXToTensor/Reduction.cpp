@@ -432,8 +432,7 @@ Value isBetter(OpBuilder &b, Location loc, Value x, Value best, bool isMax,
             ? (orEqual ? arith::CmpFPredicate::OGE : arith::CmpFPredicate::OGT)
             : (orEqual ? arith::CmpFPredicate::OLE : arith::CmpFPredicate::OLT);
     Value ordered = arith::CmpFOp::create(b, loc, pred, x, best);
-    Value xNaN =
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
+    Value xNaN = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNO, x, x);
     if (orEqual)
       return arith::OrIOp::create(b, loc, ordered, xNaN);
     Value bestNumber =
