@@ -62,7 +62,7 @@ def cmd_compile(args):
 
 
 def cmd_run(args):
-    sys.path.insert(0, os.path.join(REPO, "bench"))
+    sys.path.insert(0, args.harness)
     from gpu_bench import Onyx
     manifest = json.load(open(os.path.join(DATA, "manifest.json")))
     fused = json.load(open(os.path.join(args.art, "fused.json")))
@@ -110,6 +110,16 @@ SYNTH = {
     "bf16_causal_d64": ("bf16", "causal", 2, 4, 300, 64, "Mul"),
     "bf16_none_d128": ("bf16", "none", 1, 2, 70, 128, "Mul"),
 }
+# fp32 models compiled with --precision=fp16|bf16 (onnx-convert-precision
+# keeps the mask and the Softmax in f32 between Casts; the block must still
+# fuse): f32 inputs and output, the error compared with PyTorch's in the
+# half type.
+PRECISION = {"p16_pad_d64": "fp16", "pbf16_causal_d64": "bf16"}
+SYNTH.update({
+    "p16_pad_d64": ("f32", "pad", 2, 3, 77, 64, "Div"),
+    "pbf16_causal_d64": ("f32", "causal", 2, 4, 300, 64, "Mul"),
+})
+COMPUTE = {"fp16": "f16", "bf16": "bf16"}
 FLOOR = {"f32": 1e-5, "f16": 2e-3, "bf16": 1.6e-2}
 # Timed cases (one attention block at a bench model's shape): compiled with
 # and without --fuse-attention; onyx with device-resident inputs (IO
@@ -167,11 +177,12 @@ def cmd_synth_compile(args):
     for name in SYNTH:
         src = os.path.join(args.out, name + ".onnx")
         synth_model(name, src)
-        ir = subprocess.run([compiler, "--target=cuda", "--fuse-attention", "--emit=onyx", src, "-o", "-"],
+        prec = ["--precision=" + PRECISION[name]] if name in PRECISION else []
+        ir = subprocess.run([compiler, "--target=cuda", "--fuse-attention", "--emit=onyx", src, "-o", "-"] + prec,
                             capture_output=True, text=True)
         n = ir.stdout.count("onyx.attention")
         r = subprocess.run([compiler, "--target=cuda", "--fuse-attention", src, "-o",
-                            os.path.join(args.out, name + ".so")], capture_output=True, text=True)
+                            os.path.join(args.out, name + ".so")] + prec, capture_output=True, text=True)
         fused[name] = n
         ok = n == 1 and r.returncode == 0
         if name in SYNTH_TIMED:
@@ -188,7 +199,7 @@ def cmd_synth_compile(args):
 
 def cmd_synth_run(args):
     import torch
-    sys.path.insert(0, os.path.join(REPO, "bench"))
+    sys.path.insert(0, args.harness)
     from gpu_bench import Onyx, BF16
     torch.backends.cuda.matmul.allow_tf32 = False
     tdt = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
@@ -197,6 +208,7 @@ def cmd_synth_run(args):
     print("%-18s %10s %10s %10s  %s" % ("case", "onyx err", "torch err", "sdpa err", "verdict"))
     for name in SYNTH:
         dt, mask, B, H, S, D, _ = SYNTH[name]
+        ct = COMPUTE[PRECISION[name]] if name in PRECISION else dt  # the arithmetic's type
         so = os.path.join(args.art, name + ".so")
         if not os.path.exists(so):
             print("%-18s not compiled" % name)
@@ -231,11 +243,11 @@ def cmd_synth_run(args):
                 s = torch.where(mm.to(dev), s, torch.tensor(torch.finfo(tdt[dt]).min, dtype=dtype, device=dev))
             return torch.softmax(s, -1) @ vv
         ref = attention(q, k, v, m, torch.float64, "cpu")
-        same = attention(q, k, v, m, tdt[dt], "cuda").cpu().double()
-        qq, kk, vv = [x.cuda().transpose(1, 2) for x in (q, k, v)]
+        same = attention(q, k, v, m, tdt[ct], "cuda").cpu().double()
+        qq, kk, vv = [x.cuda().to(tdt[ct]).transpose(1, 2) for x in (q, k, v)]
         am = None
         if mask in ("pad", "allpad"):
-            am = m.cuda()
+            am = m.cuda().to(tdt[ct])
         elif mask == "causal":
             am = m.cuda()
         sdpa = torch.nn.functional.scaled_dot_product_attention(qq, kk, vv, attn_mask=am).cpu().double()
@@ -259,7 +271,7 @@ def cmd_synth_run(args):
         if mask == "allpad":
             ref = same
         e, et, es = err(out), err(same), err(sdpa)
-        ok = bool(torch.isfinite(out).all()) and (e <= 2 * et or e <= FLOOR[dt])
+        ok = bool(torch.isfinite(out).all()) and (e <= 2 * et or e <= FLOOR[ct])
         bad += not ok
         print("%-18s %10.2e %10.2e %10.2e  %s" % (name, e, et, es, "PASS" if ok else "FAIL"), flush=True)
         if name in SYNTH_TIMED:
@@ -312,6 +324,189 @@ def cmd_synth_run(args):
     return 1 if bad else 0
 
 
+# ---------------------------------------------------------------------------
+# Whole models in half precision: bench/gpu_bench.py's fp32 BERT-base and
+# GPT-2 small graphs compiled with --precision=fp16|bf16, unfused and with
+# --fuse-attention, against PyTorch (.half()/.bfloat16()) eager and
+# torch.compile; errors against the fp32 model (TF32 off).
+
+BENCH_MODELS = ["bert", "gpt2"]
+BENCH_PRECISIONS = {"fp16": "float16", "bf16": "bfloat16"}
+BENCH_VARIANTS = {"unfused": [], "fused": ["--fuse-attention"]}
+
+
+def cmd_bench_compile(args):
+    """Here: GRAPHS/MODEL.onnx (gpu_bench.py export, the weights left out)
+    into OUT/MODEL_PREC[_fused].so, and OUT/MODEL.onnx (the layout
+    bench-run re-creates the weights in)."""
+    import shutil
+    import tempfile
+    compiler = os.environ.get("ONYX_COMPILE", os.path.join(REPO, "build", "bin", "onyx-compile"))
+    os.makedirs(args.out, exist_ok=True)
+    for model in args.models.split(","):
+        src = os.path.join(args.graphs, model + ".onnx")
+        shutil.copy(src, os.path.join(args.out, model + ".onnx"))
+        with tempfile.TemporaryDirectory() as tmp:  # no data file: no checksums
+            shutil.copy(src, os.path.join(tmp, model + ".onnx"))
+            for prec in BENCH_PRECISIONS:
+                for variant, flags in BENCH_VARIANTS.items():
+                    so = os.path.join(args.out, "%s_%s%s.so" % (model, prec, "_fused" if flags else ""))
+                    subprocess.run([compiler, "--target=cuda", "--external-weights", "--precision=" + prec,
+                                    os.path.join(tmp, model + ".onnx"), "-o", so] + flags, check=True)
+                    print("compiled", os.path.basename(so), flush=True)
+
+
+def cmd_bench_run(args):
+    """There: each case's model re-created from gpu_bench's seed (weights laid
+    out for the compiled graph), the fp32 eager output the reference; per
+    precision PyTorch eager and torch.compile(dynamic=False) on the
+    converted model, and each Onyx variant on device-resident inputs (IO
+    binding, outputs left on the device); CUDA events, median of --runs
+    after 5 warm-up calls; the rel. L2 error against the reference; Onyx's
+    activation bytes; with --profile, ONYX_CUDA_PROFILE's device time per
+    kernel (10 calls) of each Onyx variant (the top 25 in the JSON lines,
+    --out/bench.jsonl)."""
+    import copy
+    import tempfile
+    import statistics
+    import time
+    import ctypes
+    import torch
+    sys.path.insert(0, args.harness)
+    import gpu_bench as gb
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    dev = torch.device("cuda")
+    start = time.time()
+
+    def events_ms(fn, runs):
+        for _ in range(5):
+            fn()
+        torch.cuda.synchronize()
+        ts = []
+        for _ in range(runs):
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            fn()
+            b.record()
+            b.synchronize()
+            ts.append(a.elapsed_time(b))
+        return statistics.median(ts)
+
+    def rel(a, ref):
+        a, ref = np.asarray(a, np.float64), np.asarray(ref, np.float64)
+        return float(np.linalg.norm(a - ref) / max(np.linalg.norm(ref), 1e-30))
+    rows = []
+    out = open(os.path.join(args.out, "bench.jsonl"), "w") if args.out else None
+    models = {}
+    for cid in args.cases.split(","):
+        if time.time() - start > args.budget:
+            print("%s: skipped (--budget %.0f s)" % (cid, args.budget), flush=True)
+            continue
+        case = gb.parse_case(cid)
+        model = case["model"]
+        t0 = time.time()
+        if model not in models:  # one export and weight layout per model
+            for other in list(models):
+                del models[other]
+            torch.cuda.empty_cache()
+            tmp = tempfile.mkdtemp()
+            fp32, exported = gb.export(model, tmp)
+            data = os.path.join(args.art, model + ".onnx.data")  # read by the artifacts
+            note = gb.align_weights(os.path.join(args.art, model + ".onnx"), exported, data)
+            models[model] = (fp32.to(dev).eval(), note)
+        fp32, note = models[model]
+        inputs = gb.make_inputs(case)
+        xs = [torch.from_numpy(a).to(dev) for a in inputs]
+        with torch.no_grad():
+            ref = fp32(*xs).float().cpu().numpy()
+        print("%s: exported and laid out in %.1f s (%s)" % (cid, time.time() - t0, note), flush=True)
+        for prec, dtname in BENCH_PRECISIONS.items():
+            if prec not in args.precisions.split(","):
+                continue
+            dt = getattr(torch, dtname)
+            r = {"case": cid, "precision": prec}
+            m = copy.deepcopy(fp32).to(dt)
+            hx = [x.to(dt) if x.is_floating_point() else x for x in xs]
+            with torch.no_grad():
+                r["torch_err"] = rel(m(*hx).float().cpu().numpy(), ref)
+                r["eager_ms"] = events_ms(lambda: m(*hx), args.runs)
+                if args.compile and time.time() - start < args.compile_budget:
+                    try:
+                        import torch._dynamo
+                        torch._dynamo.reset()
+                        t1 = time.time()
+                        cm = torch.compile(m, dynamic=False)
+                        cm(*hx)
+                        torch.cuda.synchronize()
+                        r["compile_s"] = round(time.time() - t1, 1)
+                        r["compile_ms"] = events_ms(lambda: cm(*hx), args.runs)
+                        r["compile_err"] = rel(cm(*hx).float().cpu().numpy(), ref)
+                    except Exception as e:
+                        r["compile_error"] = str(e).splitlines()[0][:200]
+            del m
+            torch.cuda.empty_cache()
+            for variant, flags in BENCH_VARIANTS.items():
+                so = os.path.join(args.art, "%s_%s%s.so" % (model, prec, "_fused" if flags else ""))
+                try:
+                    onyx = gb.Onyx(args.runtime, so)
+                    lst = onyx.rt.onyx_tensor_list_create()
+                    for x, a in zip(xs, inputs):
+                        shape = (ctypes.c_int64 * a.ndim)(*a.shape)
+                        onyx.rt.onyx_tensor_list_append(lst, onyx.rt.onyx_tensor_wrap_device(
+                            gb.NP_TO_ONNX[np.dtype(a.dtype)], a.ndim, shape, ctypes.c_void_p(x.data_ptr())))
+                    torch.cuda.synchronize()
+                    r[variant + "_err"] = rel(onyx.call(lst)[0], ref)
+                    onyx.rt.onyx_state_set_device_outputs(onyx.state, 1)
+                    r[variant + "_ms"] = events_ms(lambda: onyx.call(lst, read=False), args.runs)
+                    r[variant + "_mib"] = (onyx.activation_bytes() or 0) / 2**20
+                    onyx.rt.onyx_tensor_list_destroy(lst)
+                    onyx.close()
+                    if args.profile:
+                        prof = os.path.join(tempfile.gettempdir(), "prof_%s_%s_%s.tsv" % (cid, prec, variant))
+                        os.environ["ONYX_CUDA_PROFILE"] = prof
+                        onyx = gb.Onyx(args.runtime, so)
+                        lst = onyx.make_list(inputs)
+                        for _ in range(3):  # unprofiled lazy loads land here too; subtracted below
+                            onyx.call(lst, read=False)
+                        onyx.close()
+                        warm = {l.split("\t")[0]: float(l.split("\t")[2]) for l in open(prof)}
+                        os.remove(prof)
+                        onyx = gb.Onyx(args.runtime, so)
+                        for _ in range(3 + 10):
+                            onyx.call(lst, read=False)
+                        onyx.close()
+                        os.environ.pop("ONYX_CUDA_PROFILE", None)
+                        lines = [l.rstrip("\n").split("\t") for l in open(prof)]
+                        per = []
+                        for l in lines:  # (13 calls) - (3 calls) = 10 calls
+                            per.append((( float(l[2]) - warm.get(l[0], 0.0)) / 10, int(l[1]) // 13, l[0], l[3] if len(l) > 3 else ""))
+                        per.sort(key=lambda t: -t[0])
+                        r[variant + "_device_ms"] = sum(t[0] for t in per)
+                        r[variant + "_launches"] = sum(t[1] for t in per)
+                        r[variant + "_top"] = [[round(t[0], 4), t[1], t[2], t[3][:60]] for t in per[:25]]
+                except Exception as e:
+                    r[variant + "_error"] = str(e)[:300]
+                    os.environ.pop("ONYX_CUDA_PROFILE", None)
+            print(json.dumps(r), flush=True)
+            rows.append(r)
+            if out:
+                out.write(json.dumps(r) + "\n")
+                out.flush()
+        del fp32
+    print("\n%-14s %-5s %8s %8s %9s %9s %8s %8s %8s %8s %8s" % (
+        "case", "prec", "eager", "compile", "unfused", "fused", "f/comp", "err tc", "err unf", "err fus",
+        "MiB f/u"))
+    for r in rows:
+        g = lambda k, f="%8.2f": f % r[k] if k in r else "       -"
+        print("%-14s %-5s %s %s %s  %s  %s %s %s %s %s" % (
+            r["case"], r["precision"], g("eager_ms"), g("compile_ms"), g("unfused_ms", "%9.2f"),
+            g("fused_ms", "%9.2f"),
+            "%7.2fx" % (r["fused_ms"] / r["compile_ms"]) if "fused_ms" in r and "compile_ms" in r else "       -",
+            g("compile_err", "%8.1e"), g("unfused_err", "%8.1e"), g("fused_err", "%8.1e"),
+            "%.0f/%.0f" % (r.get("fused_mib", 0), r.get("unfused_mib", 0))), flush=True)
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -321,15 +516,38 @@ def main():
     r = sub.add_parser("run")
     r.add_argument("art")
     r.add_argument("--runtime", required=True)
+    r.add_argument("--harness", default=os.path.join(REPO, "bench"),
+                   help="the folder of the gpu_bench.py to take Onyx's ctypes wrapper from")
     r.add_argument("--models", default=",".join(MODELS))
     sc = sub.add_parser("synth-compile")
     sc.add_argument("out")
     sr = sub.add_parser("synth-run")
     sr.add_argument("art")
     sr.add_argument("--runtime", required=True)
+    sr.add_argument("--harness", default=os.path.join(REPO, "bench"),
+                    help="the folder of the gpu_bench.py to take Onyx's ctypes wrapper from")
+    bc = sub.add_parser("bench-compile")
+    bc.add_argument("out")
+    bc.add_argument("--graphs", required=True, help="bench/gpu_bench.py export's fp32 graphs")
+    bc.add_argument("--models", default=",".join(BENCH_MODELS))
+    br = sub.add_parser("bench-run")
+    br.add_argument("art")
+    br.add_argument("--runtime", required=True)
+    br.add_argument("--harness", default=os.path.join(REPO, "bench"),
+                    help="the folder of the gpu_bench.py to take the models and weights from")
+    br.add_argument("--cases", default="bert-b32-s128,gpt2-b8-s512")
+    br.add_argument("--precisions", default="fp16,bf16")
+    br.add_argument("--runs", type=int, default=30)
+    br.add_argument("--no-compile", dest="compile", action="store_false")
+    br.add_argument("--compile-budget", type=float, default=200,
+                    help="seconds since the start after which torch.compile is skipped")
+    br.add_argument("--budget", type=float, default=1e9, help="seconds after which no case starts")
+    br.add_argument("--profile", action="store_true")
+    br.add_argument("--out")
     args = p.parse_args()
     return {"compile": cmd_compile, "run": cmd_run, "synth-compile": cmd_synth_compile,
-            "synth-run": cmd_synth_run}[args.cmd](args) or 0
+            "synth-run": cmd_synth_run, "bench-compile": cmd_bench_compile,
+            "bench-run": cmd_bench_run}[args.cmd](args) or 0
 
 
 if __name__ == "__main__":

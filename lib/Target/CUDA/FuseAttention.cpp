@@ -22,6 +22,11 @@
 // of extent 1 broadcasts at run time, as ONNX broadcasting does (the
 // lowering's checks admit only 1 or the full extent), for every operand.
 //
+// f16/bf16 blocks fuse too, also in the form `--precision=fp16|bf16` gives
+// an fp32 model: the Softmax (and the mask after its Cast) in f32 between a
+// pure conversion from the half type and one back to it (the kernel's
+// softmax is f32 anyway).
+//
 //===----------------------------------------------------------------------===//
 
 #include "onyx/Dialect/Onyx/OnyxAttention.h"
@@ -248,6 +253,32 @@ Value yielded(linalg::GenericOp g) {
   return cast<linalg::YieldOp>(g.getBody()->getTerminator()).getOperand(0);
 }
 
+/// The input of `g` when `g` is a pure conversion of a rank-4 tensor read
+/// at the identity (the lowering of onnx.Cast that `--precision=fp16|bf16`
+/// places around an f32 Softmax): from `from` to `to`, one of them f32 and
+/// the other f16 or bf16 (`extf` / `truncf`, or bf16's bit-level forms).
+/// Null otherwise.
+Value castSource(linalg::GenericOp g, Type from, Type to) {
+  if (!g || g.getNumDpsInputs() != 1 || g.getNumDpsInits() != 1 ||
+      g.getNumLoops() != 4 || g.getNumParallelLoops() != 4)
+    return Value();
+  for (AffineMap map : g.getIndexingMapsArray())
+    if (!map.isIdentity())
+      return Value();
+  auto inType = dyn_cast<RankedTensorType>(g.getDpsInputs()[0].getType());
+  auto outType = dyn_cast<RankedTensorType>(g.getResult(0).getType());
+  if (!inType || !outType || inType.getElementType() != from ||
+      outType.getElementType() != to)
+    return Value();
+  Value arg = g.getBody()->getArgument(0), y = yielded(g);
+  bool ok = false;
+  if (from.isF32() && (to.isF16() || to.isBF16()))
+    ok = truncatedFrom(y, to) == arg;
+  else if (to.isF32() && (from.isF16() || from.isBF16()))
+    ok = y != arg && stripExt(y) == arg;
+  return ok ? g.getDpsInputs()[0] : Value();
+}
+
 /// A rank-4 tensor as a view of `source`: dim i of the tensor is dim
 /// `dims[i]` of the source (a permutation).
 struct View {
@@ -409,21 +440,37 @@ bool isMaskAccess(const Access &a, bool boolean, Type scoreType) {
 
 /// X (the softmax input, rank 4) as `QK * c`, `QK / c`, `... + mask`, all
 /// of one element type (f32, f16 or bf16; a half type's bodies may compute
-/// in f32 between extf and a final truncf).
-std::optional<Scores> matchScores(Value x) {
+/// in f32 between extf and a final truncf). With `operand` a half type and
+/// X f32 (`--precision=fp16|bf16` keeps the Softmax in f32), the chain
+/// crosses one pure conversion from `operand` to f32 (the scale usually
+/// before it, in the half type, the mask after it, in f32); QK is of type
+/// `operand`.
+std::optional<Scores> matchScores(Value x, Type operand) {
   Scores scores;
   auto xType = dyn_cast<RankedTensorType>(x.getType());
   if (!xType || !isAttentionFloat(xType.getElementType()))
     return std::nullopt;
   Type element = xType.getElementType();
+  if (element != operand && !(element.isF32() && !operand.isF32()))
+    return std::nullopt;
   bool sawMask = false, sawScale = false;
-  for (int step = 0; step < 6; ++step) {
+  for (int step = 0; step < 7; ++step) {
     auto g = x.getDefiningOp<linalg::GenericOp>();
     if (!g)
       return std::nullopt;
     if (isBatchedMatmul(g)) {
+      if (element != operand)
+        return std::nullopt;
       scores.qk = g;
       return scores;
+    }
+    if (element != operand) {
+      if (Value half = castSource(g, operand, element)) {
+        element = operand;
+        scores.chain.push_back(g);
+        x = half;
+        continue;
+      }
     }
     if (!isElementwise(g, 4) ||
         cast<RankedTensorType>(g.getResult(0).getType()).getElementType() !=
@@ -600,23 +647,35 @@ bool fuse(linalg::GenericOp pv) {
   for (Operation *op : chain)
     if (isa<linalg::TransposeOp>(op))
       return false;
-  std::optional<Value> x = matchSoftmax(pView.source, chain);
+  Type element =
+      cast<RankedTensorType>(pv.getResult(0).getType()).getElementType();
+  if (!isAttentionFloat(element))
+    return false;
+  // `--precision=fp16|bf16` keeps the Softmax in f32: P is its conversion
+  // to the half type (the kernel's softmax is f32 anyway).
+  Value p = pView.source;
+  if (!element.isF32())
+    if (Value wide = castSource(p.getDefiningOp<linalg::GenericOp>(),
+                                Float32Type::get(pv.getContext()), element)) {
+      chain.push_back(p.getDefiningOp());
+      p = wide;
+    }
+  std::optional<Value> x = matchSoftmax(p, chain);
   if (!x)
     return false;
-  std::optional<Scores> scores = matchScores(*x);
+  Type softmaxType = cast<RankedTensorType>(p.getType()).getElementType();
+  std::optional<Scores> scores = matchScores(*x, element);
   if (!scores)
     return false;
   View q = viewOf(scores->qk.getDpsInputs()[0], chain);
   View kt = viewOf(scores->qk.getDpsInputs()[1], chain);
   View v = viewOf(pv.getDpsInputs()[1], chain);
-  // One element type throughout (f32, f16 or bf16): Q, K, V, the scores
-  // and the output.
-  Type element =
-      cast<RankedTensorType>(pv.getResult(0).getType()).getElementType();
+  // One element type (f32, f16 or bf16) for Q, K, V, the scores and the
+  // output; the softmax in it or (with a half type) in f32.
   for (Value t : {q.source, kt.source, v.source, *x}) {
     auto type = dyn_cast<RankedTensorType>(t.getType());
-    if (!type || type.getRank() != 4 || type.getElementType() != element ||
-        !isAttentionFloat(element))
+    Type want = t == *x ? softmaxType : element;
+    if (!type || type.getRank() != 4 || type.getElementType() != want)
       return false;
   }
   // The kernel keeps a query row and its output row in registers: static

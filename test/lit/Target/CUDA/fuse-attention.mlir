@@ -391,3 +391,318 @@ func.func @bf16_where(%arg0: tensor<1x2x16x32xbf16>, %arg1: tensor<1x2x16x32xbf1
   } -> tensor<1x2x16x32xbf16>
   return %18 : tensor<1x2x16x32xbf16>
 }
+
+// -----
+
+// `--precision=fp16` on an fp32 model: Q, K, V and the MatMuls in f16, the
+// scale in f16 (its constant fits), then onnx-convert-precision's Cast to
+// f32 (a pure extf generic), the f32 padding mask Add and the Softmax in
+// f32, its Cast back to f16 (a pure truncf generic) before the second
+// MatMul. One onyx.attention on the f16 operands with the f32 mask; the
+// casts die with the scores.
+#f16p_map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#f16p_map1 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+#f16p_map2 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d3)>
+#f16p_map3 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+#f16p_map4 = affine_map<(d0, d1, d2, d3) -> ()>
+#f16p_map5 = affine_map<(d0, d1, d2, d3) -> (d0, 0, 0, d3)>
+#f16p_map6 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+
+// CHECK-LABEL: func.func @f16_precision_padding
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x2x16x32xf16>, %[[K:.*]]: tensor<1x2x16x32xf16>, %[[V:.*]]: tensor<1x2x16x32xf16>, %[[M:.*]]: tensor<1x1x1x16xf32>)
+// CHECK: %[[O:.*]] = onyx.attention q(%[[Q]] : {{.*}}) k(%[[K]] : {{.*}}) v(%[[V]] : {{.*}}) mask(%[[M]] : tensor<1x1x1x16xf32>) outs(%{{.*}} : tensor<1x2x16x32xf16>)
+// CHECK-SAME: key_dims = array<i64: 0, 1, 2, 3>
+// CHECK-SAME: mask_dims = array<i64: 0, -1, -1, 3>
+// CHECK-SAME: scale = 0.1767955
+// CHECK-NOT: math.exp
+// CHECK: %[[W:.*]] = linalg.generic {{.*}} ins(%[[O]] : tensor<1x2x16x32xf16>) outs(%{{.*}} : tensor<1x2x16x32xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.extf
+// CHECK-NEXT: linalg.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: return %[[W]]
+func.func @f16_precision_padding(%q: tensor<1x2x16x32xf16>, %k: tensor<1x2x16x32xf16>, %v: tensor<1x2x16x32xf16>, %m: tensor<1x1x1x16xf32>) -> tensor<1x2x16x32xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %cst_0 = arith.constant 0xFF800000 : f32
+  %cst_1 = arith.constant 0.000000e+00 : f16
+  %cst_2 = arith.constant dense<5.656250e+00> : tensor<f16>
+  %0 = tensor.empty() : tensor<1x2x16x32xf16>
+  %4 = tensor.empty() : tensor<1x2x32x16xf16>
+  %transposed = linalg.transpose ins(%k : tensor<1x2x16x32xf16>) outs(%4 : tensor<1x2x32x16xf16>) permutation = [0, 1, 3, 2]
+  %6 = tensor.empty() : tensor<1x2x16x16xf16>
+  %7 = linalg.fill ins(%cst_1 : f16) outs(%6 : tensor<1x2x16x16xf16>) -> tensor<1x2x16x16xf16>
+  %8 = linalg.generic {indexing_maps = [#f16p_map1, #f16p_map2, #f16p_map3], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%q, %transposed : tensor<1x2x16x32xf16>, tensor<1x2x32x16xf16>) outs(%7 : tensor<1x2x16x16xf16>) {
+  ^bb0(%in: f16, %in_3: f16, %out: f16):
+    %24 = arith.mulf %in, %in_3 : f16
+    %25 = arith.addf %out, %24 : f16
+    linalg.yield %25 : f16
+  } -> tensor<1x2x16x16xf16>
+  %9 = linalg.generic {indexing_maps = [#f16p_map, #f16p_map4, #f16p_map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%8, %cst_2 : tensor<1x2x16x16xf16>, tensor<f16>) outs(%6 : tensor<1x2x16x16xf16>) {
+  ^bb0(%in: f16, %in_3: f16, %out: f16):
+    %24 = arith.extf %in : f16 to f32
+    %25 = arith.extf %in_3 : f16 to f32
+    %26 = arith.divf %24, %25 : f32
+    %27 = arith.truncf %26 : f32 to f16
+    linalg.yield %27 : f16
+  } -> tensor<1x2x16x16xf16>
+  %10 = tensor.empty() : tensor<1x2x16x16xf32>
+  %11 = linalg.generic {indexing_maps = [#f16p_map, #f16p_map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%9 : tensor<1x2x16x16xf16>) outs(%10 : tensor<1x2x16x16xf32>) {
+  ^bb0(%in: f16, %out: f32):
+    %24 = arith.extf %in : f16 to f32
+    linalg.yield %24 : f32
+  } -> tensor<1x2x16x16xf32>
+  %12 = linalg.generic {indexing_maps = [#f16p_map, #f16p_map5, #f16p_map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%11, %m : tensor<1x2x16x16xf32>, tensor<1x1x1x16xf32>) outs(%10 : tensor<1x2x16x16xf32>) {
+  ^bb0(%in: f32, %in_3: f32, %out: f32):
+    %24 = arith.addf %in, %in_3 : f32
+    linalg.yield %24 : f32
+  } -> tensor<1x2x16x16xf32>
+  %13 = tensor.empty() : tensor<1x2x16xf32>
+  %14 = linalg.fill ins(%cst_0 : f32) outs(%13 : tensor<1x2x16xf32>) -> tensor<1x2x16xf32>
+  %15 = linalg.generic {indexing_maps = [#f16p_map, #f16p_map6], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%12 : tensor<1x2x16x16xf32>) outs(%14 : tensor<1x2x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %24 = arith.maximumf %out, %in : f32
+    linalg.yield %24 : f32
+  } -> tensor<1x2x16xf32>
+  %16 = linalg.fill ins(%cst : f32) outs(%13 : tensor<1x2x16xf32>) -> tensor<1x2x16xf32>
+  %17 = linalg.generic {indexing_maps = [#f16p_map, #f16p_map6, #f16p_map6], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%12, %15 : tensor<1x2x16x16xf32>, tensor<1x2x16xf32>) outs(%16 : tensor<1x2x16xf32>) {
+  ^bb0(%in: f32, %in_3: f32, %out: f32):
+    %24 = arith.subf %in, %in_3 : f32
+    %25 = math.exp %24 : f32
+    %26 = arith.addf %out, %25 : f32
+    linalg.yield %26 : f32
+  } -> tensor<1x2x16xf32>
+  %18 = linalg.generic {indexing_maps = [#f16p_map, #f16p_map6, #f16p_map6, #f16p_map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%12, %15, %17 : tensor<1x2x16x16xf32>, tensor<1x2x16xf32>, tensor<1x2x16xf32>) outs(%10 : tensor<1x2x16x16xf32>) {
+  ^bb0(%in: f32, %in_3: f32, %in_4: f32, %out: f32):
+    %24 = arith.subf %in, %in_3 : f32
+    %25 = math.exp %24 : f32
+    %26 = arith.divf %25, %in_4 : f32
+    linalg.yield %26 : f32
+  } -> tensor<1x2x16x16xf32>
+  %19 = linalg.generic {indexing_maps = [#f16p_map, #f16p_map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%18 : tensor<1x2x16x16xf32>) outs(%6 : tensor<1x2x16x16xf16>) {
+  ^bb0(%in: f32, %out: f16):
+    %24 = arith.truncf %in : f32 to f16
+    linalg.yield %24 : f16
+  } -> tensor<1x2x16x16xf16>
+  %20 = linalg.fill ins(%cst_1 : f16) outs(%0 : tensor<1x2x16x32xf16>) -> tensor<1x2x16x32xf16>
+  %21 = linalg.generic {indexing_maps = [#f16p_map1, #f16p_map2, #f16p_map3], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%19, %v : tensor<1x2x16x16xf16>, tensor<1x2x16x32xf16>) outs(%20 : tensor<1x2x16x32xf16>) {
+  ^bb0(%in: f16, %in_3: f16, %out: f16):
+    %24 = arith.mulf %in, %in_3 : f16
+    %25 = arith.addf %out, %24 : f16
+    linalg.yield %25 : f16
+  } -> tensor<1x2x16x32xf16>
+  %22 = tensor.empty() : tensor<1x2x16x32xf32>
+  %23 = linalg.generic {indexing_maps = [#f16p_map, #f16p_map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%21 : tensor<1x2x16x32xf16>) outs(%22 : tensor<1x2x16x32xf32>) {
+  ^bb0(%in: f16, %out: f32):
+    %24 = arith.extf %in : f16 to f32
+    linalg.yield %24 : f32
+  } -> tensor<1x2x16x32xf32>
+  return %23 : tensor<1x2x16x32xf32>
+}
+
+// -----
+
+// `--precision=bf16`, GPT-2's causal Where kept in f32 (its fill,
+// finfo(f32).min, is no finite bf16): the casts around the f32 Where and
+// Softmax are bf16's bit-level extension and round-to-nearest-even
+// truncation.
+#bf16p_map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#bf16p_map1 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+#bf16p_map2 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d3)>
+#bf16p_map3 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+#bf16p_map4 = affine_map<(d0, d1, d2, d3) -> ()>
+#bf16p_map5 = affine_map<(d0, d1, d2, d3) -> (d0, 0, d2, d3)>
+#bf16p_map6 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+
+// CHECK-LABEL: func.func @bf16_precision_where
+// CHECK-SAME: (%[[Q:.*]]: tensor<1x2x16x32xbf16>, %[[K:.*]]: tensor<1x2x16x32xbf16>, %[[V:.*]]: tensor<1x2x16x32xbf16>, %[[M:.*]]: tensor<1x1x16x16xi1>)
+// CHECK: onyx.attention q(%[[Q]] : {{.*}}) k(%[[K]] : {{.*}}) v(%[[V]] : {{.*}}) mask(%[[M]] : tensor<1x1x16x16xi1>) outs(%{{.*}} : tensor<1x2x16x32xbf16>)
+// CHECK-SAME: mask_dims = array<i64: 0, -1, 2, 3>
+// CHECK-SAME: mask_fill = -3.4028234663852886E+38
+// CHECK-SAME: scale = 0.1767955
+// CHECK-NOT: math.exp
+// CHECK: return
+func.func @bf16_precision_where(%q: tensor<1x2x16x32xbf16>, %k: tensor<1x2x16x32xbf16>, %v: tensor<1x2x16x32xbf16>, %m: tensor<1x1x16x16xi1>) -> tensor<1x2x16x32xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %cst_0 = arith.constant 0xFF800000 : f32
+  %cst_1 = arith.constant 0.000000e+00 : bf16
+  %cst_2 = arith.constant dense<-3.40282347E+38> : tensor<f32>
+  %cst_3 = arith.constant dense<5.656250e+00> : tensor<bf16>
+  %c64_i32 = arith.constant 64 : i32
+  %c32767_i32 = arith.constant 32767 : i32
+  %c1_i32 = arith.constant 1 : i32
+  %c16_i32 = arith.constant 16 : i32
+  %0 = tensor.empty() : tensor<1x2x16x32xbf16>
+  %4 = tensor.empty() : tensor<1x2x32x16xbf16>
+  %transposed = linalg.transpose ins(%k : tensor<1x2x16x32xbf16>) outs(%4 : tensor<1x2x32x16xbf16>) permutation = [0, 1, 3, 2]
+  %6 = tensor.empty() : tensor<1x2x16x16xbf16>
+  %7 = linalg.fill ins(%cst_1 : bf16) outs(%6 : tensor<1x2x16x16xbf16>) -> tensor<1x2x16x16xbf16>
+  %8 = linalg.generic {indexing_maps = [#bf16p_map1, #bf16p_map2, #bf16p_map3], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%q, %transposed : tensor<1x2x16x32xbf16>, tensor<1x2x32x16xbf16>) outs(%7 : tensor<1x2x16x16xbf16>) {
+  ^bb0(%in: bf16, %in_4: bf16, %out: bf16):
+    %24 = arith.mulf %in, %in_4 : bf16
+    %25 = arith.addf %out, %24 : bf16
+    linalg.yield %25 : bf16
+  } -> tensor<1x2x16x16xbf16>
+  %9 = linalg.generic {indexing_maps = [#bf16p_map, #bf16p_map4, #bf16p_map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%8, %cst_3 : tensor<1x2x16x16xbf16>, tensor<bf16>) outs(%6 : tensor<1x2x16x16xbf16>) {
+  ^bb0(%in: bf16, %in_4: bf16, %out: bf16):
+    %24 = arith.bitcast %in : bf16 to i16
+    %25 = arith.extui %24 : i16 to i32
+    %26 = arith.shli %25, %c16_i32 : i32
+    %27 = arith.bitcast %26 : i32 to f32
+    %28 = arith.bitcast %in_4 : bf16 to i16
+    %29 = arith.extui %28 : i16 to i32
+    %30 = arith.shli %29, %c16_i32 : i32
+    %31 = arith.bitcast %30 : i32 to f32
+    %32 = arith.divf %27, %31 : f32
+    %33 = arith.bitcast %32 : f32 to i32
+    %34 = arith.shrui %33, %c16_i32 : i32
+    %35 = arith.andi %34, %c1_i32 : i32
+    %36 = arith.addi %35, %c32767_i32 : i32
+    %37 = arith.addi %33, %36 : i32
+    %38 = arith.shrui %37, %c16_i32 : i32
+    %39 = arith.ori %34, %c64_i32 : i32
+    %40 = arith.cmpf uno, %32, %32 : f32
+    %41 = arith.select %40, %39, %38 : i32
+    %42 = arith.trunci %41 : i32 to i16
+    %43 = arith.bitcast %42 : i16 to bf16
+    linalg.yield %43 : bf16
+  } -> tensor<1x2x16x16xbf16>
+  %10 = tensor.empty() : tensor<1x2x16x16xf32>
+  %11 = linalg.generic {indexing_maps = [#bf16p_map, #bf16p_map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%9 : tensor<1x2x16x16xbf16>) outs(%10 : tensor<1x2x16x16xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %24 = arith.bitcast %in : bf16 to i16
+    %25 = arith.extui %24 : i16 to i32
+    %26 = arith.shli %25, %c16_i32 : i32
+    %27 = arith.bitcast %26 : i32 to f32
+    linalg.yield %27 : f32
+  } -> tensor<1x2x16x16xf32>
+  %12 = linalg.generic {indexing_maps = [#bf16p_map5, #bf16p_map, #bf16p_map4, #bf16p_map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%m, %11, %cst_2 : tensor<1x1x16x16xi1>, tensor<1x2x16x16xf32>, tensor<f32>) outs(%10 : tensor<1x2x16x16xf32>) {
+  ^bb0(%in: i1, %in_4: f32, %in_5: f32, %out: f32):
+    %24 = arith.select %in, %in_4, %in_5 : f32
+    linalg.yield %24 : f32
+  } -> tensor<1x2x16x16xf32>
+  %13 = tensor.empty() : tensor<1x2x16xf32>
+  %14 = linalg.fill ins(%cst_0 : f32) outs(%13 : tensor<1x2x16xf32>) -> tensor<1x2x16xf32>
+  %15 = linalg.generic {indexing_maps = [#bf16p_map, #bf16p_map6], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%12 : tensor<1x2x16x16xf32>) outs(%14 : tensor<1x2x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %24 = arith.maximumf %out, %in : f32
+    linalg.yield %24 : f32
+  } -> tensor<1x2x16xf32>
+  %16 = linalg.fill ins(%cst : f32) outs(%13 : tensor<1x2x16xf32>) -> tensor<1x2x16xf32>
+  %17 = linalg.generic {indexing_maps = [#bf16p_map, #bf16p_map6, #bf16p_map6], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%12, %15 : tensor<1x2x16x16xf32>, tensor<1x2x16xf32>) outs(%16 : tensor<1x2x16xf32>) {
+  ^bb0(%in: f32, %in_4: f32, %out: f32):
+    %24 = arith.subf %in, %in_4 : f32
+    %25 = math.exp %24 : f32
+    %26 = arith.addf %out, %25 : f32
+    linalg.yield %26 : f32
+  } -> tensor<1x2x16xf32>
+  %18 = linalg.generic {indexing_maps = [#bf16p_map, #bf16p_map6, #bf16p_map6, #bf16p_map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%12, %15, %17 : tensor<1x2x16x16xf32>, tensor<1x2x16xf32>, tensor<1x2x16xf32>) outs(%10 : tensor<1x2x16x16xf32>) {
+  ^bb0(%in: f32, %in_4: f32, %in_5: f32, %out: f32):
+    %24 = arith.subf %in, %in_4 : f32
+    %25 = math.exp %24 : f32
+    %26 = arith.divf %25, %in_5 : f32
+    linalg.yield %26 : f32
+  } -> tensor<1x2x16x16xf32>
+  %19 = linalg.generic {indexing_maps = [#bf16p_map, #bf16p_map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%18 : tensor<1x2x16x16xf32>) outs(%6 : tensor<1x2x16x16xbf16>) {
+  ^bb0(%in: f32, %out: bf16):
+    %24 = arith.bitcast %in : f32 to i32
+    %25 = arith.shrui %24, %c16_i32 : i32
+    %26 = arith.andi %25, %c1_i32 : i32
+    %27 = arith.addi %26, %c32767_i32 : i32
+    %28 = arith.addi %24, %27 : i32
+    %29 = arith.shrui %28, %c16_i32 : i32
+    %30 = arith.ori %25, %c64_i32 : i32
+    %31 = arith.cmpf uno, %in, %in : f32
+    %32 = arith.select %31, %30, %29 : i32
+    %33 = arith.trunci %32 : i32 to i16
+    %34 = arith.bitcast %33 : i16 to bf16
+    linalg.yield %34 : bf16
+  } -> tensor<1x2x16x16xbf16>
+  %20 = linalg.fill ins(%cst_1 : bf16) outs(%0 : tensor<1x2x16x32xbf16>) -> tensor<1x2x16x32xbf16>
+  %21 = linalg.generic {indexing_maps = [#bf16p_map1, #bf16p_map2, #bf16p_map3], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%19, %v : tensor<1x2x16x16xbf16>, tensor<1x2x16x32xbf16>) outs(%20 : tensor<1x2x16x32xbf16>) {
+  ^bb0(%in: bf16, %in_4: bf16, %out: bf16):
+    %24 = arith.mulf %in, %in_4 : bf16
+    %25 = arith.addf %out, %24 : bf16
+    linalg.yield %25 : bf16
+  } -> tensor<1x2x16x32xbf16>
+  %22 = tensor.empty() : tensor<1x2x16x32xf32>
+  %23 = linalg.generic {indexing_maps = [#bf16p_map, #bf16p_map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%21 : tensor<1x2x16x32xbf16>) outs(%22 : tensor<1x2x16x32xf32>) {
+  ^bb0(%in: bf16, %out: f32):
+    %24 = arith.bitcast %in : bf16 to i16
+    %25 = arith.extui %24 : i16 to i32
+    %26 = arith.shli %25, %c16_i32 : i32
+    %27 = arith.bitcast %26 : i32 to f32
+    linalg.yield %27 : f32
+  } -> tensor<1x2x16x32xf32>
+  return %23 : tensor<1x2x16x32xf32>
+}
+
+// -----
+
+// A Softmax in f32 whose input never was half (QK in f32) feeding an f16
+// PV through a truncation: Q/K and V differ in type, so nothing fuses.
+#mixed_map = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d4)>
+#mixed_map1 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d4, d3)>
+#mixed_map2 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+#mixed_map3 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#mixed_map4 = affine_map<(d0, d1, d2, d3) -> ()>
+#mixed_map6 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+
+// CHECK-LABEL: func.func @mixed_precision_qk
+// CHECK-NOT: onyx.attention
+// CHECK: math.exp
+func.func @mixed_precision_qk(%q: tensor<1x2x16x32xf32>, %kt: tensor<1x2x32x16xf32>, %v: tensor<1x2x16x32xf16>) -> tensor<1x2x16x32xf16> {
+  %cst = arith.constant 0xFF800000 : f32
+  %cst_0 = arith.constant 0.000000e+00 : f32
+  %cst_h = arith.constant 0.000000e+00 : f16
+  %cst_1 = arith.constant dense<5.65685415> : tensor<f32>
+  %1 = tensor.empty() : tensor<1x2x16x16xf32>
+  %2 = linalg.fill ins(%cst_0 : f32) outs(%1 : tensor<1x2x16x16xf32>) -> tensor<1x2x16x16xf32>
+  %3 = linalg.generic {indexing_maps = [#mixed_map, #mixed_map1, #mixed_map2], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%q, %kt : tensor<1x2x16x32xf32>, tensor<1x2x32x16xf32>) outs(%2 : tensor<1x2x16x16xf32>) {
+  ^bb0(%in: f32, %in_2: f32, %out: f32):
+    %15 = arith.mulf %in, %in_2 : f32
+    %16 = arith.addf %out, %15 : f32
+    linalg.yield %16 : f32
+  } -> tensor<1x2x16x16xf32>
+  %5 = linalg.generic {indexing_maps = [#mixed_map3, #mixed_map4, #mixed_map3], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%3, %cst_1 : tensor<1x2x16x16xf32>, tensor<f32>) outs(%1 : tensor<1x2x16x16xf32>) {
+  ^bb0(%in: f32, %in_2: f32, %out: f32):
+    %15 = arith.divf %in, %in_2 : f32
+    linalg.yield %15 : f32
+  } -> tensor<1x2x16x16xf32>
+  %6 = tensor.empty() : tensor<1x2x16xf32>
+  %7 = linalg.fill ins(%cst : f32) outs(%6 : tensor<1x2x16xf32>) -> tensor<1x2x16xf32>
+  %8 = linalg.generic {indexing_maps = [#mixed_map3, #mixed_map6], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%5 : tensor<1x2x16x16xf32>) outs(%7 : tensor<1x2x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %15 = arith.maximumf %out, %in : f32
+    linalg.yield %15 : f32
+  } -> tensor<1x2x16xf32>
+  %9 = linalg.fill ins(%cst_0 : f32) outs(%6 : tensor<1x2x16xf32>) -> tensor<1x2x16xf32>
+  %10 = linalg.generic {indexing_maps = [#mixed_map3, #mixed_map6, #mixed_map6], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%5, %8 : tensor<1x2x16x16xf32>, tensor<1x2x16xf32>) outs(%9 : tensor<1x2x16xf32>) {
+  ^bb0(%in: f32, %in_2: f32, %out: f32):
+    %15 = arith.subf %in, %in_2 : f32
+    %16 = math.exp %15 : f32
+    %17 = arith.addf %out, %16 : f32
+    linalg.yield %17 : f32
+  } -> tensor<1x2x16xf32>
+  %11 = linalg.generic {indexing_maps = [#mixed_map3, #mixed_map6, #mixed_map6, #mixed_map3], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%5, %8, %10 : tensor<1x2x16x16xf32>, tensor<1x2x16xf32>, tensor<1x2x16xf32>) outs(%1 : tensor<1x2x16x16xf32>) {
+  ^bb0(%in: f32, %in_2: f32, %in_3: f32, %out: f32):
+    %15 = arith.subf %in, %in_2 : f32
+    %16 = math.exp %15 : f32
+    %17 = arith.divf %16, %in_3 : f32
+    linalg.yield %17 : f32
+  } -> tensor<1x2x16x16xf32>
+  %h = tensor.empty() : tensor<1x2x16x16xf16>
+  %p = linalg.generic {indexing_maps = [#mixed_map3, #mixed_map3], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%11 : tensor<1x2x16x16xf32>) outs(%h : tensor<1x2x16x16xf16>) {
+  ^bb0(%in: f32, %out: f16):
+    %15 = arith.truncf %in : f32 to f16
+    linalg.yield %15 : f16
+  } -> tensor<1x2x16x16xf16>
+  %12 = tensor.empty() : tensor<1x2x16x32xf16>
+  %13 = linalg.fill ins(%cst_h : f16) outs(%12 : tensor<1x2x16x32xf16>) -> tensor<1x2x16x32xf16>
+  %14 = linalg.generic {indexing_maps = [#mixed_map, #mixed_map1, #mixed_map2], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%p, %v : tensor<1x2x16x16xf16>, tensor<1x2x16x32xf16>) outs(%13 : tensor<1x2x16x32xf16>) {
+  ^bb0(%in: f16, %in_2: f16, %out: f16):
+    %15 = arith.mulf %in, %in_2 : f16
+    %16 = arith.addf %out, %15 : f16
+    linalg.yield %16 : f16
+  } -> tensor<1x2x16x32xf16>
+  return %14 : tensor<1x2x16x32xf16>
+}
