@@ -301,7 +301,7 @@ bool compileModelFile(const std::string &modelPath,
   bool cuda = options.target == "cuda";
   bool tf32 = options.precision == "tf32";
   auto codegen = [&](OpPassManager &pm) {
-    cuda ? buildCUDACodegenPipeline(pm, "sm_90", tf32)
+    cuda ? buildCUDACodegenPipeline(pm, "sm_90", tf32, options.profile)
          : buildCPUCodegenPipeline(pm, options.profile);
   };
   if (!runStage(codegen, cuda ? "CUDA code generation" : "CPU code generation"))

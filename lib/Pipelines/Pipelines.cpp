@@ -150,7 +150,8 @@ void buildCPUCodegenPipeline(OpPassManager &pm, bool profileOps) {
   pm.addPass(createCanonicalizerPass());
 }
 
-void buildCUDACodegenPipeline(OpPassManager &pm, StringRef chip, bool tf32) {
+void buildCUDACodegenPipeline(OpPassManager &pm, StringRef chip, bool tf32,
+                              bool profile) {
   // Store forwarding only: the CUDA passes below decide what the host reads.
   HostVisibilityOptions visibility;
   visibility.target = "cuda";
@@ -199,7 +200,9 @@ void buildCUDACodegenPipeline(OpPassManager &pm, StringRef chip, bool tf32) {
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createLowerRuntimeChecks());
-  pm.addPass(createCUDALowerLaunches());
+  CUDALowerLaunchesOptions launches;
+  launches.profile = profile;
+  pm.addPass(createCUDALowerLaunches(launches));
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertOnyxToLLVM());

@@ -67,6 +67,30 @@ std::string jsonShapes(const int64_t *table) {
   return out + "]";
 }
 
+std::string libraryShapes(const std::string &function,
+                          const std::vector<int64_t> &dims) {
+  std::vector<std::vector<int64_t>> shapes;
+  if (function == "cublasLt_matmul" && dims.size() == 4) {
+    int64_t batch = dims[0], m = dims[1], n = dims[2], k = dims[3];
+    shapes = {{batch, m, k}, {batch, k, n}, {batch, m, n}};
+  } else if (function == "cudnn_convolution_forward" && dims.size() > 4 &&
+             (dims.size() - 4) % 6 == 0) {
+    size_t rank = (dims.size() - 4) / 6;
+    int64_t n = dims[0], c = dims[1], m = dims[2], g = dims[3];
+    std::vector<int64_t> x = {n, c}, w = {m, g > 0 ? c / g : c}, y = {n, m};
+    for (size_t d = 0; d < rank; ++d) {
+      x.push_back(dims[4 + d]);
+      w.push_back(dims[4 + rank + d]);
+      y.push_back(dims[4 + 2 * rank + d]);
+    }
+    shapes = {x, w, y};
+  }
+  std::string out = "[";
+  for (size_t i = 0; i < shapes.size(); ++i)
+    out += (i ? ", " : "") + jsonInts(shapes[i]);
+  return out + "]";
+}
+
 std::string Profiler::json() const {
   std::string out = "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n";
   char number[64];

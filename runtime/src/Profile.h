@@ -56,6 +56,14 @@ std::string jsonString(const std::string &text);
 /// and dims (what onyxrt_profile_end receives).
 std::string jsonShapes(const int64_t *table);
 std::string jsonInts(const std::vector<int64_t> &values);
+/// The operand shapes of a CUDA library call from its problem dims, as
+/// jsonShapes gives them: cublasLt_matmul {batch, m, n, k} ->
+/// [[batch, m, k], [batch, k, n], [batch, m, n]] (A and B as the product
+/// reads them, i.e. after any transposition); cudnn_convolution_forward
+/// {N, C, M, G, in..., kernel..., out..., ...} -> [[N, C, in...],
+/// [M, C / G, kernel...], [N, M, out...]]; "[]" for anything else.
+std::string libraryShapes(const std::string &function,
+                          const std::vector<int64_t> &dims);
 
 } // namespace rt
 } // namespace onyx

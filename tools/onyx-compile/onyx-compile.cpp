@@ -91,7 +91,8 @@ int main(int argc, char **argv) {
       "profile",
       cl::desc("CPU: time every op when the session profiles (per-op "
                "events in onyx-run --profile / enable_profiling traces); "
-               "CUDA artifacts time their kernels without it"),
+               "CUDA artifacts time their kernels without it, and with it "
+               "each kernel event also carries its buffers' shapes"),
       cl::init(false), cl::cat(category));
   cl::opt<std::string> progress(
       "progress",

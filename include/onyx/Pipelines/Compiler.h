@@ -37,7 +37,8 @@ struct CompileOptions {
   bool progress = false;
   /// CPU: bracket every op with the runtime's profiling hooks
   /// (onyx-cpu-profile-ops), so a profiling session records one event per
-  /// op. CUDA sessions time their kernels without it.
+  /// op. CUDA sessions time their kernels without it; with it each launch
+  /// also passes its buffers' shapes (onyx-cuda-lower-launches profile).
   bool profile = false;
   /// Arithmetic precision: "fp32" (default: the model's types, f32 GEMMs
   /// and convolutions in full fp32), "tf32" (CUDA: f32 GEMMs and

@@ -33,10 +33,12 @@ void buildCPUCodegenPipeline(mlir::OpPassManager &pm, bool profileOps = false);
 /// Stages 5 and 9-10 for CUDA: each top-level linalg op an NVVM kernel
 /// (cubin for `chip` + PTX, embedded), host launches through the runtime,
 /// LLVM dialect, exported interface. `tf32`: f32 GEMMs and convolutions may
-/// use TF32 tensor cores (`onyx-compile --precision=tf32`).
+/// use TF32 tensor cores (`onyx-compile --precision=tf32`). `profile`:
+/// launches pass their buffers' shapes to the profiler (onyx-compile
+/// --profile).
 void buildCUDACodegenPipeline(mlir::OpPassManager &pm,
-                              llvm::StringRef chip = "sm_90",
-                              bool tf32 = false);
+                              llvm::StringRef chip = "sm_90", bool tf32 = false,
+                              bool profile = false);
 
 } // namespace onyx
 

@@ -23,6 +23,13 @@
 // gpu.binary private globals: the cubin, the PTX and one OnyxCudaKernel
 // descriptor {cubin, cubinSize, ptx, name} per launched kernel.
 //
+// With `profile` (onyx-compile --profile) each launch is preceded by
+//   call @onyxrt_cuda_profile_shapes(%ctx, %table)
+// %table (one stack array per entry) holding the number of buffers, then
+// each one's rank and run-time dims: the shaped buffers whose base pointers
+// the kernel takes (memref.extract_strided_metadata's source), so that the
+// launch's event in a profiling session's trace carries them.
+//
 //===----------------------------------------------------------------------===//
 
 #include "CUDAAttributes.h"
@@ -36,6 +43,8 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringMap.h"
 
 namespace onyx {
@@ -55,6 +64,9 @@ constexpr llvm::StringLiteral kUploadFn = ONYXRT_FN_CUDA_UPLOAD;
 constexpr llvm::StringLiteral kReadbackFn = ONYXRT_FN_CUDA_READBACK;
 constexpr llvm::StringLiteral kReadbackWaitFn = ONYXRT_FN_CUDA_READBACK_WAIT;
 constexpr llvm::StringLiteral kConstantFn = ONYXRT_FN_CUDA_CONSTANT;
+constexpr llvm::StringLiteral kProfileShapesFn = ONYXRT_FN_CUDA_PROFILE_SHAPES;
+/// Buffers per launch in a profile shapes table at most.
+constexpr size_t kMaxProfiledBuffers = 8;
 
 /// Bytes of one element in memory (i1 takes a byte).
 int64_t elementBytes(Type type) {
@@ -156,8 +168,9 @@ public:
     if (auto fn = module.lookupSymbol<func::FuncOp>(name))
       return fn;
     OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-    auto fn = func::FuncOp::create(b, module.getLoc(), name,
-                                   b.getFunctionType(args, {result}));
+    auto fn = func::FuncOp::create(
+        b, module.getLoc(), name,
+        b.getFunctionType(args, result ? TypeRange{result} : TypeRange{}));
     fn.setPrivate();
     return fn;
   }
@@ -269,6 +282,53 @@ private:
 /// `gpu.launch_func` -> onyxrt_cuda_launch(ctx, kernel, label, grid, block,
 /// n, args) with the kernel operands as 8-byte slots; a non-zero status
 /// returns 1.
+/// The shaped buffers behind a launch's buffer operands (the sources of the
+/// memref.extract_strided_metadata that gave their base pointers), at most
+/// kMaxProfiledBuffers, each with its sizes.
+SmallVector<std::pair<Value, SmallVector<Value>>>
+profiledBuffers(gpu::LaunchFuncOp launch) {
+  SmallVector<std::pair<Value, SmallVector<Value>>> out;
+  llvm::SmallPtrSet<Value, 8> seen;
+  for (Value operand : launch.getKernelOperands()) {
+    auto metadata = operand.getDefiningOp<memref::ExtractStridedMetadataOp>();
+    if (!metadata || metadata.getBaseBuffer() != operand ||
+        !seen.insert(metadata.getSource()).second)
+      continue;
+    if (out.size() == kMaxProfiledBuffers)
+      break;
+    out.push_back(
+        {metadata.getSource(), SmallVector<Value>(metadata.getSizes().begin(),
+                                                  metadata.getSizes().end())});
+  }
+  return out;
+}
+
+/// --profile: onyxrt_cuda_profile_shapes(ctx, table) before `launch`, the
+/// table {count, rank0, dims0..., rank1, ...} stored into `table`.
+void emitProfileShapes(RuntimeGlobals &globals, gpu::LaunchFuncOp launch,
+                       Value context, Value table) {
+  Location loc = launch.getLoc();
+  OpBuilder b(launch);
+  auto i64 = b.getI64Type();
+  auto ptr = LLVM::LLVMPointerType::get(launch.getContext());
+  int32_t slot = 0;
+  auto store = [&](Value v) {
+    Value address = LLVM::GEPOp::create(b, loc, ptr, i64, table,
+                                        ArrayRef<LLVM::GEPArg>{slot++});
+    LLVM::StoreOp::create(b, loc, v, address);
+  };
+  auto buffers = profiledBuffers(launch);
+  store(arith::ConstantIntOp::create(b, loc, int64_t(buffers.size()), 64));
+  for (auto &[buffer, sizes] : buffers) {
+    store(arith::ConstantIntOp::create(b, loc, int64_t(sizes.size()), 64));
+    for (Value size : sizes)
+      store(arith::IndexCastOp::create(b, loc, i64, size));
+  }
+  func::FuncOp fn =
+      globals.declare(kProfileShapesFn, {context.getType(), ptr}, Type());
+  func::CallOp::create(b, loc, fn, ValueRange{context, table});
+}
+
 LogicalResult lowerLaunch(RuntimeGlobals &globals, KernelImages &images,
                           gpu::LaunchFuncOp launch) {
   Location loc = launch.getLoc();
@@ -495,6 +555,7 @@ LogicalResult lowerCopy(RuntimeGlobals &globals, gpu::MemcpyOp copy,
 
 struct CUDALowerLaunchesPass
     : public onyx::impl::CUDALowerLaunchesBase<CUDALowerLaunchesPass> {
+  using CUDALowerLaunchesBase::CUDALowerLaunchesBase;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<gpu::LaunchFuncOp> launches;
@@ -545,6 +606,36 @@ struct CUDALowerLaunchesPass
       if (failed(images.addBinary(binary)))
         return signalPassFailure();
 
+    if (profile) {
+      // One shapes table per entry, big enough for any of its launches.
+      llvm::MapVector<func::FuncOp, int64_t> tableSizes;
+      for (gpu::LaunchFuncOp launch : launches) {
+        auto func = launch->getParentOfType<func::FuncOp>();
+        int64_t size = 1;
+        for (auto &entry : profiledBuffers(launch))
+          size += 1 + int64_t(entry.second.size());
+        int64_t &best = tableSizes[func];
+        best = std::max(best, size);
+      }
+      llvm::DenseMap<func::FuncOp, Value> tables;
+      for (auto [func, size] : tableSizes) {
+        if (func.getNumArguments() == 0 ||
+            !isa<ContextType>(func.getArgument(0).getType()))
+          continue;
+        OpBuilder b = OpBuilder::atBlockBegin(&func.getBody().front());
+        Location loc = func.getLoc();
+        tables[func] = LLVM::AllocaOp::create(
+            b, loc, LLVM::LLVMPointerType::get(module.getContext()),
+            b.getI64Type(), arith::ConstantIntOp::create(b, loc, size, 64), 8);
+      }
+      for (gpu::LaunchFuncOp launch : launches) {
+        auto func = launch->getParentOfType<func::FuncOp>();
+        auto table = tables.find(func);
+        if (table != tables.end())
+          emitProfileShapes(globals, launch, func.getArgument(0),
+                            table->second);
+      }
+    }
     for (gpu::LaunchFuncOp launch : launches)
       if (failed(lowerLaunch(globals, images, launch)))
         return signalPassFailure();

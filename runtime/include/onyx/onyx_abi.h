@@ -90,6 +90,9 @@
 /* Per-op profiling (runtime/src/Profile.h). */
 #define ONYXRT_FN_PROFILE_BEGIN "onyxrt_profile_begin"
 #define ONYXRT_FN_PROFILE_END "onyxrt_profile_end"
+/* CUDA launches of an artifact compiled with --profile: the buffer shapes
+ * of the next launch (onyx-cuda-lower-launches). */
+#define ONYXRT_FN_CUDA_PROFILE_SHAPES "onyxrt_cuda_profile_shapes"
 
 /*--- Library-call flags ----------------------------------------------------*/
 /* onyxrt_cuda_gemm. */

@@ -135,6 +135,11 @@ ONYX_API int32_t onyxrt_cuda_launch(void *ctx, const OnyxCudaKernel *kernel,
                                     int64_t blockX, int64_t blockY,
                                     int64_t blockZ, int64_t numArgs,
                                     const uint64_t *args);
+/* Emitted before each launch by onyx-compile --profile: `shapes`, a table
+ * of the launch's buffers' shapes (count, then rank and dims of each, as for
+ * onyxrt_profile_end), goes into the next launch's trace event when the
+ * session profiles; otherwise it returns at once. Cannot fail. */
+ONYX_API void onyxrt_cuda_profile_shapes(void *ctx, const int64_t *shapes);
 /* Copies `bytes` from host memory to device memory on the session's stream
  * (constants). Returns 0; non-zero after recording an error. */
 ONYX_API int32_t onyxrt_cuda_upload(void *ctx, void *deviceDst,

@@ -478,7 +478,12 @@ void CudaDevice::profileEnd(CUevent start, const OnyxCudaKernel *key,
   }
   api.cuEventRecord(end, stream);
   pending.push_back(
-      {key, label ? label : "", start, end, std::move(dims), true});
+      {key, label ? label : "", start, end, std::move(dims), true, ""});
+}
+
+void CudaDevice::setLaunchShapes(const int64_t *table) {
+  if (profiler && table)
+    nextLaunchShapes = jsonShapes(table);
 }
 
 void CudaDevice::flushProfile() {
@@ -529,7 +534,12 @@ void CudaDevice::resolveProfile() {
             event.args.push_back(
                 {"block", jsonInts({p.dims[3], p.dims[4], p.dims[5]})});
           }
-          event.args.push_back({"shapes", jsonShapes(nullptr)});
+          // A launch's buffers (artifacts compiled with --profile), a
+          // library call's operands from its problem dims.
+          event.args.push_back(
+              {"shapes", !p.shapes.empty() ? p.shapes
+                         : p.library       ? libraryShapes(kernelName, p.dims)
+                                           : jsonShapes(nullptr)});
           profiler->add(std::move(event));
         } catch (...) {
         }
@@ -635,6 +645,8 @@ bool CudaDevice::launch(const OnyxCudaKernel *kernel, const char *label,
       return false;
     }
   }
+  std::string shapes = std::move(nextLaunchShapes);
+  nextLaunchShapes.clear();
   if (grid[0] == 0 || grid[1] == 0 || grid[2] == 0)
     return true; // An empty iteration space: nothing to run.
   CUfunction fn = function(kernel, error);
@@ -663,7 +675,8 @@ bool CudaDevice::launch(const OnyxCudaKernel *kernel, const char *label,
          start,
          end,
          {grid[0], grid[1], grid[2], block[0], block[1], block[2]},
-         false});
+         false,
+         std::move(shapes)});
   } else {
     if (start)
       api.cuEventDestroy(start);
@@ -732,6 +745,17 @@ int32_t copyService(void *ctx, const char *service, const char *label,
 } // namespace
 
 extern "C" {
+
+ONYX_API void onyxrt_cuda_profile_shapes(void *ctx, const int64_t *shapes) {
+  CudaDevice *device = cudaDeviceOf(ctx);
+  if (!device)
+    return;
+  try {
+    device->setLaunchShapes(shapes);
+  } catch (...) {
+    // Out of memory: the launch's event has no shapes.
+  }
+}
 
 ONYX_API int32_t onyxrt_cuda_launch(void *ctx, const OnyxCudaKernel *kernel,
                                     const char *label, int64_t gridX,

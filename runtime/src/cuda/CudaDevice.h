@@ -149,6 +149,9 @@ public:
   void profileEnd(CUevent start, const OnyxCudaKernel *key, const char *label,
                   std::vector<int64_t> dims = {});
   void flushProfile() override;
+  /// onyxrt_cuda_profile_shapes: the buffer shapes (a profile shapes
+  /// table) of the next launch, for its trace event.
+  void setLaunchShapes(const int64_t *table);
 
 private:
   CudaDevice() = default;
@@ -174,7 +177,12 @@ private:
     /// library call's dims.
     std::vector<int64_t> dims;
     bool library = false;
+    /// The trace's "shapes" (JSON): a launch's buffers (--profile), a
+    /// library call's operands.
+    std::string shapes;
   };
+  /// Shapes for the next launch (setLaunchShapes), JSON; empty if none.
+  std::string nextLaunchShapes;
   /// The session's trace: an event recorded when a call starts and the
   /// trace's clock then, so device times map onto the host timeline.
   CUevent callStart = nullptr;

@@ -266,8 +266,16 @@ def CUDALowerLaunches : Pass<"onyx-cuda-lower-launches", "mlir::ModuleOp"> {
     from the entry (the runtime has recorded the message naming the CUDA
     call and the node). Each `gpu.binary` becomes private constant globals
     (the cubin, the NUL-terminated PTX) and one `OnyxCudaKernel` descriptor
-    per kernel.
+    per kernel. With `profile` (onyx-compile --profile), each launch is
+    preceded by `onyxrt_cuda_profile_shapes(ctx, table)`: the run-time
+    shapes of the buffers behind its arguments (the table format of
+    `onyxrt_profile_end`), which a profiling session puts in the launch's
+    trace event.
   }];
+  let options = [
+    Option<"profile", "profile", "bool", /*default=*/"false",
+           "Pass each launch's buffer shapes to the runtime's profiler">
+  ];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::cf::ControlFlowDialect",
     "mlir::func::FuncDialect", "mlir::LLVM::LLVMDialect",
