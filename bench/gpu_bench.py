@@ -13,9 +13,11 @@ the flow is:
   # 2. here: compile against the graphs alone (no weights: no checksums)
   python3 bench/gpu_bench.py compile .dev/gpu/graphs .dev/gpu/art
   cp build/lib/libonyx_runtime.so .dev/gpu/
-  # 3. there (carry .dev/gpu): re-export with the same seeds, lay the
-  #    weights out as the compiled graph expects, time every case
-  python3 bench/gpu_bench.py run .dev/gpu/art --runtime .dev/gpu/libonyx_runtime.so --json $OUT/bench.json
+  # 3. there (carry .dev/gpu): build the onyx package against the carried
+  #    runtime (scripts/gpu/device_python.sh), re-export with the same
+  #    seeds, lay the weights out as the compiled graph expects, time every
+  #    case
+  bash scripts/gpu/device_python.sh .dev/gpu python3 bench/gpu_bench.py run .dev/gpu/art --json $OUT/bench.json
 
 Models (built here and there from the same code and seeds, nothing
 downloaded):
@@ -53,19 +55,22 @@ cudnn.allow_tf32 = False, cudnn.benchmark off) on device-resident inputs
 does), with its peak activation memory; torch.compile (mode default,
 dynamic=False, one compile per case after torch._dynamo.reset(); the
 compile time is the first call's and is reported apart) the same two ways;
-Onyx: the median wall time of `inference_compute` (host inputs to host
-outputs, synchronized) after warm-up, its activation memory
-(onyx_state_memory_stats) and the relative error ||onyx - eager|| /
-||eager||. Every timing is the median of >= --min-runs (30) runs after
+Onyx, through the `onyx` package (onyx.InferenceSession over the
+artifact): the median wall time of `run` (host numpy inputs to host
+outputs, synchronized; the input arrays are copied into runtime tensors
+and the outputs returned as views, no copy) after warm-up, its activation
+memory (InferenceSession.memory_stats) and the relative error ||onyx -
+eager|| / ||eager||; then device-resident torch inputs read in place
+(DLPack) with outputs left on the device (device_outputs=True). Every timing is the median of >= --min-runs (30) runs after
 --warmup (5) warm-up calls. Eager and Onyx for every case come first (one
 JSON line per case); torch.compile follows case by case within --budget
 seconds for the whole run (a compile that would not fit is skipped with the
 reason; one that fails records its error), each case's full JSON line
-printed again as it finishes, then a markdown table. With
-ONYX_CUDA_PROFILE, `profile` records per-kernel device time.
+printed again as it finishes, then a markdown table. `profile` runs a
+profiling session (enable_profiling) and sums its Chrome trace's kernel
+and library events: device time per kernel, with the shapes of each.
 """
 import argparse
-import ctypes
 import json
 import os
 import re
@@ -422,102 +427,55 @@ def align_weights(compiled, exported, out_data):
 
 
 # ---------------------------------------------------------------------------
-# The Onyx runtime through ctypes
+# Onyx through the `onyx` package (docs/python.md)
+
 
 # numpy has no bfloat16: BF16 arrays hold the raw bits (a one-field record
-# of uint16; .view(np.uint16) reads them).
+# of uint16; .view(np.uint16) reads them). Onyx takes and returns them as
+# uint16 (docs/python.md); make_list accepts this record form too.
 BF16 = np.dtype([("bf16", "<u2")])
 NP_TO_ONNX = {np.dtype(np.float32): 1, np.dtype(np.int64): 7, np.dtype(np.int32): 6,
               np.dtype(np.float16): 10, np.dtype(np.bool_): 9, BF16: 16}
-ONNX_TO_NP = {v: k for k, v in NP_TO_ONNX.items()}
-
-
-class OnyxMemoryStats(ctypes.Structure):
-    """runtime/include/onyx/onyx_runtime.h, field for field."""
-    _fields_ = [(n, ctypes.c_uint64) for n in (
-        "tempBytesRequested", "tempPeakBytes", "tempAllocations", "outputBytes",
-        "retainedBytes", "plannedTempBytes", "poolRequestedBytes", "maxLiveBytes",
-        "numPools")]
 
 
 class Onyx:
-    def __init__(self, runtime, artifact):
-        vp, i32, i64, sz = ctypes.c_void_p, ctypes.c_int32, ctypes.c_int64, ctypes.c_size_t
-        self.rt = L = ctypes.CDLL(runtime, mode=ctypes.RTLD_GLOBAL)
-        for fn, res, args in [
-                ("onyx_tensor_create_copy", vp, [i32, i32, ctypes.POINTER(i64), vp]),
-                ("onyx_tensor_list_create", vp, []),
-                ("onyx_tensor_list_append", ctypes.c_int, [vp, vp]),
-                ("onyx_tensor_list_size", sz, [vp]),
-                ("onyx_tensor_list_get", vp, [vp, sz]),
-                ("onyx_tensor_list_destroy", None, [vp]),
-                ("onyx_tensor_element_type", i32, [vp]),
-                ("onyx_tensor_rank", i32, [vp]),
-                ("onyx_tensor_shape", ctypes.POINTER(i64), [vp]),
-                ("onyx_tensor_byte_size", sz, [vp]),
-                ("onyx_tensor_data", vp, [vp]),
-                ("onyx_state_last_error", ctypes.c_char_p, [vp]),
-                ("onyx_state_memory_stats", ctypes.c_int,
-                 [vp, ctypes.POINTER(OnyxMemoryStats)]),
-                ("onyxrt_state_create_error", ctypes.c_char_p, []),
-                # IO binding (docs/runtime-abi.md); absent in older runtimes.
-                ("onyx_tensor_wrap_device", vp, [i32, i32, ctypes.POINTER(i64), vp]),
-                ("onyx_tensor_is_device", ctypes.c_int, [vp]),
-                ("onyx_state_set_device_outputs", ctypes.c_int, [vp, ctypes.c_int])]:
-            f = getattr(L, fn, None)
-            if f is None:
-                continue
-            f.restype, f.argtypes = res, args
-        self.art = A = ctypes.CDLL(artifact)
-        A.onyx_state_create.restype, A.onyx_state_create.argtypes = vp, []
-        A.onyx_state_destroy.restype, A.onyx_state_destroy.argtypes = None, [vp]
-        A.inference_compute.restype = vp
-        A.inference_compute.argtypes = [vp, vp]
+    """One artifact's session (onyx.InferenceSession over the .so).
+    Onyx(artifact, **InferenceSession options); the older Onyx(runtime,
+    artifact) form is accepted for the scripts that import this class, the
+    runtime being the one the onyx package loaded."""
+
+    def __init__(self, *paths, **options):
+        import onyx
+        if len(paths) not in (1, 2):
+            raise TypeError("Onyx(artifact) or Onyx(runtime, artifact)")
+        artifact = paths[-1]
         t0 = time.perf_counter()
-        self.state = A.onyx_state_create()
+        self.session = onyx.InferenceSession(artifact, **options)
         self.create_s = time.perf_counter() - t0
-        if not self.state:
-            raise RuntimeError("onyx_state_create: " + (L.onyxrt_state_create_error() or b"").decode())
+        self.names = [i.name for i in self.session.get_inputs()]
 
     def make_list(self, arrays):
-        lst = self.rt.onyx_tensor_list_create()
-        for a in arrays:
-            a = np.require(a, requirements="C")
-            shape = (ctypes.c_int64 * max(1, a.ndim))(*a.shape)
-            t = self.rt.onyx_tensor_create_copy(NP_TO_ONNX[a.dtype], a.ndim, shape,
-                                                a.ctypes.data_as(ctypes.c_void_p))
-            self.rt.onyx_tensor_list_append(lst, t)
-        return lst
+        """The feeds of `arrays` (host numpy arrays or CUDA torch tensors,
+        the latter read in place), in graph-input order."""
+        return dict(zip(self.names, [a.view(np.uint16) if getattr(a, "dtype", None) == BF16
+                                     else a for a in arrays]))
 
-    def call(self, lst, read=True):
-        res = self.art.inference_compute(self.state, lst)
-        if not res:
-            raise RuntimeError((self.rt.onyx_state_last_error(self.state) or b"").decode())
-        out = []
-        if read:
-            for k in range(self.rt.onyx_tensor_list_size(res)):
-                t = self.rt.onyx_tensor_list_get(res, k)
-                rank = self.rt.onyx_tensor_rank(t)
-                shape = tuple(self.rt.onyx_tensor_shape(t)[i] for i in range(rank))
-                buf = ctypes.string_at(self.rt.onyx_tensor_data(t), self.rt.onyx_tensor_byte_size(t))
-                code = self.rt.onyx_tensor_element_type(t)
-                out.append(np.frombuffer(buf, dtype=ONNX_TO_NP[code]).reshape(shape).copy())
-        self.rt.onyx_tensor_list_destroy(res)
-        return out
+    def call(self, feeds, read=True, device_outputs=False):
+        """Runs once (synchronized: the outputs are complete when it
+        returns). read: the outputs as numpy copies (else None); with
+        device_outputs they stay on the device (IO binding)."""
+        out = self.session.run(None, feeds, device_outputs=device_outputs)
+        return [np.array(o, copy=True) for o in out] if read else None
 
     def activation_bytes(self):
         """Device memory of the last call besides weights and inputs: the
         pools it requested, unplanned temporaries at their peak, and the
         outputs (what torch's peak above its baseline counts too)."""
-        st = OnyxMemoryStats()
-        if self.rt.onyx_state_memory_stats(self.state, ctypes.byref(st)) != 0:
-            return None
-        return st.poolRequestedBytes + st.tempPeakBytes + st.outputBytes
+        st = self.session.memory_stats()
+        return st["pool_requested_bytes"] + st["temp_peak_bytes"] + st["output_bytes"]
 
     def close(self):
-        if self.state:
-            self.art.onyx_state_destroy(self.state)
-            self.state = None
+        self.session = None
 
 
 def rel_err(a, ref):
@@ -616,61 +574,52 @@ def time_torch(clock, model, inputs, prefix, r):
 
 
 def time_onyx(clock, onyx, inputs, ref, r):
-    lst = onyx.make_list(inputs)
+    feeds = onyx.make_list(inputs)
     t0 = time.perf_counter()
-    out = onyx.call(lst)
+    out = onyx.call(feeds)
     r["onyx_first_ms"] = (time.perf_counter() - t0) * 1e3
     r["rel_err"] = rel_err(out[0], ref)
     r["onyx_shape"] = list(out[0].shape)
-    est = clock.warm(lambda: onyx.call(lst, read=False))
+    est = clock.warm(lambda: onyx.call(feeds, read=False))
     n = clock.count(est)
     times = []
     for _ in range(n):
         t0 = time.perf_counter()
-        onyx.call(lst, read=False)  # synchronized: outputs are on the host
+        onyx.call(feeds, read=False)  # synchronized: outputs are on the host
         times.append((time.perf_counter() - t0) * 1e3)
     r["onyx_ms"], r["onyx_ms_min"], r["onyx_runs"] = statistics.median(times), min(times), n
     r["onyx_activation_bytes"] = onyx.activation_bytes()
-    onyx.rt.onyx_tensor_list_destroy(lst)
     time_onyx_device(clock, onyx, inputs, ref, r)
 
 
 def time_onyx_device(clock, onyx, inputs, ref, r):
     """Onyx with IO binding: inputs already on the GPU (torch tensors read
-    in place), outputs left there - what eager's device-resident time
-    measures. The outputs of the device-input call are checked against the
-    reference first (downloaded as usual); then outputs stay on the device
-    for the timing (each call still waits for its work)."""
-    if not clock.cuda or not hasattr(onyx.rt, "onyx_tensor_wrap_device"):
+    in place through DLPack), outputs left there - what eager's
+    device-resident time measures. The outputs of the device-input call are
+    checked against the reference first (downloaded as usual); then outputs
+    stay on the device for the timing (each call still waits for its
+    work)."""
+    if not clock.cuda:
         return
     torch = clock.torch
     xs = [torch.from_numpy(np.require(a, requirements="C")).to(clock.dev) for a in inputs]
-    lst = onyx.rt.onyx_tensor_list_create()
-    for x, a in zip(xs, inputs):
-        shape = (ctypes.c_int64 * max(1, a.ndim))(*a.shape)
-        t = onyx.rt.onyx_tensor_wrap_device(NP_TO_ONNX[np.dtype(a.dtype)], a.ndim, shape,
-                                            ctypes.c_void_p(x.data_ptr()))
-        onyx.rt.onyx_tensor_list_append(lst, t)
+    feeds = onyx.make_list(xs)
     clock.sync()
     try:
-        out = onyx.call(lst)  # device inputs, host outputs: checked
+        out = onyx.call(feeds)  # device inputs, host outputs: checked
         r["onyx_dev_rel_err"] = rel_err(out[0], ref)
-        if onyx.rt.onyx_state_set_device_outputs(onyx.state, 1) != 0:
-            return
-        est = clock.warm(lambda: onyx.call(lst, read=False))
+        est = clock.warm(lambda: onyx.call(feeds, read=False, device_outputs=True))
         n = clock.count(est)
         times = []
         for _ in range(n):
             t0 = time.perf_counter()
-            onyx.call(lst, read=False)  # returns when the GPU work is done
+            onyx.call(feeds, read=False, device_outputs=True)  # returns when the GPU work is done
             times.append((time.perf_counter() - t0) * 1e3)
         r["onyx_dev_ms"] = statistics.median(times)
     except RuntimeError as e:
         r["onyx_dev_error"] = str(e).splitlines()[0][:200] if str(e) else "error"
     finally:
-        onyx.rt.onyx_state_set_device_outputs(onyx.state, 0)
-        onyx.rt.onyx_tensor_list_destroy(lst)
-        del xs
+        xs = feeds = None  # the device inputs go
 
 
 def compile_case(clock, model, inputs, ref, r):
@@ -806,7 +755,7 @@ def cmd_run(args):
         onyx = None
         if "onyx_error" not in info:
             try:
-                onyx = Onyx(args.runtime, os.path.join(args.art, name + ".so"))
+                onyx = Onyx(os.path.join(args.art, name + ".so"))
                 info["onyx_create_s"] = onyx.create_s
             except Exception as e:
                 info["onyx_error"] = str(e)[:2000]
@@ -823,7 +772,7 @@ def cmd_run(args):
                     os.link(os.path.join(args.art, name + ".onnx.data"), data)
                 except OSError:
                     shutil.copy(os.path.join(args.art, name + ".onnx.data"), data)
-            variants.append((vname, Onyx(args.runtime, os.path.join(vdir, name + ".so")),
+            variants.append((vname, Onyx(os.path.join(vdir, name + ".so")),
                              venv.split("=", 1) if venv else None))
         for c in mine:
             r = dict(c, **{k: v for k, v in info.items() if k != "onyx_create_s"})
@@ -910,32 +859,43 @@ def cmd_run(args):
 
 
 def cmd_profile(args):
-    """One Onyx session with ONYX_CUDA_PROFILE: device time per kernel."""
+    """One profiling Onyx session (enable_profiling, docs/python.md): device
+    time per kernel and library call from its Chrome trace, with the
+    shapes of the busiest ones."""
     for name in args.models.split(","):
         inputs = make_inputs(name)
-        prof = os.path.join(args.out, name + "_profile.tsv")
+        prof = os.path.join(args.out, name + "_profile.json")
         # Warm up in an unprofiled session first: the libraries' lazy kernel
         # loading must not land inside the timed events.
-        os.environ.pop("ONYX_CUDA_PROFILE", None)
-        warm = Onyx(args.runtime, os.path.join(args.art, name + ".so"))
-        lst = warm.make_list(inputs)
+        warm = Onyx(os.path.join(args.art, name + ".so"))
+        feeds = warm.make_list(inputs)
         for _ in range(3):
-            warm.call(lst, read=False)
+            warm.call(feeds, read=False)
         warm.close()
-        os.environ["ONYX_CUDA_PROFILE"] = prof
-        onyx = Onyx(args.runtime, os.path.join(args.art, name + ".so"))
-        if os.path.exists(prof):
-            os.remove(prof)
-        lst = onyx.make_list(inputs)
+        onyx = Onyx(os.path.join(args.art, name + ".so"), enable_profiling=True,
+                    profile_file=prof)
+        feeds = onyx.make_list(inputs)
         for _ in range(args.runs):
-            onyx.call(lst, read=False)
+            onyx.call(feeds, read=False)
+        onyx.session.end_profiling()
         onyx.close()
-        rows = [l.rstrip("\n").split("\t") for l in open(prof)]
-        total = sum(float(r[2]) for r in rows) / args.runs
-        print("%s: device time per call %.3f ms (%d distinct kernels); top:" % (name, total, len(rows)))
-        for r in sorted(rows, key=lambda r: -float(r[2]))[:args.top]:
-            print("  %8.3f ms %6d launches  %-28s %s" % (float(r[2]) / args.runs,
-                                                      int(r[1]) // args.runs, r[0][:28], r[3][:70]))
+        with open(prof) as f:
+            events = json.load(f)["traceEvents"]
+        totals = {}
+        for e in events:
+            if e["cat"] not in ("kernel", "library"):
+                continue
+            key = (e["name"], e["args"].get("node", ""))
+            t = totals.setdefault(key, {"us": 0.0, "n": 0, "shapes": e["args"].get("shapes")})
+            t["us"] += e["dur"]
+            t["n"] += 1
+        total = sum(t["us"] for t in totals.values()) / args.runs / 1e3
+        print("%s: device time per call %.3f ms (%d kernels/calls by node); top:" % (
+            name, total, len(totals)))
+        for (kernel, node), t in sorted(totals.items(), key=lambda kv: -kv[1]["us"])[:args.top]:
+            print("  %8.3f ms %4d launches  %-28s %-24s %s" % (
+                t["us"] / args.runs / 1e3, t["n"] // args.runs, kernel[:28], node[:24],
+                json.dumps(t["shapes"])[:60]))
 
 
 def main():
@@ -952,7 +912,6 @@ def main():
     c.add_argument("--target", default="cuda")
     r = sub.add_parser("run")
     r.add_argument("art")
-    r.add_argument("--runtime", required=True)
     r.add_argument("--models", help="only the cases of these models (comma-separated)")
     r.add_argument("--cases", help="comma-separated case ids (default: the matrix: %s)"
                    % ",".join(MATRIX))
@@ -976,7 +935,6 @@ def main():
     r.add_argument("--json")
     f = sub.add_parser("profile")
     f.add_argument("art")
-    f.add_argument("--runtime", required=True)
     f.add_argument("--out", required=True)
     f.add_argument("--models", default="bert,resnet50")
     f.add_argument("--runs", type=int, default=10)

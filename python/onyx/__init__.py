@@ -123,9 +123,9 @@ class InferenceSession:
         compiled with --external-weights; for an .onnx, compile it that way
         and read the weights from there.
     enable_profiling: record a Chrome trace (one event per call, per op on
-        the CPU -- an .onnx is compiled with --profile -- and per kernel or
-        library call on CUDA), written by end_profiling() or when the
-        session is freed, to `profile_file` (default
+        the CPU and per kernel or library call on CUDA, with their shapes --
+        an .onnx is compiled with --profile), written by end_profiling() or
+        when the session is freed, to `profile_file` (default
         onyx_profile_<pid>_<date>.json in the current directory).
     """
 
@@ -152,7 +152,8 @@ class InferenceSession:
             options = ["--target=" + target]
             if precision not in (None, "fp32", "float32"):
                 options.append("--precision=" + precision)
-            if enable_profiling and target == "cpu":
+            if enable_profiling:
+                # CPU: per-op events; CUDA: the kernels' buffer shapes.
                 options.append("--profile")
             if weights is not None:
                 options.append("--external-weights")
@@ -193,6 +194,35 @@ class InferenceSession:
         path, self._profile_file = self._profile_file, None
         self._art.end_profiling()
         return path
+
+    def memory_stats(self):
+        """Memory of the last run (onyx_state_memory_stats, docs/runtime.md):
+        a dict with temp_bytes_requested, temp_peak_bytes, temp_allocations,
+        output_bytes, retained_bytes, planned_temp_bytes,
+        pool_requested_bytes, max_live_bytes and num_pools. On a CUDA
+        session these are device bytes; pool_requested_bytes +
+        temp_peak_bytes + output_bytes is the call's activation memory
+        (weights and inputs excluded)."""
+        return self._art.memory_stats()
+
+    def sync_stats(self):
+        """Host synchronizations for readbacks (onyx_state_sync_stats): a
+        dict with last_call (in the last run), total (over the session's
+        runs) and calls (runs so far)."""
+        return self._art.sync_stats()
+
+    def inject_fault(self, kind, nth):
+        """Fault injection for tests (onyx_state_inject_fault): with kind
+        'readback', the nth (>= 1) host synchronization from now on fails,
+        that run raising an OnyxError naming the node; the session stays
+        usable. nth=0 disarms. An unknown kind is an OnyxError."""
+        if not isinstance(nth, int) or isinstance(nth, bool):
+            raise OnyxError("inject_fault: nth must be an int")
+        self._art.inject_fault(str(kind), nth)
+
+    def metadata(self):
+        """The artifact's metadata text (docs/runtime-abi.md)."""
+        return self._art.metadata()
 
     def get_inputs(self):
         return list(self._inputs)

@@ -515,6 +515,67 @@ public:
     return blasGet();
   }
 
+  /// onyx_state_memory_stats of the last call, as a dict of its fields.
+  py::dict memoryStats() {
+    OnyxMemoryStats st;
+    int rc;
+    {
+      std::lock_guard<std::mutex> guard(callMutex);
+      rc = onyx_state_memory_stats(state, &st);
+    }
+    if (rc != 0)
+      throw OnyxException("the session has no memory statistics");
+    py::dict d;
+    d["temp_bytes_requested"] = st.tempBytesRequested;
+    d["temp_peak_bytes"] = st.tempPeakBytes;
+    d["temp_allocations"] = st.tempAllocations;
+    d["output_bytes"] = st.outputBytes;
+    d["retained_bytes"] = st.retainedBytes;
+    d["planned_temp_bytes"] = st.plannedTempBytes;
+    d["pool_requested_bytes"] = st.poolRequestedBytes;
+    d["max_live_bytes"] = st.maxLiveBytes;
+    d["num_pools"] = st.numPools;
+    return d;
+  }
+
+  /// onyx_state_sync_stats: host synchronizations for readbacks.
+  py::dict syncStats() {
+    uint64_t last = 0, total = 0, calls = 0;
+    int rc;
+    {
+      std::lock_guard<std::mutex> guard(callMutex);
+      rc = onyx_state_sync_stats(state, &last, &total, &calls);
+    }
+    if (rc != 0)
+      throw OnyxException("the session has no synchronization statistics");
+    py::dict d;
+    d["last_call"] = last;
+    d["total"] = total;
+    d["calls"] = calls;
+    return d;
+  }
+
+  /// onyx_state_inject_fault (tests): the `nth` later event of `kind`
+  /// fails; nth = 0 disarms.
+  void injectFault(const std::string &kind, int64_t nth) {
+    if (nth < 0)
+      throw OnyxException("inject_fault: nth must be >= 0");
+    int rc;
+    {
+      std::lock_guard<std::mutex> guard(callMutex);
+      rc = onyx_state_inject_fault(state, kind.c_str(), uint64_t(nth));
+    }
+    if (rc != 0)
+      throw OnyxException("inject_fault: unknown fault kind '" + kind +
+                          "' (known: readback)");
+  }
+
+  /// onyx_state_metadata: the session's metadata text.
+  std::string metadata() const {
+    const char *text = onyx_state_metadata(state);
+    return text ? text : "";
+  }
+
   py::list inputs() const { return describe(inputSigs); }
   py::list outputs() const { return describe(outputSigs); }
   bool isDevice() const { return onDevice; }
@@ -860,6 +921,11 @@ PYBIND11_MODULE(_onyx, m) {
       .def("set_threads", &Artifact::setThreads, py::arg("threads"))
       .def("enable_profiling", &Artifact::enableProfiling, py::arg("path"))
       .def("end_profiling", &Artifact::endProfiling)
+      .def("memory_stats", &Artifact::memoryStats)
+      .def("sync_stats", &Artifact::syncStats)
+      .def("inject_fault", &Artifact::injectFault, py::arg("kind"),
+           py::arg("nth"))
+      .def("metadata", &Artifact::metadata)
       .def(
           "run",
           [](py::object self, py::list values, bool deviceOutputs,

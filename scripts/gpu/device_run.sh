@@ -30,6 +30,9 @@ date -u +%Y-%m-%dT%H:%M:%SZ
 WORK=$(mktemp -d /tmp/onyx-suite-XXXX)
 tar -xJf "$CARRY/suite.tar.xz" -C "$WORK" || exit 1
 SUITE=$WORK/suite
+# The onyx package, built for this python3 against the suite's runtime.
+eval "$(bash scripts/gpu/device_python.sh "$SUITE" --env 2>"$OUT/module_build.txt")" || {
+  echo "building the onyx module failed:"; tail -5 "$OUT/module_build.txt"; exit 1; }
 
 echo "== 1. node suite on the GPU (cubins)"
 $PY scripts/gpu/run_suite.py "$SUITE" --shapes --json "$OUT/cuda_results.json" \
@@ -52,8 +55,8 @@ if [ -d "$CARRY/bench" ]; then
   $PY scripts/gpu/bench_elementwise.py run "$CARRY/bench" --n $((1 << 24)) 2>&1 | tee "$OUT/bench_log.txt"
 fi
 
-echo "== 3. no such device (ONYX_CUDA_DEVICE=99)"
-ONYX_CUDA_DEVICE=99 $PY scripts/gpu/run_suite.py "$SUITE" -k '^test_add$' --mode static \
+echo "== 3. no such device (device_id=99)"
+$PY scripts/gpu/run_suite.py "$SUITE" -k '^test_add$' --mode static --device-id 99 \
     > "$OUT/nodevice_log.txt" 2>&1
 grep -E "^  static" "$OUT/nodevice_log.txt" | cut -c1-220
 echo "== done"

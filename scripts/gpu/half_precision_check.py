@@ -8,14 +8,14 @@ against PyTorch eager and torch.compile.
     cp build/lib/libonyx_runtime.so DIR/
     # there (GPU machine, DIR carried): lay out BERT's weights from the seed,
     # check every case, time BERT
-    python3 scripts/gpu/half_precision_check.py run DIR --runtime DIR/libonyx_runtime.so
+    bash scripts/gpu/device_python.sh DIR python3 scripts/gpu/half_precision_check.py run DIR
 
     # fp32 exports run in half precision (onyx-compile --precision=fp16|bf16):
     # here, the graphs of bench/gpu_bench.py (export) compiled twice each
     /usr/bin/python3 scripts/gpu/half_precision_check.py make-precision DIR --graphs GRAPHS
     # there: weights re-created from the seeds, PyTorch .half()/.bfloat16()
     # eager and torch.compile against Onyx, errors against the fp32 output
-    python3 scripts/gpu/half_precision_check.py run-precision DIR --runtime DIR/libonyx_runtime.so
+    bash scripts/gpu/device_python.sh DIR python3 scripts/gpu/half_precision_check.py run-precision DIR
 
 Accuracy: for each case, the relative L2 error of Onyx and of PyTorch (same
 precision, on the GPU) against an fp64 reference (PyTorch on the GPU in
@@ -24,9 +24,12 @@ Onyx's error is at most 1.5x PyTorch's (plus 1e-3 for the tiny cases).
 Timing (BERT): median of --runs (30) after 5 warm-up calls, device-resident
 inputs on both sides (Onyx through IO binding, outputs left on the device),
 CUDA events around each call; Onyx's wall time per call too.
+
+Onyx runs through the `onyx` package (docs/python.md), which
+scripts/gpu/device_python.sh builds on the GPU machine against DIR's
+libonyx_runtime.so.
 """
 import argparse
-import ctypes
 import json
 import os
 import statistics
@@ -236,66 +239,30 @@ def cmd_make(args):
 # On the GPU machine
 
 
-class Runtime:
-    def __init__(self, path):
-        vp, i32, i64, sz = ctypes.c_void_p, ctypes.c_int32, ctypes.c_int64, ctypes.c_size_t
-        self.L = L = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
-        for fn, res, a in [
-                ("onyx_tensor_create_copy", vp, [i32, i32, ctypes.POINTER(i64), vp]),
-                ("onyx_tensor_wrap_device", vp, [i32, i32, ctypes.POINTER(i64), vp]),
-                ("onyx_tensor_list_create", vp, []), ("onyx_tensor_list_append", ctypes.c_int, [vp, vp]),
-                ("onyx_tensor_list_size", sz, [vp]), ("onyx_tensor_list_get", vp, [vp, sz]),
-                ("onyx_tensor_list_destroy", None, [vp]), ("onyx_tensor_rank", i32, [vp]),
-                ("onyx_tensor_shape", ctypes.POINTER(i64), [vp]), ("onyx_tensor_byte_size", sz, [vp]),
-                ("onyx_tensor_data", vp, [vp]), ("onyx_state_last_error", ctypes.c_char_p, [vp]),
-                ("onyx_state_set_device_outputs", ctypes.c_int, [vp, ctypes.c_int]),
-                ("onyxrt_state_create_error", ctypes.c_char_p, [])]:
-            f = getattr(L, fn)
-            f.restype, f.argtypes = res, a
-
-
 class Artifact:
-    def __init__(self, rt, path):
-        self.rt, self.A = rt, ctypes.CDLL(path)
-        self.A.onyx_state_create.restype = ctypes.c_void_p
-        self.A.onyx_state_destroy.argtypes = [ctypes.c_void_p]
-        self.A.inference_compute.restype = ctypes.c_void_p
-        self.A.inference_compute.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
-        self.state = self.A.onyx_state_create()
-        if not self.state:
-            raise RuntimeError("onyx_state_create: %s" % rt.L.onyxrt_state_create_error())
+    """An artifact run through onyx.InferenceSession (docs/python.md)."""
+
+    def __init__(self, path):
+        import onyx
+        self.session = onyx.InferenceSession(path)
+        self.names = [i.name for i in self.session.get_inputs()]
 
     def host_list(self, arrays, code):
-        L = self.rt.L
-        lst = L.onyx_tensor_list_create()
-        for a in arrays:
-            a = np.ascontiguousarray(a)
-            shape = (ctypes.c_int64 * a.ndim)(*a.shape)
-            L.onyx_tensor_list_append(lst, L.onyx_tensor_create_copy(code, a.ndim, shape, a.ctypes.data_as(ctypes.c_void_p)))
-        return lst
+        """Feeds of host arrays (f16 as float16, bf16 as its uint16 bits)."""
+        return dict(zip(self.names, [np.ascontiguousarray(a) for a in arrays]))
 
     def device_list(self, tensors, code):
-        L = self.rt.L
-        lst = L.onyx_tensor_list_create()
-        for t in tensors:
-            shape = (ctypes.c_int64 * t.dim())(*t.shape)
-            L.onyx_tensor_list_append(lst, L.onyx_tensor_wrap_device(code, t.dim(), shape, ctypes.c_void_p(t.data_ptr())))
-        return lst
+        """Feeds of CUDA torch tensors, read in place (DLPack)."""
+        return dict(zip(self.names, tensors))
 
-    def call(self, lst, code, read=True):
-        L = self.rt.L
-        res = self.A.inference_compute(self.state, lst)
-        if not res:
-            raise RuntimeError((L.onyx_state_last_error(self.state) or b"").decode())
-        out = None
-        if read:
-            t = L.onyx_tensor_list_get(res, 0)
-            shape = tuple(L.onyx_tensor_shape(t)[i] for i in range(L.onyx_tensor_rank(t)))
-            buf = ctypes.string_at(L.onyx_tensor_data(t), L.onyx_tensor_byte_size(t))
-            raw = np.frombuffer(buf, dtype={F16: np.float16, BF16: np.uint16, F32: np.float32}[code]).reshape(shape)
-            out = bits_to_f32(raw) if code == BF16 else raw.astype(np.float32)
-        L.onyx_tensor_list_destroy(res)
-        return out
+    def call(self, feeds, code, read=True, device_outputs=False):
+        """The first output as float32 (read), else None; with
+        device_outputs the outputs stay on the device (IO binding)."""
+        outs = self.session.run(None, feeds, device_outputs=device_outputs)
+        if not read:
+            return None
+        raw = np.asarray(outs[0])
+        return bits_to_f32(raw) if code == BF16 else raw.astype(np.float32)
 
 
 def rel(a, ref):
@@ -315,7 +282,6 @@ def cmd_run(args):
     torch.backends.cudnn.allow_tf32 = False
     dev = torch.device("cuda")
     tdt = {F16: torch.float16, BF16: torch.bfloat16, F32: torch.float32}
-    rt = Runtime(args.runtime)
     results, bad = [], 0
     for name, (code, _, inputs, weights, shapes, ref_fn) in small_cases().items():
         rng = np.random.default_rng(1)
@@ -329,7 +295,7 @@ def cmd_run(args):
                         {k: torch.from_numpy(v).to(dev, tdt[code]) for k, v in ws.items()}).float().cpu().numpy()
         r["torch_err"] = rel(tq, ref)
         try:
-            art = Artifact(rt, os.path.join(args.dir, name + ".so"))
+            art = Artifact(os.path.join(args.dir, name + ".so"))
             arrays = [ins[n] if code == F16 else bf16_bits(ins[n]) for n, _ in inputs]
             if code == F16:
                 arrays = [a.astype(np.float16) for a in arrays]
@@ -343,7 +309,7 @@ def cmd_run(args):
         print(json.dumps(r), flush=True)
     print("small cases: %s" % ("all ok" if bad == 0 else "%d not ok" % bad), flush=True)
     if args.bert:
-        results += run_bert(args, torch, dev, rt)
+        results += run_bert(args, torch, dev)
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=1)
@@ -403,7 +369,7 @@ def events_ms(torch, fn, runs):
     return statistics.median(ts), statistics.median(walls)
 
 
-def run_bert(args, torch, dev, rt):
+def run_bert(args, torch, dev):
     import torch.nn.functional as F
     out = []
     for tag, code in (("f16", F16), ("f32", F32)):
@@ -444,15 +410,14 @@ def run_bert(args, torch, dev, rt):
                 key = "onyx" if prec == "fp32" else "onyx_tf32"
                 try:
                     t1 = time.time()
-                    art = Artifact(rt, os.path.join(args.dir, "bert_%s_%s.so" % (tag, prec)))
+                    art = Artifact(os.path.join(args.dir, "bert_%s_%s.so" % (tag, prec)))
                     r[key + "_create_s"] = time.time() - t1
                     lst = art.device_list([xd], code)
                     got = art.call(lst, code)
                     r[key + "_err_vs_fp32"] = rel(got, ref)
-                    rt.L.onyx_state_set_device_outputs(art.state, 1)
-                    r[key + "_ms"], r[key + "_wall_ms"] = events_ms(torch, lambda: art.call(lst, code, read=False), args.runs)
-                    rt.L.onyx_state_set_device_outputs(art.state, 0)
-                    art.A.onyx_state_destroy(art.state)
+                    r[key + "_ms"], r[key + "_wall_ms"] = events_ms(
+                        torch, lambda: art.call(lst, code, read=False, device_outputs=True), args.runs)
+                    art = None  # the session goes
                 except Exception as e:
                     r[key + "_error"] = str(e)[:300]
             print(json.dumps(r), flush=True)
@@ -502,7 +467,6 @@ def cmd_run_precision(args):
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     dev = torch.device("cuda")
-    rt = Runtime(args.runtime)
     start = time.time()
     results = []
     out = open(args.json, "w") if args.json else None
@@ -544,21 +508,16 @@ def cmd_run_precision(args):
                     r["compile_skipped"] = "budget"
             try:
                 t1 = time.time()
-                art = Artifact(rt, os.path.join(args.dir, "%s_%s.so" % (model, prec)))
+                art = Artifact(os.path.join(args.dir, "%s_%s.so" % (model, prec)))
                 r["onyx_create_s"] = round(time.time() - t1, 1)
-                L = rt.L
-                lst = L.onyx_tensor_list_create()
-                for x in xs:  # the graph's own input types (int64 ids, f32 images)
-                    code = 7 if x.dtype == torch.int64 else F32
-                    shape = (ctypes.c_int64 * x.dim())(*x.shape)
-                    L.onyx_tensor_list_append(lst, L.onyx_tensor_wrap_device(
-                        code, x.dim(), shape, ctypes.c_void_p(x.data_ptr())))
+                # The graph's own input types (int64 ids, f32 images), read
+                # in place on the device.
+                lst = art.device_list(xs, F32)
                 got = art.call(lst, F32)
                 r["onyx_err"] = rel(got, ref)
-                L.onyx_state_set_device_outputs(art.state, 1)
-                r["onyx_ms"], r["onyx_wall_ms"] = events_ms(torch, lambda: art.call(lst, F32, read=False), args.runs)
-                L.onyx_state_set_device_outputs(art.state, 0)
-                art.A.onyx_state_destroy(art.state)
+                r["onyx_ms"], r["onyx_wall_ms"] = events_ms(
+                    torch, lambda: art.call(lst, F32, read=False, device_outputs=True), args.runs)
+                art = None  # the session goes
                 r["accuracy_ok"] = r["onyx_err"] <= 1.5 * r["torch_err"]
             except Exception as e:
                 r["onyx_error"] = str(e)[:300]
@@ -582,7 +541,6 @@ def main():
     a.add_argument("--fp32", action="store_true", help="also BERT in fp32 (compiled fp32 and tf32)")
     b = sub.add_parser("run")
     b.add_argument("dir")
-    b.add_argument("--runtime", required=True)
     b.add_argument("--layers", type=int, default=12)
     b.add_argument("--runs", type=int, default=30)
     b.add_argument("--no-compile", dest="compile", action="store_false")
@@ -596,7 +554,6 @@ def main():
     c.add_argument("--models", default="bert,gpt2,resnet50")
     d = sub.add_parser("run-precision")
     d.add_argument("dir")
-    d.add_argument("--runtime", required=True)
     d.add_argument("--cases", default=",".join(PREC_CASES))
     d.add_argument("--runs", type=int, default=30)
     d.add_argument("--no-compile", dest="compile", action="store_false")

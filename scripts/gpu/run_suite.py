@@ -6,13 +6,18 @@ ONNX node suite and compares them with the suite's reference outputs.
 
 SUITE is the folder build_suite.py packed (or its suite.tar.xz): manifest.json,
 art/<mode>/<test>.so, data/<test>/{model.onnx,input_K.pb,output_K.pb} and
-libonyx_runtime.so. Needs only python3, numpy and onnx (for reading the .pb
-files); no MLIR and no Onyx tools, so it runs on the lent GPU machine.
+libonyx_runtime.so. Needs python3, numpy, onnx (for reading the .pb files)
+and the `onyx` package (docs/python.md), built for that python3 against the
+suite's libonyx_runtime.so: on the lent GPU machine
 
-Each artifact is loaded with ctypes and run through the runtime's C API
-(onyx_state_create / inference_compute), in a worker process that the
-parent restarts after a crash or a failed test (a CUDA fault poisons the
-context), so one bad test never hides the others.
+    bash scripts/gpu/device_python.sh SUITE python3 scripts/gpu/run_suite.py SUITE ...
+
+builds it there (no MLIR and no Onyx tools are needed). The artifacts link
+the runtime the module loaded.
+
+Each artifact is run through onyx.InferenceSession (the .so as it is), in a
+worker process that the parent restarts after a crash or a failed test (a
+CUDA fault poisons the context), so one bad test never hides the others.
 
   pass   every output matches (node_suite.compare: shape, dtype, rtol=1e-3,
          atol=1e-7; integers and bools exactly)
@@ -27,7 +32,6 @@ symbolic dims, when onnxruntime is installed.
 """
 
 import argparse
-import ctypes
 import json
 import os
 import re
@@ -47,184 +51,46 @@ sys.path.insert(0, os.path.join(REPO, "test", "e2e"))
 RTOL, ATOL = 1e-3, 1e-7
 SHAPE_RTOL, SHAPE_ATOL = 1e-3, 1e-5
 
-# numpy dtype -> ONNX element type code (onyx_runtime.h).
-NP_TO_ONNX = {
-    np.dtype(np.float32): 1, np.dtype(np.uint8): 2, np.dtype(np.int8): 3,
-    np.dtype(np.uint16): 4, np.dtype(np.int16): 5, np.dtype(np.int32): 6,
-    np.dtype(np.int64): 7, np.dtype(np.bool_): 9, np.dtype(np.float16): 10,
-    np.dtype(np.float64): 11, np.dtype(np.uint32): 12, np.dtype(np.uint64): 13,
-}
-ONNX_TO_NP = {v: k for k, v in NP_TO_ONNX.items()}
-ONNX_TO_NP[16] = np.dtype(np.uint16)  # bfloat16 as raw bits
-
-
-class Runtime:
-    """The runtime's C API through ctypes."""
-
-    def __init__(self, path):
-        self.lib = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
-        L = self.lib
-        vp, i32, i64, sz = ctypes.c_void_p, ctypes.c_int32, ctypes.c_int64, ctypes.c_size_t
-        sig = {
-            "onyx_tensor_create_copy": (vp, [i32, i32, ctypes.POINTER(i64), vp]),
-            "onyx_tensor_list_create": (vp, []),
-            "onyx_tensor_list_append": (ctypes.c_int, [vp, vp]),
-            "onyx_tensor_list_size": (sz, [vp]),
-            "onyx_tensor_list_get": (vp, [vp, sz]),
-            "onyx_tensor_list_destroy": (None, [vp]),
-            "onyx_tensor_element_type": (i32, [vp]),
-            "onyx_tensor_rank": (i32, [vp]),
-            "onyx_tensor_shape": (ctypes.POINTER(i64), [vp]),
-            "onyx_tensor_byte_size": (sz, [vp]),
-            "onyx_tensor_data": (vp, [vp]),
-            "onyx_state_last_error": (ctypes.c_char_p, [vp]),
-            "onyxrt_state_create_error": (ctypes.c_char_p, []),
-            # Sequence/optional values (docs/sequences.md).
-            "onyx_value_kind": (i32, [vp]),
-            "onyx_sequence_create": (vp, [i32]),
-            "onyx_sequence_append": (ctypes.c_int, [vp, vp]),
-            "onyx_sequence_length": (sz, [vp]),
-            "onyx_sequence_get": (vp, [vp, sz]),
-            "onyx_optional_none_create": (vp, [i32]),
-        }
-        for name, (res, args) in sig.items():
-            fn = getattr(L, name, None)
-            if fn is None:  # an older runtime: tensors only
-                continue
-            fn.restype, fn.argtypes = res, args
-
-    def tensor(self, a):
-        a = np.require(a, requirements="C")
-        shape = (ctypes.c_int64 * max(1, a.ndim))(*a.shape)
-        return self.lib.onyx_tensor_create_copy(NP_TO_ONNX[a.dtype], a.ndim, shape,
-                                                a.ctypes.data_as(ctypes.c_void_p))
-
-    def value(self, path, tp):
-        """The .pb at `path` (TensorProto, SequenceProto or OptionalProto,
-        per the graph input type `tp`) as a runtime value."""
-        import onnx
-        from onnx import numpy_helper
-        data = open(path, "rb").read()
-        kind = tp.WhichOneof("value")
-        if kind in ("sequence_type", "optional_type"):
-            inner = tp
-            while inner.WhichOneof("value") in ("sequence_type", "optional_type"):
-                inner = getattr(inner, inner.WhichOneof("value")).elem_type
-            code = inner.tensor_type.elem_type
-            if kind == "sequence_type":
-                proto = onnx.SequenceProto()
-                proto.ParseFromString(data)
-                elements = numpy_helper.to_list(proto)
-            else:
-                proto = onnx.OptionalProto()
-                proto.ParseFromString(data)
-                if proto.HasField("tensor_value"):
-                    return self.tensor(numpy_helper.to_array(proto.tensor_value))
-                if not proto.HasField("sequence_value"):
-                    return self.lib.onyx_optional_none_create(code)
-                elements = numpy_helper.to_list(proto.sequence_value)
-            seq = self.lib.onyx_sequence_create(code)
-            for a in elements:
-                self.lib.onyx_sequence_append(seq, self.tensor(a))
-            return seq
-        t = onnx.TensorProto()
-        t.ParseFromString(data)
-        return self.tensor(numpy_helper.to_array(t))
-
-    def read_value(self, t):
-        """A runtime value as an array, ("seq", [values]) or ("none",)."""
-        kind = self.lib.onyx_value_kind(t)
-        if kind == 0:
-            return self.read_tensor(t)
-        n = self.lib.onyx_sequence_length(t)
-        if kind != 1 and n == 0:
-            return ("none",)
-        return ("seq", [self.read_value(self.lib.onyx_sequence_get(t, i))
-                        for i in range(n)])
-
-    def read_tensor(self, t):
-        code = self.lib.onyx_tensor_element_type(t)
-        rank = self.lib.onyx_tensor_rank(t)
-        shape = tuple(self.lib.onyx_tensor_shape(t)[i] for i in range(rank))
-        buf = ctypes.string_at(self.lib.onyx_tensor_data(t),
-                               self.lib.onyx_tensor_byte_size(t))
-        return np.frombuffer(buf, dtype=ONNX_TO_NP[code]).reshape(shape).copy()
-
-    def make_list(self, arrays, codes=None):
-        lst = self.lib.onyx_tensor_list_create()
-        for i, a in enumerate(arrays):
-            a = np.require(a, requirements="C")  # keeps rank 0, unlike ascontiguousarray
-            code = NP_TO_ONNX.get(a.dtype)
-            if codes and i < len(codes) and codes[i] == 16 and a.dtype == np.uint16:
-                code = 16  # bfloat16 travels as its raw bits
-            if code is None:
-                self.lib.onyx_tensor_list_destroy(lst)
-                raise ValueError("unsupported input dtype %s" % a.dtype)
-            shape = (ctypes.c_int64 * max(1, a.ndim))(*a.shape)
-            t = self.lib.onyx_tensor_create_copy(code, a.ndim, shape,
-                                                 a.ctypes.data_as(ctypes.c_void_p))
-            if not t:
-                self.lib.onyx_tensor_list_destroy(lst)
-                raise ValueError("onyx_tensor_create_copy failed")
-            self.lib.onyx_tensor_list_append(lst, t)
-        return lst
-
-    def read_list(self, lst):
-        out = []
-        for k in range(self.lib.onyx_tensor_list_size(lst)):
-            t = self.lib.onyx_tensor_list_get(lst, k)
-            code = self.lib.onyx_tensor_element_type(t)
-            rank = self.lib.onyx_tensor_rank(t)
-            shape = tuple(self.lib.onyx_tensor_shape(t)[i] for i in range(rank))
-            nbytes = self.lib.onyx_tensor_byte_size(t)
-            buf = ctypes.string_at(self.lib.onyx_tensor_data(t), nbytes)
-            out.append(np.frombuffer(buf, dtype=ONNX_TO_NP[code]).reshape(shape).copy())
-        return out
-
 
 class Artifact:
-    def __init__(self, rt, path):
-        self.rt = rt
-        self.lib = ctypes.CDLL(path)
-        L = self.lib
-        L.onyx_state_create.restype = ctypes.c_void_p
-        L.onyx_state_create.argtypes = []
-        L.onyx_state_destroy.restype = None
-        L.onyx_state_destroy.argtypes = [ctypes.c_void_p]
-        L.inference_compute.restype = ctypes.c_void_p
-        L.inference_compute.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
-        self.state = None
-        self.input_codes = None
-        L.onyx_model_metadata.restype = ctypes.c_char_p
-        L.onyx_model_metadata.argtypes = []
-        meta = (L.onyx_model_metadata() or b"").decode()
+    """One test's artifact: an onyx.InferenceSession over the .so."""
+
+    def __init__(self, path, device_id=0):
+        import onyx
+        self.path = path
+        self.device_id = device_id
+        # The `serial` metadata lines: kernels that run on one GPU thread.
+        meta = onyx.artifact_metadata(path)
         self.serial_nodes = [l.split(" ", 1)[1] for l in meta.splitlines()
                              if l.startswith("serial ")]
+        self.session = None
 
     def create(self):
-        self.state = self.lib.onyx_state_create()
-        if not self.state:
-            raise RuntimeError("onyx_state_create: " +
-                               (self.rt.lib.onyxrt_state_create_error() or b"").decode())
+        import onyx
+        try:
+            self.session = onyx.InferenceSession(self.path, device_id=self.device_id)
+        except onyx.OnyxError as e:
+            raise RuntimeError(str(e)) from None
+        self.names = [i.name for i in self.session.get_inputs()]
 
     def run(self, inputs):
-        lst = self.rt.make_list(inputs, self.input_codes)
+        """Outputs (numpy arrays; lists for sequences, None for empty
+        optionals) for `inputs` in graph-input order."""
+        import onyx
         try:
-            res = self.lib.inference_compute(self.state, lst)
-            if not res:
-                raise RuntimeError(
-                    (self.rt.lib.onyx_state_last_error(self.state) or b"").decode())
-            try:
-                return self.rt.read_list(res)
-            finally:
-                self.rt.lib.onyx_tensor_list_destroy(res)
-        finally:
-            self.rt.lib.onyx_tensor_list_destroy(lst)
+            return [_copy(v) for v in self.session.run(None, dict(zip(self.names, inputs)))]
+        except onyx.OnyxError as e:
+            raise RuntimeError(str(e)) from None
 
     def destroy(self):
-        if self.state:
-            self.lib.onyx_state_destroy(self.state)
-            self.state = None
+        self.session = None
+
+
+def _copy(v):
+    """An output detached from the runtime's buffers."""
+    if isinstance(v, list):
+        return [_copy(x) for x in v]
+    return None if v is None else np.array(v, copy=True)
 
 
 def load_pb(path):
@@ -271,7 +137,7 @@ def other_shapes(shape):
     return [small, tuple(big)]
 
 
-def check_shapes(rt, art, model_path, inputs, mode_result):
+def check_shapes(art, model_path, inputs, mode_result):
     try:
         import onnxruntime as ort
     except ImportError:
@@ -344,7 +210,7 @@ def check_shapes(rt, art, model_path, inputs, mode_result):
 # ---------------------------------------------------------------------------
 
 def expected_value(path, tp):
-    """The reference output at `path` like Runtime.read_value's result."""
+    """The reference output at `path`: an array, ("seq", [values]) or ("none",)."""
     import onnx
     from onnx import numpy_helper
     data = open(path, "rb").read()
@@ -390,31 +256,58 @@ def same_value(got, want):
     return None
 
 
-def run_value_test(rt, art, model_path, ddir, entry):
-    """A test with sequence/optional inputs or outputs: values through the
-    runtime's value API (docs/sequences.md), compared element by element."""
+def input_value(path, tp):
+    """The .pb at `path` (TensorProto, SequenceProto or OptionalProto, per
+    the graph input type `tp`) as a value for InferenceSession.run: an
+    array, a list of arrays, or None for an empty optional."""
+    import onnx
+    from onnx import numpy_helper
+    data = open(path, "rb").read()
+    kind = tp.WhichOneof("value")
+    if kind == "sequence_type":
+        proto = onnx.SequenceProto()
+        proto.ParseFromString(data)
+        return list(numpy_helper.to_list(proto))
+    if kind == "optional_type":
+        proto = onnx.OptionalProto()
+        proto.ParseFromString(data)
+        if proto.HasField("tensor_value"):
+            return numpy_helper.to_array(proto.tensor_value)
+        if proto.HasField("sequence_value"):
+            return list(numpy_helper.to_list(proto.sequence_value))
+        return None
+    t = onnx.TensorProto()
+    t.ParseFromString(data)
+    return numpy_helper.to_array(t)
+
+
+def as_value(v):
+    """A run() output in expected_value's form."""
+    if v is None:
+        return ("none",)
+    if isinstance(v, list):
+        return ("seq", [as_value(x) for x in v])
+    return v
+
+
+def run_value_test(art, model_path, ddir, entry):
+    """A test with sequence/optional inputs or outputs (docs/sequences.md),
+    compared element by element."""
     import onnx
     m = onnx.load(model_path, load_external_data=False)
     inits = {i.name for i in m.graph.initializer}
     ins = [i for i in m.graph.input if i.name not in inits]
-    lst = rt.lib.onyx_tensor_list_create()
-    for f, i in zip(entry["inputs"], ins):
-        rt.lib.onyx_tensor_list_append(lst, rt.value(os.path.join(ddir, f), i.type))
+    feeds = [input_value(os.path.join(ddir, f), i.type)
+             for f, i in zip(entry["inputs"], ins)]
     try:
-        res = art.lib.inference_compute(art.state, lst)
-        if not res:
-            return "error", (rt.lib.onyx_state_last_error(art.state) or b"").decode()
-        try:
-            for k, (f, o) in enumerate(zip(entry["outputs"], m.graph.output)):
-                got = rt.read_value(rt.lib.onyx_tensor_list_get(res, k))
-                why = same_value(got, expected_value(os.path.join(ddir, f), o.type))
-                if why:
-                    return "wrong", "output %d: %s" % (k, why)
-            return "pass", ""
-        finally:
-            rt.lib.onyx_tensor_list_destroy(res)
-    finally:
-        rt.lib.onyx_tensor_list_destroy(lst)
+        got = art.run(feeds)
+    except RuntimeError as e:
+        return "error", str(e)
+    for k, (f, o) in enumerate(zip(entry["outputs"], m.graph.output)):
+        why = same_value(as_value(got[k]), expected_value(os.path.join(ddir, f), o.type))
+        if why:
+            return "wrong", "output %d: %s" % (k, why)
+    return "pass", ""
 
 
 def has_values(model_path):
@@ -425,7 +318,7 @@ def has_values(model_path):
                for v in list(m.graph.input) + list(m.graph.output))
 
 
-def run_test(rt, root, manifest, name, mode, shapes):
+def run_test(root, manifest, name, mode, shapes, device_id=0):
     import node_suite
     entry = manifest["tests"][name]
     art_path = os.path.join(root, "art", mode, name + ".so")
@@ -433,8 +326,7 @@ def run_test(rt, root, manifest, name, mode, shapes):
     res = {"test": name, "mode": mode}
     t0 = time.perf_counter()
     try:
-        art = Artifact(rt, art_path)
-        art.input_codes = entry.get("input_elem_types")
+        art = Artifact(art_path, device_id)
         art.create()
     except (OSError, RuntimeError) as e:
         res.update(status="error", reason=str(e).splitlines()[0])
@@ -443,7 +335,7 @@ def run_test(rt, root, manifest, name, mode, shapes):
     try:
         model_path = os.path.join(ddir, "model.onnx")
         if has_values(model_path):
-            status, why = run_value_test(rt, art, model_path, ddir, entry)
+            status, why = run_value_test(art, model_path, ddir, entry)
             res.update(status=status, reason=why)
             return res
         inputs = [load_pb(os.path.join(ddir, f)) for f in entry["inputs"]]
@@ -474,7 +366,7 @@ def run_test(rt, root, manifest, name, mode, shapes):
                 return res
         res["status"] = "pass"
         if shapes and mode == "symbolic":
-            res["shapes"] = check_shapes(rt, art, os.path.join(ddir, "model.onnx"),
+            res["shapes"] = check_shapes(art, os.path.join(ddir, "model.onnx"),
                                          inputs, res)
         return res
     finally:
@@ -485,13 +377,12 @@ def worker(args):
     root = args.suite
     with open(os.path.join(root, "manifest.json")) as f:
         manifest = json.load(f)
-    rt = Runtime(args.runtime or os.path.join(root, "libonyx_runtime.so"))
     todo = [line.split("\t") for line in sys.stdin.read().splitlines() if line]
     out = sys.stdout
     for name, mode in todo:
         out.write(json.dumps({"start": name, "mode": mode}) + "\n")
         out.flush()
-        res = run_test(rt, root, manifest, name, mode, args.shapes)
+        res = run_test(root, manifest, name, mode, args.shapes, args.device_id)
         out.write(json.dumps(res) + "\n")
         out.flush()
         if res["status"] in ("error", "wrong") and "CUDA_ERROR" in res.get("reason", ""):
@@ -506,11 +397,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("suite", help="suite folder or suite.tar.xz from build_suite.py")
-    ap.add_argument("--runtime", help="libonyx_runtime.so (default: the suite's)")
     ap.add_argument("--mode", action="append", choices=("static", "symbolic"))
     ap.add_argument("-k", "--filter", help="regex on test names")
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--shapes", action="store_true", help="also run other shapes (ORT reference)")
+    ap.add_argument("--device-id", type=int, default=0,
+                    help="the CUDA device of the sessions (InferenceSession device_id)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--timeout", type=float, default=120,
                     help="seconds one test may take (a hung test is a crash)")
@@ -524,6 +416,11 @@ def main():
             tar.extractall(tmp)
         args.suite = os.path.join(tmp, "suite")
     args.suite = os.path.abspath(args.suite)
+    try:
+        import onyx  # noqa: F401
+    except ImportError as e:
+        sys.exit("error: the onyx package is not importable (%s); on the GPU machine "
+                 "run this through scripts/gpu/device_python.sh SUITE" % e)
     if args.worker:
         sys.exit(worker(args) or 0)
 
@@ -544,10 +441,9 @@ def main():
     restarts = 0
     while todo:
         cmd = [sys.executable, os.path.abspath(__file__), args.suite, "--worker"]
-        if args.runtime:
-            cmd += ["--runtime", args.runtime]
         if args.shapes:
             cmd.append("--shapes")
+        cmd += ["--device-id", str(args.device_id)]
         errfile = tempfile.TemporaryFile(mode="w+")
         with tempfile.TemporaryFile(mode="w+") as todo_file:
             todo_file.write("".join("%s\t%s\n" % t for t in todo))

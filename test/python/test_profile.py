@@ -175,3 +175,22 @@ def test_compile_progress_on_a_terminal_only(monkeypatch, capsys, tmp_path):
     s = onyx.InferenceSession(EXAMPLE, cache_dir=str(tmp_path / "b"))
     assert s.from_cache is False
     assert capsys.readouterr().err == ""
+
+
+def test_cuda_onnx_is_compiled_with_profile(tmp_path, monkeypatch):
+    # target="cuda" with enable_profiling compiles with --profile (kernel
+    # events then carry their buffers' shapes: the artifact imports
+    # onyxrt_cuda_profile_shapes); without it, the artifact does not. No
+    # GPU here: the session itself fails after the compile, which is cached.
+    def compiled(**kw):
+        with pytest.raises(onyx.OnyxError):
+            onyx.InferenceSession(EXAMPLE, target="cuda", **kw)
+        arts = sorted(tmp_path.glob("*.so"), key=os.path.getmtime)
+        return arts[-1].read_bytes()
+    monkeypatch.setenv("ONYX_CACHE_DIR", str(tmp_path))
+    plain = compiled()
+    profiled = compiled(enable_profiling=True,
+                        profile_file=str(tmp_path / "t.json"))
+    assert b"onyxrt_cuda_profile_shapes" not in plain
+    assert b"onyxrt_cuda_profile_shapes" in profiled
+    assert len(list(tmp_path.glob("*.so"))) == 2
