@@ -6,9 +6,13 @@ references (test/e2e/dynamo_models/<model>.npz).
 
 DIR holds <model>.so (compiled here: `onyx-compile MODEL.onnx --target=cuda
 -o DIR/MODEL.so`; the models' batch and sequence or image dims are symbolic
-in the exports themselves), <model>.npz and libonyx_runtime.so. Needs python3 and numpy only (run_suite.py's ctypes
-binding of the C API), so it runs on the lent GPU machine. Every artifact is
-run at the three stored shapes; a model passes when every output has the
+in the exports themselves), <model>.npz and libonyx_runtime.so. Needs python3,
+numpy and the onyx package (run_suite.py's Artifact, an InferenceSession), so it
+runs on the lent GPU machine as
+
+    bash scripts/gpu/device_python.sh DIR python3 scripts/gpu/run_dynamo_models.py DIR
+
+Every artifact is run at the three stored shapes; a model passes when every output has the
 reference's shape and dtype, is finite and ||y - ref|| / ||ref|| <= 1e-4
 (test_dynamo_models.py's rule on the CPU). TF32 is not enabled (the
 runtime's default is full fp32).
@@ -22,7 +26,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_suite import Artifact, Runtime  # noqa: E402
+from run_suite import Artifact  # noqa: E402
 
 TOLERANCE = 1e-4
 
@@ -32,7 +36,6 @@ def main():
     ap.add_argument("dir")
     ap.add_argument("--json")
     args = ap.parse_args()
-    rt = Runtime(os.path.join(args.dir, "libonyx_runtime.so"))
     results = {}
     for so in sorted(glob.glob(os.path.join(args.dir, "*.so"))):
         name = os.path.basename(so)[:-3]
@@ -41,7 +44,7 @@ def main():
         refs = np.load(os.path.join(args.dir, name + ".npz"))
         res = {"status": "pass", "rel_err": []}
         try:
-            art = Artifact(rt, so)
+            art = Artifact(so)
             art.create()
             s = 0
             while "in_0_%d" % s in refs:
