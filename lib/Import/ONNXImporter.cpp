@@ -1455,7 +1455,8 @@ OwningOpRef<ModuleOp> Importer::importModel(onnx::ModelProto &model) {
 
   // Element types, ranks and static dims of intermediate values
   // (TypeInference.h); Onyx refines shapes itself later.
-  importer::inferTypes(model, opset);
+  if (std::string why = importer::inferTypes(model, opset); !why.empty())
+    fail(why);
   collectValueInfo(graph);
 
   // Owned from the start: an ImportFailure thrown below frees it.

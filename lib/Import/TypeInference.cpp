@@ -7,11 +7,12 @@
 
 #include "TypeInference.h"
 
+#include "GraphCheck.h"
+#include "IsolatedInference.h"
 #include "SchemaRegistry.h"
 
 #include <onnx/defs/schema.h>
 #include <onnx/onnx_pb.h>
-#include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
 #include <climits>
@@ -829,21 +830,26 @@ bool applyRules(onnx::GraphProto &graph) {
 
 } // namespace
 
-void inferTypes(onnx::ModelProto &model, int64_t opset) {
+std::string inferTypes(onnx::ModelProto &model, int64_t opset) {
   std::vector<std::pair<onnx::NodeProto *, std::string>> hidden;
   markOpaque(*model.mutable_graph(), opset, hidden);
   rankUnshapedInputs(*model.mutable_graph(), /*final=*/false);
+  std::string error;
   // libonnx and Onyx's rules alternate: each round libonnx types what
   // follows the values the rules typed, and the other way round.
   for (int round = 0; round < 256; ++round) {
-    try {
-      onnx::ShapeInferenceOptions options(/*check_type=*/false,
-                                          /*strict_mode=*/0,
-                                          /*data_prop=*/true);
-      onnx::shape_inference::InferShapes(
-          model, onnx::OpSchemaRegistry::Instance(), options);
-    } catch (const std::exception &) {
-      // Best effort; values left untyped fall back to the schemas.
+    if (auto failure = inferShapesIsolated(model)) {
+      error = "ONNX shape inference (libonnx) " + failure->cause;
+      if (failure->node >= 0) {
+        const onnx::NodeProto &node = model.graph().node(failure->node);
+        std::string op = node.op_type();
+        if (op.rfind(kOpaquePrefix, 0) == 0)
+          op = op.substr(strlen(kOpaquePrefix));
+        error = "node '" + printableName(node.name()) + "' (" +
+                printableName(op) + "): " + error +
+                " on this node; its attributes or inputs are malformed";
+      }
+      break;
     }
     bool typed = applyRules(*model.mutable_graph());
     if (!rankUnshapedInputs(*model.mutable_graph(), /*final=*/false) &&
@@ -852,6 +858,7 @@ void inferTypes(onnx::ModelProto &model, int64_t opset) {
   }
   for (auto &[node, opType] : hidden)
     node->set_op_type(opType);
+  return error;
 }
 
 } // namespace onyx::importer

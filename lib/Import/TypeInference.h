@@ -16,6 +16,7 @@
 #define ONYX_LIB_IMPORT_TYPEINFERENCE_H
 
 #include <cstdint>
+#include <string>
 
 namespace onnx {
 class GraphProto;
@@ -26,8 +27,10 @@ namespace onyx::importer {
 
 /// Fills `model`'s value_info (top-level graph and, where libonnx reaches
 /// them, subgraphs). Best effort: a value left without a type is typed from
-/// its schema's type constraints by the importer.
-void inferTypes(onnx::ModelProto &model, int64_t opset);
+/// its schema's type constraints by the importer. libonnx runs in a child
+/// process (IsolatedInference.h); returns "" or, when that child died, the
+/// error naming the node.
+std::string inferTypes(onnx::ModelProto &model, int64_t opset);
 
 /// Gives each graph input declared without a shape the rank one of its uses
 /// requires (Gemm's A and B: 2, a Reshape's shape: 1, a Conv's data: its

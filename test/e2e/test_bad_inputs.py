@@ -138,6 +138,31 @@ class BadInputsTest(unittest.TestCase):
                            "--input", "x=" + self.files["good.npy"],
                            "--output-dir", self.out_dir()])
 
+    def test_libonnx_inference_crash_is_an_error(self):
+        # A ConvInteger whose data has rank 3 and weight rank 4: libonnx
+        # 1.12's convPoolShapeInference indexes past the data's dims and
+        # segfaults (found by the importer's fuzzer). It runs in a child
+        # process (lib/Import/IsolatedInference.h), so the compiler survives
+        # and names the node; the node before it is inferred normally.
+        from onnx import TensorProto, helper
+        vi = helper.make_tensor_value_info
+        nodes = [helper.make_node("Identity", ["x"], ["x1"], name="copy"),
+                 helper.make_node("ConvInteger", ["x1", "w", "x_zero_point"], ["y"],
+                                  name="conv_int")]
+        graph = helper.make_graph(
+            nodes, "convinteger_rank_mismatch",
+            [vi("x", TensorProto.UINT8, [1, 3, 3]), vi("w", TensorProto.UINT8, [1, 1, 2, 2]),
+             vi("x_zero_point", TensorProto.UINT8, [])],
+            [vi("y", TensorProto.INT32, None)])
+        m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 10)])
+        m.ir_version = 5
+        path = os.path.join(self.tmp, "convinteger_rank_mismatch.onnx")
+        with open(path, "wb") as f:
+            f.write(m.SerializeToString())
+        self.expect_error([path, "-o", os.path.join(self.tmp, "bad.so")], tool=ONYX_COMPILE,
+                              mention="node 'conv_int' (ConvInteger): ONNX shape inference "
+                                      "(libonnx) crashed (signal 11")
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

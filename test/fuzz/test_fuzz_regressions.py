@@ -38,6 +38,10 @@ hostile-input campaign, must end in a compiled artifact or exactly one
         - input_without_type: a graph input whose TypeProto is empty, read by
           a Shape; libonnx's Shape inference dereferenced the missing type
           (segfault). GraphCheck rejects a main-graph input without a type.
+        - convinteger_rank_mismatch: a ConvInteger whose data has rank 3 and
+          weight rank 4; libonnx's convPoolShapeInference segfaulted. libonnx
+          now runs in a child process (lib/Import/IsolatedInference.h): its
+          death is an error naming the node.
 
   /usr/bin/python3 test/fuzz/test_fuzz_regressions.py [-v]
 """
