@@ -332,7 +332,7 @@ def cmd_synth_run(args):
 
 BENCH_MODELS = ["bert", "gpt2"]
 BENCH_PRECISIONS = {"fp16": "float16", "bf16": "bfloat16"}
-BENCH_VARIANTS = {"unfused": [], "fused": ["--fuse-attention"]}
+BENCH_VARIANTS = {"unfused": [], "fused": ["--fuse-attention"]}  # bench-compile
 
 
 def cmd_bench_compile(args):
@@ -396,6 +396,8 @@ def cmd_bench_run(args):
     def rel(a, ref):
         a, ref = np.asarray(a, np.float64), np.asarray(ref, np.float64)
         return float(np.linalg.norm(a - ref) / max(np.linalg.norm(ref), 1e-30))
+    # name=suffix: the artifact MODEL_PREC<suffix>.so
+    variants = [tuple(v.split("=", 1)) for v in args.variants.split(",")]
     rows = []
     out = open(os.path.join(args.out, "bench.jsonl"), "w") if args.out else None
     models = {}
@@ -446,8 +448,8 @@ def cmd_bench_run(args):
                         r["compile_error"] = str(e).splitlines()[0][:200]
             del m
             torch.cuda.empty_cache()
-            for variant, flags in BENCH_VARIANTS.items():
-                so = os.path.join(args.art, "%s_%s%s.so" % (model, prec, "_fused" if flags else ""))
+            for variant, suffix in variants:
+                so = os.path.join(args.art, "%s_%s%s.so" % (model, prec, suffix))
                 try:
                     onyx = gb.Onyx(args.runtime, so)
                     lst = onyx.rt.onyx_tensor_list_create()
@@ -494,17 +496,22 @@ def cmd_bench_run(args):
                 out.write(json.dumps(r) + "\n")
                 out.flush()
         del fp32
-    print("\n%-14s %-5s %8s %8s %9s %9s %8s %8s %8s %8s %8s" % (
-        "case", "prec", "eager", "compile", "unfused", "fused", "f/comp", "err tc", "err unf", "err fus",
-        "MiB f/u"))
+    head = "%-14s %-5s %8s %8s %8s" % ("case", "prec", "eager", "compile", "tc err")
+    for name, _ in variants:
+        head += " %10s %8s %7s %7s" % (name, "/comp", "err", "MiB")
+    print("\n" + head)
     for r in rows:
-        g = lambda k, f="%8.2f": f % r[k] if k in r else "       -"
-        print("%-14s %-5s %s %s %s  %s  %s %s %s %s %s" % (
-            r["case"], r["precision"], g("eager_ms"), g("compile_ms"), g("unfused_ms", "%9.2f"),
-            g("fused_ms", "%9.2f"),
-            "%7.2fx" % (r["fused_ms"] / r["compile_ms"]) if "fused_ms" in r and "compile_ms" in r else "       -",
-            g("compile_err", "%8.1e"), g("unfused_err", "%8.1e"), g("fused_err", "%8.1e"),
-            "%.0f/%.0f" % (r.get("fused_mib", 0), r.get("unfused_mib", 0))), flush=True)
+        line = "%-14s %-5s %8s %8s %8s" % (r["case"], r["precision"], "%.2f" % r["eager_ms"],
+                                          "%.2f" % r["compile_ms"] if "compile_ms" in r else "-",
+                                          "%.1e" % r["compile_err"] if "compile_err" in r else "-")
+        for name, _ in variants:
+            if name + "_ms" not in r:
+                line += " %10s %8s %7s %7s" % ("error", "-", "-", "-")
+                continue
+            line += " %10.2f %8s %7.1e %7.0f" % (
+                r[name + "_ms"], "%.2fx" % (r[name + "_ms"] / r["compile_ms"]) if "compile_ms" in r else "-",
+                r[name + "_err"], r.get(name + "_mib", 0))
+        print(line, flush=True)
 
 
 def main():
@@ -541,6 +548,8 @@ def main():
     br.add_argument("--no-compile", dest="compile", action="store_false")
     br.add_argument("--compile-budget", type=float, default=200,
                     help="seconds since the start after which torch.compile is skipped")
+    br.add_argument("--variants", default="unfused=,fused=_fused",
+                    help="name=suffix,...: the Onyx artifacts MODEL_PREC<suffix>.so to time")
     br.add_argument("--budget", type=float, default=1e9, help="seconds after which no case starts")
     br.add_argument("--profile", action="store_true")
     br.add_argument("--out")

@@ -51,11 +51,15 @@
 // CHECK:           %[[VIN:.*]] = memref.reinterpret_cast %[[IN]] to offset: [0], sizes: [%[[E0]], %[[E1]]], strides: [%[[E1]], 1] : memref<f32> to memref<?x?xf32>
 // CHECK:           %[[VOUT:.*]] = memref.reinterpret_cast %[[OUT]] to offset: [0], sizes: [%[[E0]], %[[E1]]], strides: [%[[E1]], 1] : memref<f32> to memref<?x?xf32>
 // CHECK:           %[[TOTAL:.*]] = arith.muli %[[E0]], %[[E1]] : index
+// Grid-stride loop over the linearized iteration space: delinearized in 32
+// bits under 2^31 points, else (below) in 64.
+// CHECK:           scf.if
+// CHECK:             arith.remui %{{.*}} : i32
+// CHECK:           } else {
 // CHECK:           gpu.thread_id x
 // CHECK:           gpu.block_id x
 // CHECK:           gpu.block_dim x
 // CHECK:           gpu.grid_dim x
-// Grid-stride loop over the linearized iteration space.
 // CHECK:           scf.for %[[I:.*]] = %{{.*}} to %[[TOTAL]] step %{{.*}} {
 // CHECK-NEXT:        %[[J:.*]] = arith.remui %[[I]], %[[E1]] : index
 // CHECK-NEXT:        %[[K:.*]] = arith.divui %[[I]], %[[E1]] : index

@@ -15,16 +15,31 @@
 // CHECK:           %[[VIN:.*]] = memref.reinterpret_cast %[[IN]] to offset: [0], sizes: [%[[E0]], %[[E1]]], strides: [%[[E1]], 1] : memref<f32> to memref<?x?xf32>
 // CHECK:           %[[VOUT:.*]] = memref.reinterpret_cast %[[OUT]] to offset: [0], sizes: [%[[E0]], %[[E1]]], strides: [%[[E1]], 1] : memref<f32> to memref<?x?xf32>
 // CHECK:           %[[TOTAL:.*]] = arith.muli %[[E0]], %[[E1]] : index
-// CHECK:           gpu.thread_id x
-// CHECK:           gpu.block_id x
-// CHECK:           gpu.block_dim x
-// CHECK:           gpu.grid_dim x
-// CHECK:           scf.for %[[I:.*]] = %{{.*}} to %[[TOTAL]] step %{{.*}} {
-// CHECK-NEXT:        %[[J:.*]] = arith.remui %[[I]], %[[E1]] : index
-// CHECK-NEXT:        %[[K:.*]] = arith.divui %[[I]], %[[E1]] : index
-// CHECK-NEXT:        %[[V:.*]] = memref.load %[[VIN]][%[[K]], %[[J]]]
-// CHECK-NEXT:        %[[M:.*]] = arith.maximumf %[[V]], %{{.*}} : f32
-// CHECK-NEXT:        memref.store %[[M]], %[[VOUT]][%[[K]], %[[J]]]
+// Under 2^31 points (known only at run time here): 32-bit divisions.
+// CHECK:           %[[FITS:.*]] = arith.cmpi ule, %[[TOTAL]], %c2147483647 : index
+// CHECK:           scf.if %[[FITS]] {
+// CHECK:             gpu.thread_id x
+// CHECK:             gpu.block_id x
+// CHECK:             gpu.block_dim x
+// CHECK:             gpu.grid_dim x
+// CHECK:             scf.for %[[I:.*]] = %{{.*}} to %[[TOTAL]] step %{{.*}} {
+// CHECK-NEXT:          %[[I32:.*]] = arith.index_castui %[[I]] : index to i32
+// CHECK-NEXT:          %[[N32:.*]] = arith.index_castui %[[E1]] : index to i32
+// CHECK-NEXT:          %[[J32:.*]] = arith.remui %[[I32]], %[[N32]] : i32
+// CHECK-NEXT:          %[[J:.*]] = arith.index_castui %[[J32]] : i32 to index
+// CHECK-NEXT:          %[[K32:.*]] = arith.divui %[[I32]], %[[N32]] : i32
+// CHECK-NEXT:          %[[K:.*]] = arith.index_castui %[[K32]] : i32 to index
+// CHECK-NEXT:          %[[V:.*]] = memref.load %[[VIN]][%[[K]], %[[J]]]
+// CHECK-NEXT:          %[[M:.*]] = arith.maximumf %[[V]], %{{.*}} : f32
+// CHECK-NEXT:          memref.store %[[M]], %[[VOUT]][%[[K]], %[[J]]]
+// CHECK:           } else {
+// CHECK:             scf.for %[[I:.*]] = %{{.*}} to %[[TOTAL]] step %{{.*}} {
+// CHECK-NEXT:          %[[J:.*]] = arith.remui %[[I]], %[[E1]] : index
+// CHECK-NEXT:          %[[K:.*]] = arith.divui %[[I]], %[[E1]] : index
+// CHECK-NEXT:          %[[V:.*]] = memref.load %[[VIN]][%[[K]], %[[J]]]
+// CHECK-NEXT:          %[[M:.*]] = arith.maximumf %[[V]], %{{.*}} : f32
+// CHECK-NEXT:          memref.store %[[M]], %[[VOUT]][%[[K]], %[[J]]]
+// CHECK:           }
 // CHECK:           gpu.return
 // CHECK-NOT:   gpu.module
 
@@ -37,6 +52,38 @@ module attributes {gpu.container_module} {
       %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%0, %1], strides: [%1, 1] : memref<f32> to memref<?x?xf32>
       %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%0, %1], strides: [%1, 1] : memref<f32> to memref<?x?xf32>
       linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%reinterpret_cast : memref<?x?xf32>) outs(%reinterpret_cast_0 : memref<?x?xf32>) {
+      ^bb0(%in: f32, %out: f32):
+        %2 = arith.maximumf %in, %cst : f32
+        linalg.yield %2 : f32
+      }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A static parallel space under 2^31 points: only the 32-bit loop.
+
+// CHECK-LABEL: module attributes {gpu.container_module}
+// CHECK:       gpu.func @onyx_main_dispatch_0
+// CHECK-NOT:     scf.if
+// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %c32 step %{{.*}} {
+// CHECK-NEXT:      %[[I32:.*]] = arith.index_castui %[[I]] : index to i32
+// CHECK-NEXT:      %[[J32:.*]] = arith.remui %[[I32]], %c8_i32 : i32
+// CHECK-NEXT:      %[[J:.*]] = arith.index_castui %[[J32]] : i32 to index
+// CHECK-NEXT:      %[[K32:.*]] = arith.divui %[[I32]], %c8_i32 : i32
+// CHECK-NEXT:      %[[K:.*]] = arith.index_castui %[[K32]] : i32 to index
+// CHECK-NEXT:      memref.load %{{.*}}[%[[K]], %[[J]]] : memref<4x8xf32>
+// CHECK-NOT:     arith.remui %{{.*}} : index
+
+module attributes {gpu.container_module} {
+  gpu.module @onyx_main_dispatch_0 [#nvvm.target<O = 3, chip = "sm_90">] {
+    gpu.func @onyx_main_dispatch_0(%arg0: memref<f32>, %arg1: memref<f32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+      %cst = arith.constant 0.000000e+00 : f32
+      %reinterpret_cast = memref.reinterpret_cast %arg0 to offset: [0], sizes: [4, 8], strides: [8, 1] : memref<f32> to memref<4x8xf32>
+      %reinterpret_cast_0 = memref.reinterpret_cast %arg1 to offset: [0], sizes: [4, 8], strides: [8, 1] : memref<f32> to memref<4x8xf32>
+      linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%reinterpret_cast : memref<4x8xf32>) outs(%reinterpret_cast_0 : memref<4x8xf32>) {
       ^bb0(%in: f32, %out: f32):
         %2 = arith.maximumf %in, %cst : f32
         linalg.yield %2 : f32
