@@ -3,17 +3,20 @@
 // The CPU convolution kernel (runtime/src/cpu/Conv.cpp) on the paths it
 // takes: im2col + sgemm (with banding of the column matrix), 1x1 convolutions
 // read in place, depthwise loops, grouped convolutions, 1-D and 3-D, strides
-// and dilations, and the epilogues (accumulate, bias, residual, ReLU),
+// and dilations, padding read as zeros (onyx_cpu_conv.h: the input comes
+// unpadded), and the epilogues (accumulate, bias, residual, ReLU, Clip),
 // against a direct 7-loop reference in double.
 //
 //===----------------------------------------------------------------------===//
 
+#include "onyx/onyx_cpu_conv.h"
 #include "onyx/onyx_runtime.h"
 #include "onyx/onyx_services.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -24,7 +27,16 @@ struct Case {
   std::vector<int64_t> in, k, s, d;
   int32_t flags = 0;
   bool bias = false, residual = false;
+  std::vector<int64_t> pads = {};     // begin pads (end pads: out's extent)
+  std::vector<int64_t> outExtra = {}; // out extents beyond the begin-pad-only
+  float lo = 0.0f, hi = 6.0f;         // with ONYXRT_CONV_CLIP
 };
+
+int64_t floatBits(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, sizeof b);
+  return int64_t(b);
+}
 
 std::vector<float> randomVector(size_t size, std::mt19937 &gen) {
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
@@ -38,8 +50,13 @@ void check(const Case &tc) {
   int64_t rank = int64_t(tc.in.size());
   std::vector<int64_t> out(rank);
   int64_t inSize = 1, outSize = 1, taps = 1;
+  std::vector<int64_t> pads = tc.pads;
+  pads.resize(size_t(rank), 0);
   for (int64_t i = 0; i < rank; ++i) {
-    out[i] = (tc.in[i] - (tc.k[i] - 1) * tc.d[i] - 1) / tc.s[i] + 1;
+    // The begin pad on both sides, plus outExtra further output positions
+    // (asymmetric padding).
+    out[i] = (tc.in[i] + 2 * pads[i] - (tc.k[i] - 1) * tc.d[i] - 1) / tc.s[i] +
+             1 + (i < int64_t(tc.outExtra.size()) ? tc.outExtra[i] : 0);
     inSize *= tc.in[i];
     outSize *= out[i];
     taps *= tc.k[i];
@@ -65,12 +82,17 @@ void check(const Case &tc) {
         for (int64_t c = 0; c < cg; ++c)
           for (int64_t t = 0; t < taps; ++t) {
             int64_t xi = 0;
+            bool inside = true;
             for (int64_t i = 0, r = t, div = taps; i < rank; ++i) {
               div /= tc.k[i];
               int64_t ti = r / div;
               r %= div;
-              xi = xi * tc.in[i] + oi[i] * tc.s[i] + ti * tc.d[i];
+              int64_t pos = oi[i] * tc.s[i] + ti * tc.d[i] - pads[i];
+              inside = inside && pos >= 0 && pos < tc.in[i];
+              xi = xi * tc.in[i] + pos;
             }
+            if (!inside)
+              continue;
             sum += double(x[((n * tc.c) + g * cg + c) * inSize + xi]) *
                    double(w[(m * cg + c) * taps + t]);
           }
@@ -83,6 +105,8 @@ void check(const Case &tc) {
           sum += residual[yi];
         if (tc.flags & ONYXRT_CONV_RELU)
           sum = std::max(sum, 0.0);
+        if (tc.flags & ONYXRT_CONV_CLIP)
+          sum = std::min(std::max(sum, double(tc.lo)), double(tc.hi));
         ref[yi] = sum;
       }
     }
@@ -90,9 +114,11 @@ void check(const Case &tc) {
   dims.insert(dims.end(), tc.in.begin(), tc.in.end());
   dims.insert(dims.end(), tc.k.begin(), tc.k.end());
   dims.insert(dims.end(), out.begin(), out.end());
-  dims.insert(dims.end(), size_t(rank), 0);
+  dims.insert(dims.end(), pads.begin(), pads.end());
   dims.insert(dims.end(), tc.s.begin(), tc.s.end());
   dims.insert(dims.end(), tc.d.begin(), tc.d.end());
+  dims.push_back(floatBits(tc.lo));
+  dims.push_back(floatBits(tc.hi));
   onyxrt_cpu_conv_f32(tc.flags, rank, dims.data(), x.data(), w.data(),
                       tc.bias ? bias.data() : nullptr,
                       tc.residual ? residual.data() : nullptr, y.data());
@@ -157,6 +183,61 @@ TEST(CpuConv, OneAndThreeDims) {
 TEST(CpuConv, BandedColumnMatrix) {
   // K * OW over the 4 MiB scratch per output row band: several bands.
   check({1, 512, 4, 1, {5, 290}, {3, 3}, {1, 1}, {1, 1}, 0, true});
+}
+
+TEST(CpuConv, Padded) {
+  // im2col with zeros in the padding; asymmetric (one more output column
+  // and row: the end pad one larger than the begin pad).
+  Case tc{1, 3, 8, 1, {9, 10}, {3, 3}, {2, 2}, {1, 1}, ONYXRT_CONV_RELU, true};
+  tc.pads = {1, 1};
+  check(tc);
+  tc.outExtra = {1, 0};
+  tc.s = {1, 1};
+  check(tc);
+  Case seven{1, 3, 4, 1, {16, 15}, {7, 7}, {2, 2}, {1, 1}, 0, true};
+  seven.pads = {3, 3};
+  check(seven);
+  Case dilated{1, 2, 3, 1, {8, 8}, {3, 3}, {1, 1}, {2, 2}, 0};
+  dilated.pads = {2, 2};
+  check(dilated);
+}
+
+TEST(CpuConv, DepthwisePaddedClip) {
+  // The 3x3 register path (stride 1 and 2), its borders, and the generic
+  // path (5x5, dilation, 1-D) with zeros in the padding; Clip as ReLU6.
+  for (int64_t stride : {1, 2})
+    for (int64_t width : {5, 7, 12, 33}) {
+      Case tc{1,
+              6,
+              6,
+              6,
+              {width + 1, width},
+              {3, 3},
+              {stride, stride},
+              {1, 1},
+              ONYXRT_CONV_CLIP,
+              true};
+      tc.pads = {1, 1};
+      tc.lo = 0.0f;
+      tc.hi = 0.5f;
+      check(tc);
+      tc.flags = ONYXRT_CONV_ACCUMULATE;
+      tc.residual = true;
+      tc.outExtra = {0, 1};
+      check(tc);
+    }
+  Case five{2,   4, 4, 4, {9, 11}, {5, 5}, {1, 2}, {1, 1}, ONYXRT_CONV_RELU,
+            true};
+  five.pads = {2, 2};
+  check(five);
+  Case dilated{1, 3, 3, 3, {10, 10}, {3, 3}, {1, 1}, {2, 2}, 0};
+  dilated.pads = {2, 2};
+  check(dilated);
+  Case oneD{1, 4, 4, 4, {17}, {3}, {2}, {1}, ONYXRT_CONV_CLIP, true};
+  oneD.pads = {1};
+  oneD.lo = -0.25f;
+  oneD.hi = 0.25f;
+  check(oneD);
 }
 
 TEST(CpuConv, Threads) {

@@ -13,14 +13,20 @@
 // dilations..., as for onyxrt_cuda_conv). Its epilogues fold into the
 // call when nothing else reads the intermediate buffers: the bias
 // broadcast that initializes Y (the call then overwrites Y), a Relu after
-// it, and ResNet's block tail relu(conv + bias + residual); a zero fill of
-// Y right before is absorbed.
+// it or a Clip (ReLU6), a residual Add (ResNet's block tail
+// relu(conv + bias + residual), MobileNetV2's conv + bias + residual); a
+// zero fill of Y right before is absorbed. The Conv lowering's zero
+// padding of the input (a generic that selects between a load of the
+// input and 0) folds into the call too: the call gets the unpadded input
+// and the begin pads (onyx_cpu_conv.h), when the padded copy has no other
+// reader and the convolution's output provably does not overlap the input.
 //
 //===----------------------------------------------------------------------===//
 
 #include "onyx/Dialect/Onyx/OnyxDialect.h"
 #include "onyx/Target/CPU/Passes.h"
 #include "onyx/onyx_abi.h"
+#include "onyx/onyx_cpu_conv.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -30,6 +36,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/ADT/bit.h"
 
 namespace onyx {
 #define GEN_PASS_DEF_CPULOWERCONVOLUTIONS
@@ -43,7 +50,7 @@ namespace {
 
 constexpr StringLiteral kConvFn = ONYXRT_FN_CPU_CONV_F32;
 constexpr int32_t kConvAccumulate = ONYXRT_CONV_ACCUMULATE,
-                  kConvRelu = ONYXRT_CONV_RELU;
+                  kConvRelu = ONYXRT_CONV_RELU, kConvClip = ONYXRT_CONV_CLIP;
 
 /// A dense f32 buffer with the identity layout: a plain pointer.
 bool isDenseF32(Value buffer) {
@@ -243,6 +250,29 @@ bool onlyUsedBy(Value buffer, ArrayRef<Operation *> allowed) {
   return true;
 }
 
+/// Whether `buffer` is used only by `allowed` (and dims, and views only
+/// they use) from `start` on: every other user sits before `start` in its
+/// block (e.g. the ops that computed the buffer's previous contents, which
+/// `start`, the write of the convolution's result, replaces).
+bool onlyUsedFrom(Value buffer, Operation *start,
+                  ArrayRef<Operation *> allowed) {
+  Block *block = start->getBlock();
+  for (Operation *user : buffer.getUsers()) {
+    if (isa<memref::DimOp>(user) || llvm::any_of(allowed, [&](Operation *op) {
+          return op == user || op->isProperAncestor(user);
+        }))
+      continue;
+    if (auto view = dyn_cast<memref::ExpandShapeOp>(user))
+      if (onlyUsedFrom(view.getResult(), start, allowed))
+        continue;
+    Operation *ancestor = block->findAncestorOpInBlock(*user);
+    if (ancestor && ancestor != start && ancestor->isBeforeInBlock(start))
+      continue;
+    return false;
+  }
+  return true;
+}
+
 /// The sizes a buffer was given, to prove two buffers have equal dims.
 std::optional<SmallVector<Value>> dynamicSizes(Value buffer) {
   if (auto view = buffer.getDefiningOp<memref::ViewOp>())
@@ -315,6 +345,217 @@ linalg::GenericOp findRelu(Operation *after, Value out) {
   if (!((max->getOperand(0) == in && isZeroConstant(max->getOperand(1))) ||
         (max->getOperand(1) == in && isZeroConstant(max->getOperand(0)))))
     return {};
+  return g;
+}
+
+/// ONNX Clip of `out` right after `after` with constant bounds: a generic
+/// `minimumf(maximumf(in, lo), hi)` from `out` into a buffer of the same
+/// type (the NaN-propagating forms only: the call keeps NaN).
+linalg::GenericOp findClip(Operation *after, Value out, float &lo, float &hi) {
+  Operation *next = after->getNextNode();
+  while (next && isNeutral(next))
+    next = next->getNextNode();
+  auto g = dyn_cast_or_null<linalg::GenericOp>(next);
+  if (!g || !isIdentityGeneric(g, 1) || g.getDpsInputs()[0] != out ||
+      g.getDpsInits()[0].getType() != out.getType())
+    return {};
+  Block &body = g.getRegion().front();
+  if (body.getOperations().size() != 3)
+    return {};
+  auto max = dyn_cast<arith::MaximumFOp>(&body.front());
+  auto min = dyn_cast<arith::MinimumFOp>(max ? max->getNextNode() : nullptr);
+  if (!max || !min ||
+      cast<linalg::YieldOp>(body.getTerminator()).getOperand(0) !=
+          min.getResult())
+    return {};
+  auto constant = [](Value v, float &f) {
+    auto cst = v.getDefiningOp<arith::ConstantOp>();
+    auto value = cst ? dyn_cast<FloatAttr>(cst.getValue()) : FloatAttr();
+    if (!value || !value.getType().isF32())
+      return false;
+    f = value.getValue().convertToFloat();
+    return true;
+  };
+  Value in = body.getArgument(0);
+  Value loValue = max.getLhs() == in ? max.getRhs() : max.getLhs();
+  Value hiValue = min.getLhs() == max.getResult() ? min.getRhs() : min.getLhs();
+  if ((max.getLhs() != in && max.getRhs() != in) ||
+      (min.getLhs() != max.getResult() && min.getRhs() != max.getResult()) ||
+      !constant(loValue, lo) || !constant(hiValue, hi))
+    return {};
+  return g;
+}
+
+/// Whether `size` is the extent of dim `d` of `buffer`: its static size,
+/// a memref.dim of it, or the dynamic size it was given.
+bool isExtent(Value size, Value buffer, int64_t d) {
+  auto type = cast<MemRefType>(buffer.getType());
+  if (!type.isDynamicDim(d)) {
+    auto c = getConstantIntValue(size);
+    return c && *c == type.getDimSize(d);
+  }
+  if (auto dimOp = size.getDefiningOp<memref::DimOp>()) {
+    auto index = getConstantIntValue(dimOp.getIndex());
+    if (dimOp.getSource() == buffer && index && *index == d)
+      return true;
+  }
+  auto sizes = dynamicSizes(buffer);
+  return sizes && (*sizes)[type.getDynamicDimIndex(d)] == size;
+}
+
+/// Whether `bound` is the extent of dim `d` of `buffer` minus one.
+bool isExtentMinusOne(Value bound, Value buffer, int64_t d) {
+  auto type = cast<MemRefType>(buffer.getType());
+  if (!type.isDynamicDim(d)) {
+    auto c = getConstantIntValue(bound);
+    return c && *c == type.getDimSize(d) - 1;
+  }
+  auto isConst = [](Value v, int64_t k) {
+    auto c = getConstantIntValue(v);
+    return c && *c == k;
+  };
+  // extent - 1, extent + -1.
+  if (auto sub = bound.getDefiningOp<arith::SubIOp>())
+    if (isConst(sub.getRhs(), 1) && isExtent(sub.getLhs(), buffer, d))
+      return true;
+  if (auto add = bound.getDefiningOp<arith::AddIOp>())
+    if ((isConst(add.getRhs(), -1) && isExtent(add.getLhs(), buffer, d)) ||
+        (isConst(add.getLhs(), -1) && isExtent(add.getRhs(), buffer, d)))
+      return true;
+  // The extent was computed as bound + 1.
+  auto sizes = dynamicSizes(buffer);
+  SmallVector<Value> candidates;
+  if (sizes)
+    candidates.push_back((*sizes)[type.getDynamicDimIndex(d)]);
+  for (Value size : candidates)
+    if (auto add = size.getDefiningOp<arith::AddIOp>())
+      if ((add.getLhs() == bound && isConst(add.getRhs(), 1)) ||
+          (add.getRhs() == bound && isConst(add.getLhs(), 1)))
+        return true;
+  return false;
+}
+
+/// The Conv lowering's zero padding of the convolution's input: the generic
+/// right before `conv` (past neutral ops and `bias`) writing all of `padded`
+/// (dims [N, C, spatial...]) as
+///   select(in bounds, src[n, c, i - p...] (indices clamped), 0)
+/// with a dense `src` of the same N and C. Returns it with `src` and the
+/// begin pad of each dim.
+linalg::GenericOp findPadding(Operation *conv, Operation *bias, Value padded,
+                              Value &src, SmallVector<int64_t> &pads) {
+  Operation *prev = conv->getPrevNode();
+  while (prev && (isNeutral(prev) || prev == bias))
+    prev = prev->getPrevNode();
+  auto g = dyn_cast_or_null<linalg::GenericOp>(prev);
+  if (!g || !g.hasPureBufferSemantics() || g.getNumDpsInputs() != 0 ||
+      g.getNumDpsInits() != 1 || g.getDpsInits()[0] != padded ||
+      g.getNumLoops() != g.getNumParallelLoops() ||
+      !g.getIndexingMapsArray()[0].isIdentity() || !isDenseF32(padded))
+    return {};
+  auto paddedType = cast<MemRefType>(padded.getType());
+  Block &body = g.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto select = yield.getOperand(0).getDefiningOp<arith::SelectOp>();
+  if (!select || select->getBlock() != &body ||
+      !isZeroConstant(select.getFalseValue()))
+    return {};
+  auto load = select.getTrueValue().getDefiningOp<memref::LoadOp>();
+  if (!load || load->getBlock() != &body)
+    return {};
+  src = load.getMemRef();
+  auto srcType = dyn_cast<MemRefType>(src.getType());
+  if (!isDenseF32(src) || srcType.getRank() != paddedType.getRank() ||
+      src.getParentBlock() == &body || reshapeRoot(src) == reshapeRoot(padded))
+    return {};
+  std::optional<SmallVector<Value>> paddedSizes = dynamicSizes(padded);
+  auto intConstant = [](Value v) { return getConstantIntValue(v); };
+  auto isIndex = [&](Value v, int64_t d) {
+    auto idx = v.getDefiningOp<linalg::IndexOp>();
+    return idx && idx->getBlock() == &body && int64_t(idx.getDim()) == d;
+  };
+  // The shifted index `index d - p` of each padded dim.
+  SmallVector<Value> shifted(paddedType.getRank());
+  pads.assign(paddedType.getRank(), 0);
+  for (auto [d, index] : llvm::enumerate(load.getIndices())) {
+    auto constantIndex = intConstant(index);
+    if (isIndex(index, d) || (constantIndex && *constantIndex == 0 &&
+                              paddedType.getDimSize(d) == 1)) {
+      // N and C: the same extents (the call addresses the source by them).
+      if (d < 2) {
+        Value extent =
+            !paddedType.isDynamicDim(d)
+                ? Value()
+                : (paddedSizes
+                       ? (*paddedSizes)[paddedType.getDynamicDimIndex(d)]
+                       : Value());
+        bool same =
+            extent ? isExtent(extent, src, d)
+                   : !paddedType.isDynamicDim(d) && !srcType.isDynamicDim(d) &&
+                         srcType.getDimSize(d) == paddedType.getDimSize(d);
+        if (!same)
+          return {};
+      }
+      continue;
+    }
+    // clamp(index d - p, 0, size - 1) as maxsi(minsi(.)) or minsi(maxsi(.)).
+    Operation *outer = index.getDefiningOp();
+    if (d < 2 || !outer || outer->getBlock() != &body ||
+        !isa<arith::MaxSIOp, arith::MinSIOp>(outer))
+      return {};
+    Operation *inner = outer->getOperand(0).getDefiningOp();
+    if (!inner || !isa<arith::MaxSIOp, arith::MinSIOp>(inner) ||
+        isa<arith::MaxSIOp>(inner) == isa<arith::MaxSIOp>(outer))
+      return {};
+    Value lower = isa<arith::MaxSIOp>(outer) ? outer->getOperand(1)
+                                             : inner->getOperand(1);
+    Value upper = isa<arith::MaxSIOp>(outer) ? inner->getOperand(1)
+                                             : outer->getOperand(1);
+    auto sub = inner->getOperand(0).getDefiningOp<arith::SubIOp>();
+    auto lowerValue = intConstant(lower);
+    if (!sub || !isIndex(sub.getLhs(), d) || !lowerValue || *lowerValue != 0 ||
+        !isExtentMinusOne(upper, src, d))
+      return {};
+    auto p = intConstant(sub.getRhs());
+    if (!p || *p < 0)
+      return {};
+    pads[d] = *p;
+    shifted[d] = sub.getResult();
+  }
+  // The condition: for each padded dim, exactly `shifted >= 0` and
+  // `shifted <= size - 1`, joined by andi.
+  SmallVector<Value> leaves, work = {select.getCondition()};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (auto a = v.getDefiningOp<arith::AndIOp>();
+        a && a->getBlock() == &body) {
+      work.push_back(a.getLhs());
+      work.push_back(a.getRhs());
+    } else {
+      leaves.push_back(v);
+    }
+  }
+  SmallVector<int> lowSeen(paddedType.getRank(), 0),
+      highSeen(paddedType.getRank(), 0);
+  for (Value leaf : leaves) {
+    auto cmp = leaf.getDefiningOp<arith::CmpIOp>();
+    if (!cmp || cmp->getBlock() != &body)
+      return {};
+    auto it = llvm::find(shifted, cmp.getLhs());
+    if (it == shifted.end() || !*it)
+      return {};
+    int64_t d = it - shifted.begin();
+    auto bound = intConstant(cmp.getRhs());
+    if (cmp.getPredicate() == arith::CmpIPredicate::sge && bound && *bound == 0)
+      ++lowSeen[d];
+    else if (cmp.getPredicate() == arith::CmpIPredicate::sle &&
+             isExtentMinusOne(cmp.getRhs(), src, d))
+      ++highSeen[d];
+    else
+      return {};
+  }
+  for (int64_t d = 0; d < paddedType.getRank(); ++d)
+    if (shifted[d] && (lowSeen[d] != 1 || highSeen[d] != 1))
+      return {};
   return g;
 }
 
@@ -460,25 +701,63 @@ struct CPULowerConvolutionsPass
     Value yRoot = reshapeRoot(match.y);
     Value biasBuffer, residual;
     int32_t flags = 0;
-    // Epilogue ops folded into the call and the buffer each wrote. The call
-    // always writes the convolution's own buffer, at the convolution: the
-    // memory plan may give a later op's output the input's memory (the
-    // input is dead after the convolution), or the residual's. What the
-    // folded ops wrote elsewhere becomes a copy of that buffer.
+    int64_t r = match.rank;
+    // The epilogue op folded into the call and the buffer it wrote (the
+    // call's output, see below).
     linalg::GenericOp folded;
     Value foldedTarget;
     SmallVector<Operation *> erase;
-    if (linalg::GenericOp bias = findBiasBroadcast(op, yRoot)) {
+    linalg::GenericOp bias = findBiasBroadcast(op, yRoot);
+    if (!bias && !absorbZeroFill(op, match.y))
+      flags |= kConvAccumulate;
+    // The zero padding of the input: the call reads the unpadded source
+    // instead. Only neutral ops and the bias broadcast (erased: the call
+    // writes Y) sit in between, so the source still holds its values at the
+    // call. Y may overlap it (the memory plan may give Y the source's memory
+    // when the padding was its last reader): the call then reads a copy of
+    // the input (Conv.cpp).
+    Value xRoot = reshapeRoot(match.x), xSource;
+    SmallVector<int64_t> pads;
+    auto xType = cast<MemRefType>(match.x.getType());
+    if (linalg::GenericOp padding =
+            findPadding(op, bias, xRoot, xSource, pads)) {
+      auto rootType = cast<MemRefType>(xRoot.getType());
+      bool sameSpatial = rootType.getRank() == r + 2;
+      for (int64_t i = 0; sameSpatial && i < r; ++i)
+        sameSpatial = rootType.getDimSize(2 + i) == xType.getDimSize(3 + i);
+      if (sameSpatial && onlyUsedBy(xRoot, {padding, op}))
+        erase.push_back(padding);
+      else
+        xSource = Value();
+    } else {
+      xSource = Value();
+    }
+    float clipLo = 0.0f, clipHi = 0.0f;
+    if (bias) {
       linalg::GenericOp relu = findRelu(op, yRoot);
-      if (relu && onlyUsedBy(yRoot, {bias, op, relu})) {
+      linalg::GenericOp clip = findClip(op, yRoot, clipLo, clipHi);
+      // The folded op right after the convolution may have other readers of
+      // Y after it when it writes Y itself (in place).
+      auto inPlace = [&](linalg::GenericOp g) {
+        return reshapeRoot(g.getDpsInits()[0]) == yRoot;
+      };
+      if (relu &&
+          (inPlace(relu) || onlyUsedFrom(yRoot, bias, {bias, op, relu}))) {
         flags |= kConvRelu;
         folded = relu;
         foldedTarget = relu.getDpsInits()[0];
+      } else if (clip && (inPlace(clip) ||
+                          onlyUsedFrom(yRoot, bias, {bias, op, clip}))) {
+        // MobileNet's ReLU6.
+        flags |= kConvClip;
+        folded = clip;
+        foldedTarget = clip.getDpsInits()[0];
       } else if (auto [add, other] = findResidualAdd(op, yRoot); add) {
-        // ResNet's block tail: relu(conv + bias + residual).
+        // ResNet's block tail: relu(conv + bias + residual); MobileNetV2's
+        // conv + bias + residual.
         Value sum = add.getDpsInits()[0];
         linalg::GenericOp relu2 = findRelu(add, sum);
-        if (relu2 && onlyUsedBy(yRoot, {bias, op, add}) &&
+        if (relu2 && onlyUsedFrom(yRoot, bias, {bias, op, add}) &&
             (relu2.getDpsInits()[0] == sum ||
              onlyUsedBy(sum, {add.getOperation(), relu2.getOperation()}))) {
           residual = other;
@@ -486,14 +765,29 @@ struct CPULowerConvolutionsPass
           erase.push_back(add);
           folded = relu2;
           foldedTarget = relu2.getDpsInits()[0];
+        } else if (reshapeRoot(sum) == yRoot ||
+                   onlyUsedFrom(yRoot, bias, {bias, op, add})) {
+          residual = other;
+          folded = add;
+          foldedTarget = sum;
         }
       }
       biasBuffer = bias.getDpsInputs()[0];
       bias->erase();
-    } else if (!absorbZeroFill(op, match.y)) {
-      flags |= kConvAccumulate;
     }
-    OpBuilder b(op);
+    // A folded op writing another buffer of Y's type: the call writes
+    // there, at the folded op (only neutral ops in between; the target's
+    // view may be defined there). X or the residual may overlap it (the
+    // memory plan may place the target over an input that dies there): the
+    // call then reads a copy of that input.
+    Value out = match.y;
+    Operation *at = op;
+    if (folded && reshapeRoot(foldedTarget) != yRoot &&
+        isDenseF32(foldedTarget) && foldedTarget.getType() == yRoot.getType()) {
+      out = foldedTarget;
+      at = folded;
+    }
+    OpBuilder b(at);
     Location loc = op.getLoc();
     auto i64 = [&](int64_t v) -> Value {
       return arith::ConstantIntOp::create(b, loc, v, 64);
@@ -515,22 +809,26 @@ struct CPULowerConvolutionsPass
       Value address = arith::IndexCastOp::create(b, loc, b.getI64Type(), base);
       return LLVM::IntToPtrOp::create(b, loc, ptr, address);
     };
-    int64_t r = match.rank;
     Value g = dim(match.y, 1);
     SmallVector<Value> dims = {dim(match.y, 0), mul(g, dim(match.x, 2)),
                                mul(g, dim(match.y, 2)), g};
     for (int64_t i = 0; i < r; ++i)
-      dims.push_back(dim(match.x, 3 + i));
+      dims.push_back(xSource ? dim(xSource, 2 + i) : dim(match.x, 3 + i));
     for (int64_t i = 0; i < r; ++i)
       dims.push_back(dim(match.w, 3 + i));
     for (int64_t i = 0; i < r; ++i)
       dims.push_back(dim(match.y, 3 + i));
     for (int64_t i = 0; i < r; ++i)
-      dims.push_back(i64(0));
+      dims.push_back(i64(xSource ? pads[2 + i] : 0));
     for (int64_t i = 0; i < r; ++i)
       dims.push_back(i64(match.strides[i]));
     for (int64_t i = 0; i < r; ++i)
       dims.push_back(i64(match.dilations[i]));
+    if (flags & kConvClip) {
+      // The bounds' float bits (onyx_cpu_conv.h).
+      dims.push_back(i64(int64_t(llvm::bit_cast<uint32_t>(clipLo))));
+      dims.push_back(i64(int64_t(llvm::bit_cast<uint32_t>(clipHi))));
+    }
     Value array = LLVM::AllocaOp::create(b, loc, ptr, b.getI64Type(),
                                          i64(int64_t(dims.size())), 8);
     for (auto [i, value] : llvm::enumerate(dims)) {
@@ -542,15 +840,15 @@ struct CPULowerConvolutionsPass
     func::CallOp::create(
         b, loc, declare(module),
         ValueRange{arith::ConstantIntOp::create(b, loc, flags, 32), i64(r),
-                   array, pointer(match.x), pointer(match.w),
-                   biasBuffer ? pointer(biasBuffer) : null,
-                   residual ? pointer(residual) : null, pointer(match.y)});
+                   array, pointer(xSource ? xSource : match.x),
+                   pointer(match.w), biasBuffer ? pointer(biasBuffer) : null,
+                   residual ? pointer(residual) : null, pointer(out)});
     for (Operation *e : erase)
       e->erase();
     if (folded) {
       // Only neutral ops sat in between: the copy reads what the folded
       // op read.
-      if (reshapeRoot(foldedTarget) != yRoot) {
+      if (out == match.y && reshapeRoot(foldedTarget) != yRoot) {
         OpBuilder after(folded);
         memref::CopyOp::create(after, folded.getLoc(), yRoot, foldedTarget);
       }

@@ -4,15 +4,23 @@
 // ONNX Conv lowering, called from CPU artifacts (onyx-cpu-lower-convolutions).
 // Per image and group, y[M, P] = w[M, K] * col[K, P] with K = C * taps and
 // P = output pixels, one cblas_sgemm on a column matrix built from the
-// (already padded) input: 1x1 convolutions with unit strides read the input
-// itself, others copy a band of output rows at a time (bounded scratch).
+// input: 1x1 convolutions with unit strides and no padding read the input
+// itself, others copy a band of output rows at a time (bounded scratch),
+// writing zeros where a tap falls into the padding (onyx_cpu_conv.h: the
+// input comes unpadded, with its begin pads).
 // Depthwise convolutions (one input and one output channel per group) are
-// direct loops over the taps, vectorized over output columns (AVX-512, AVX2
-// or SSE2 clones, chosen when the library loads). Bias, the
-// residual and ReLU are applied in one pass over each output block.
+// direct loops, an output row at a time: 3x3 kernels with unit dilation and
+// stride 1 or 2 sum their 9 taps in registers over the columns whose taps
+// are all inside the input, the rest (borders, other kernels) add tap by
+// tap into the row, all vectorized over output columns (AVX-512, AVX2 or
+// SSE2 clones, chosen when the library loads). Either way a tap in the
+// padding adds w * 0, in the taps' order, as over a padded copy.
+// Bias, the residual and ReLU or Clip are applied in one pass over each
+// output row or block, while it is in cache.
 //
 //===----------------------------------------------------------------------===//
 
+#include "onyx/onyx_cpu_conv.h"
 #include "onyx/onyx_services.h"
 
 #include <algorithm>
@@ -34,7 +42,7 @@ constexpr int64_t kScratchFloats = int64_t(1) << 20;
 /// A convolution with its spatial dims padded to three (leading 1s).
 struct Shape {
   int64_t n, c, m, g; // c, m per group
-  int64_t in[3], k[3], out[3], s[3], d[3];
+  int64_t in[3], k[3], out[3], p[3], s[3], d[3];
   int64_t inSize() const { return in[0] * in[1] * in[2]; }
   int64_t outSize() const { return out[0] * out[1] * out[2]; }
   int64_t taps() const { return k[0] * k[1] * k[2]; }
@@ -48,6 +56,7 @@ Shape readShape(int64_t rank, const int64_t *dims) {
   s.m = dims[2] / s.g;
   for (int i = 0; i < 3; ++i) {
     s.in[i] = s.k[i] = s.out[i] = s.s[i] = s.d[i] = 1;
+    s.p[i] = 0;
   }
   const int64_t *p = dims + 4;
   int64_t lead = 3 - rank;
@@ -55,31 +64,60 @@ Shape readShape(int64_t rank, const int64_t *dims) {
     s.in[lead + i] = p[i];
     s.k[lead + i] = p[rank + i];
     s.out[lead + i] = p[2 * rank + i];
-    // p[3 * rank + i]: pads, 0 (the input is padded).
+    s.p[lead + i] = p[3 * rank + i];
     s.s[lead + i] = p[4 * rank + i];
     s.d[lead + i] = p[5 * rank + i];
   }
   return s;
 }
 
-/// y[j] = act(y[j] (accumulate) + acc[j] + bias + residual[j]) over one
-/// output channel's `count` pixels; `acc` may alias `y` when the GEMM
-/// wrote there (then `accumulate` is already included).
+/// The activation after bias and residual.
+struct Activation {
+  bool relu = false, clip = false;
+  float lo = 0.0f, hi = 0.0f;
+};
+
+float bitsToFloat(int64_t bits) {
+  uint32_t b = uint32_t(uint64_t(bits));
+  float f;
+  std::memcpy(&f, &b, sizeof f);
+  return f;
+}
+
+/// y[j] = act(y[j] + bias + residual[j]) over one output channel's `count`
+/// pixels. Clip is max then min with NaN kept (arith.maximumf/minimumf).
 void epilogue(float *y, int64_t count, float bias, const float *residual,
-              bool relu) {
+              const Activation &act) {
   if (residual)
     for (int64_t j = 0; j < count; ++j)
       y[j] += bias + residual[j];
   else if (bias != 0.0f)
     for (int64_t j = 0; j < count; ++j)
       y[j] += bias;
-  if (relu)
+  if (act.relu)
     for (int64_t j = 0; j < count; ++j)
       y[j] = std::max(y[j], 0.0f);
+  if (act.clip) {
+    float lo = act.lo, hi = act.hi;
+    for (int64_t j = 0; j < count; ++j) {
+      float v = y[j] < lo ? lo : y[j];
+      y[j] = v > hi ? hi : v;
+    }
+  }
+}
+
+/// The output columns [lo, hi) whose input column j * s + off is inside
+/// [0, in).
+void validColumns(int64_t in, int64_t out, int64_t s, int64_t off, int64_t &lo,
+                  int64_t &hi) {
+  lo = off >= 0 ? 0 : (-off + s - 1) / s;
+  hi = in - 1 - off < 0 ? 0 : (in - 1 - off) / s + 1;
+  lo = std::min(lo, out);
+  hi = std::clamp(hi, lo, out);
 }
 
 /// Builds rows [row0, row0 + rows) of the flattened (od, oh) output rows of
-/// the column matrix: col[(c, t)][(r - row0) * OW + ow].
+/// the column matrix: col[(c, t)][(r - row0) * OW + ow], 0 in the padding.
 void im2col(const Shape &s, const float *x, int64_t row0, int64_t rows,
             float *col) {
   int64_t ow = s.out[2], band = rows * ow;
@@ -89,68 +127,207 @@ void im2col(const Shape &s, const float *x, int64_t row0, int64_t rows,
     for (int64_t t = 0; t < taps; ++t) {
       int64_t kd = t / (s.k[1] * s.k[2]), kh = (t / s.k[2]) % s.k[1],
               kw = t % s.k[2];
+      int64_t off = kw * s.d[2] - s.p[2], lo, hi;
+      validColumns(s.in[2], ow, s.s[2], off, lo, hi);
       float *dst = col + (c * taps + t) * band;
       for (int64_t r = 0; r < rows; ++r) {
         int64_t od = (row0 + r) / s.out[1], oh = (row0 + r) % s.out[1];
-        int64_t id = od * s.s[0] + kd * s.d[0], ih = oh * s.s[1] + kh * s.d[1];
-        const float *src = xc + (id * s.in[1] + ih) * s.in[2] + kw * s.d[2];
+        int64_t id = od * s.s[0] + kd * s.d[0] - s.p[0],
+                ih = oh * s.s[1] + kh * s.d[1] - s.p[1];
         float *out = dst + r * ow;
+        if (id < 0 || id >= s.in[0] || ih < 0 || ih >= s.in[1]) {
+          std::fill(out, out + ow, 0.0f);
+          continue;
+        }
+        const float *src = xc + (id * s.in[1] + ih) * s.in[2] + off;
+        std::fill(out, out + lo, 0.0f);
         if (s.s[2] == 1) {
-          std::memcpy(out, src, size_t(ow) * sizeof(float));
+          std::memcpy(out + lo, src + lo, size_t(hi - lo) * sizeof(float));
+        } else if (s.s[2] == 2) {
+          for (int64_t j = lo; j < hi; ++j)
+            out[j] = src[2 * j];
         } else {
           int64_t stride = s.s[2];
-          for (int64_t j = 0; j < ow; ++j)
+          for (int64_t j = lo; j < hi; ++j)
             out[j] = src[j * stride];
         }
+        std::fill(out + hi, out + ow, 0.0f);
       }
     }
   }
 }
 
-/// One output channel of a depthwise convolution: y (OD x OH x OW) +=
-/// w * x over the taps, a row of output columns at a time.
+/// dst[j] += w * x over the 3x3 taps in order, for output columns [j0, j1)
+/// whose taps are all inside the rows r0, r1, r2 (a row of zeros for a row
+/// in the padding); the input column of tap kw is j * S + off + kw.
+template <int S>
 __attribute__((target_clones("avx512f", "avx2", "default"))) void
-depthwiseChannel(const Shape &s, const float *x, const float *w, float *y) {
+depthwise3x3Row(const float *__restrict r0, const float *__restrict r1,
+                const float *__restrict r2, const float *w, int64_t j0,
+                int64_t j1, int64_t off, float *__restrict dst) {
+  const float w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5],
+              w6 = w[6], w7 = w[7], w8 = w[8];
+  for (int64_t j = j0; j < j1; ++j) {
+    int64_t b = j * S + off;
+    float a = dst[j];
+    a += w0 * r0[b];
+    a += w1 * r0[b + 1];
+    a += w2 * r0[b + 2];
+    a += w3 * r1[b];
+    a += w4 * r1[b + 1];
+    a += w5 * r1[b + 2];
+    a += w6 * r2[b];
+    a += w7 * r2[b + 1];
+    a += w8 * r2[b + 2];
+    dst[j] = a;
+  }
+}
+
+/// dst[j] += wt * src[j * stride] for j in [lo, hi) (src already offset).
+__attribute__((target_clones("avx512f", "avx2", "default"))) void
+axpyStrided(float wt, const float *__restrict src, int64_t stride, int64_t lo,
+            int64_t hi, float *__restrict dst) {
+  if (stride == 1) {
+    for (int64_t j = lo; j < hi; ++j)
+      dst[j] += wt * src[j];
+  } else if (stride == 2) {
+    for (int64_t j = lo; j < hi; ++j)
+      dst[j] += wt * src[2 * j];
+  } else {
+    for (int64_t j = lo; j < hi; ++j)
+      dst[j] += wt * src[j * stride];
+  }
+}
+
+/// dst[j] += wt * 0 over [lo, hi): a tap in the padding, as a padded copy
+/// of the input would have added it (the same rounding and NaN/Inf cases).
+void axpyZero(float wt, int64_t lo, int64_t hi, float *dst) {
+  float v = wt * 0.0f;
+  for (int64_t j = lo; j < hi; ++j)
+    dst[j] += v;
+}
+
+/// Output column j of row (od, oh) of a depthwise channel: dst[j] += the
+/// taps in order, 0 read in the padding.
+inline void depthwisePoint(const Shape &s, const float *x, const float *w,
+                           int64_t od, int64_t oh, int64_t j, float *dst) {
+  float a = dst[j];
+  for (int64_t kd = 0; kd < s.k[0]; ++kd) {
+    int64_t id = od * s.s[0] + kd * s.d[0] - s.p[0];
+    for (int64_t kh = 0; kh < s.k[1]; ++kh) {
+      int64_t ih = oh * s.s[1] + kh * s.d[1] - s.p[1];
+      const float *row = id >= 0 && id < s.in[0] && ih >= 0 && ih < s.in[1]
+                             ? x + (id * s.in[1] + ih) * s.in[2]
+                             : nullptr;
+      const float *wr = w + (kd * s.k[1] + kh) * s.k[2];
+      for (int64_t kw = 0; kw < s.k[2]; ++kw) {
+        int64_t iw = j * s.s[2] + kw * s.d[2] - s.p[2];
+        float v = row && iw >= 0 && iw < s.in[2] ? row[iw] : 0.0f;
+        a += wr[kw] * v;
+      }
+    }
+  }
+  dst[j] = a;
+}
+
+/// One output row (od, oh) of a depthwise channel: dst (OW values) += the
+/// taps, tap by tap; colLo/colHi[kw]: the columns whose tap kw is inside.
+void depthwiseRowGeneric(const Shape &s, const float *x, const float *w,
+                         int64_t od, int64_t oh, const int64_t *colLo,
+                         const int64_t *colHi, float *dst) {
   int64_t ow = s.out[2];
-  for (int64_t kd = 0; kd < s.k[0]; ++kd)
-    for (int64_t kh = 0; kh < s.k[1]; ++kh)
+  for (int64_t kd = 0; kd < s.k[0]; ++kd) {
+    int64_t id = od * s.s[0] + kd * s.d[0] - s.p[0];
+    for (int64_t kh = 0; kh < s.k[1]; ++kh) {
+      int64_t ih = oh * s.s[1] + kh * s.d[1] - s.p[1];
+      bool rowInside = id >= 0 && id < s.in[0] && ih >= 0 && ih < s.in[1];
       for (int64_t kw = 0; kw < s.k[2]; ++kw) {
         float wt = w[(kd * s.k[1] + kh) * s.k[2] + kw];
-        for (int64_t od = 0; od < s.out[0]; ++od)
-          for (int64_t oh = 0; oh < s.out[1]; ++oh) {
-            int64_t id = od * s.s[0] + kd * s.d[0],
-                    ih = oh * s.s[1] + kh * s.d[1];
-            const float *src = x + (id * s.in[1] + ih) * s.in[2] + kw * s.d[2];
-            float *dst = y + (od * s.out[1] + oh) * ow;
-            if (s.s[2] == 1) {
-              for (int64_t j = 0; j < ow; ++j)
-                dst[j] += wt * src[j];
-            } else {
-              int64_t stride = s.s[2];
-              for (int64_t j = 0; j < ow; ++j)
-                dst[j] += wt * src[j * stride];
-            }
-          }
+        if (!rowInside) {
+          axpyZero(wt, 0, ow, dst);
+          continue;
+        }
+        int64_t lo = colLo[kw], hi = colHi[kw];
+        axpyZero(wt, 0, lo, dst);
+        axpyStrided(wt,
+                    x + (id * s.in[1] + ih) * s.in[2] + kw * s.d[2] - s.p[2],
+                    s.s[2], lo, hi, dst);
+        axpyZero(wt, hi, ow, dst);
       }
+    }
+  }
+}
+
+/// One output channel of a depthwise convolution, a row at a time.
+void depthwiseChannel(const Shape &s, const float *x, const float *w,
+                      bool accumulate, float bias, const float *residual,
+                      const Activation &act, const int64_t *colLo,
+                      const int64_t *colHi, const float *zeros, float *y) {
+  int64_t ow = s.out[2];
+  bool fast3x3 = s.k[0] == 1 && s.k[1] == 3 && s.k[2] == 3 && s.d[1] == 1 &&
+                 s.d[2] == 1 && (s.s[2] == 1 || s.s[2] == 2);
+  // Columns whose three taps are all inside the row.
+  int64_t j0 = 0, j1 = 0;
+  if (fast3x3) {
+    j0 = std::max(colLo[0], colLo[2]);
+    j1 = std::max(j0, std::min(colHi[0], colHi[2]));
+  }
+  for (int64_t od = 0; od < s.out[0]; ++od)
+    for (int64_t oh = 0; oh < s.out[1]; ++oh) {
+      int64_t row = od * s.out[1] + oh;
+      float *dst = y + row * ow;
+      if (!accumulate)
+        std::fill(dst, dst + ow, 0.0f);
+      if (fast3x3 && j1 > j0) {
+        const float *rows[3];
+        int64_t id = od * s.s[0] - s.p[0];
+        for (int64_t kh = 0; kh < 3; ++kh) {
+          int64_t ih = oh * s.s[1] + kh - s.p[1];
+          rows[kh] = id >= 0 && id < s.in[0] && ih >= 0 && ih < s.in[1]
+                         ? x + (id * s.in[1] + ih) * s.in[2]
+                         : zeros;
+        }
+        for (int64_t j = 0; j < j0; ++j)
+          depthwisePoint(s, x, w, od, oh, j, dst);
+        if (s.s[2] == 1)
+          depthwise3x3Row<1>(rows[0], rows[1], rows[2], w, j0, j1, -s.p[2],
+                             dst);
+        else
+          depthwise3x3Row<2>(rows[0], rows[1], rows[2], w, j0, j1, -s.p[2],
+                             dst);
+        for (int64_t j = j1; j < ow; ++j)
+          depthwisePoint(s, x, w, od, oh, j, dst);
+      } else {
+        depthwiseRowGeneric(s, x, w, od, oh, colLo, colHi, dst);
+      }
+      epilogue(dst, ow, bias, residual ? residual + row * ow : nullptr, act);
+    }
 }
 
 void depthwise(const Shape &s, int32_t flags, const float *x, const float *w,
-               const float *bias, const float *residual, float *y) {
+               const float *bias, const float *residual, const Activation &act,
+               float *y) {
   bool accumulate = flags & ONYXRT_CONV_ACCUMULATE;
-  bool relu = flags & ONYXRT_CONV_RELU;
   int64_t channels = s.n * s.g * s.m, p = s.outSize();
+  // Per kernel column: the output columns whose tap is inside the input.
+  std::vector<int64_t> colLo(size_t(s.k[2])), colHi(size_t(s.k[2]));
+  for (int64_t kw = 0; kw < s.k[2]; ++kw)
+    validColumns(s.in[2], s.out[2], s.s[2], kw * s.d[2] - s.p[2], colLo[kw],
+                 colHi[kw]);
+  // A row of zeros for 3x3 rows in the padding.
+  thread_local std::vector<float> zeros;
+  if (zeros.size() < size_t(s.in[2]))
+    zeros.assign(size_t(s.in[2]), 0.0f);
   // One thread: an OpenMP team here (libgomp) spin-waits after each loop
   // and starves OpenBLAS's threads on small machines (MobileNetV2 on two
   // cores: 5x slower than without).
   for (int64_t i = 0; i < channels; ++i) {
     int64_t n = i / (s.g * s.m), g = (i / s.m) % s.g, m = i % s.m;
-    float *yc = y + i * p;
-    if (!accumulate)
-      std::fill(yc, yc + p, 0.0f);
     depthwiseChannel(s, x + (n * s.g + g) * s.c * s.inSize(),
-                     w + (g * s.m + m) * s.c * s.taps(), yc);
-    epilogue(yc, p, bias ? bias[g * s.m + m] : 0.0f,
-             residual ? residual + i * p : nullptr, relu);
+                     w + (g * s.m + m) * s.c * s.taps(), accumulate,
+                     bias ? bias[g * s.m + m] : 0.0f,
+                     residual ? residual + i * p : nullptr, act, colLo.data(),
+                     colHi.data(), zeros.data(), y + i * p);
   }
 }
 
@@ -165,22 +342,45 @@ extern "C" void onyxrt_cpu_conv_f32(int32_t flags, int64_t spatialRank,
   if (s.n == 0 || s.m == 0 || s.g == 0 || p == 0)
     return;
   bool accumulate = flags & ONYXRT_CONV_ACCUMULATE;
-  bool relu = flags & ONYXRT_CONV_RELU;
+  Activation act;
+  act.relu = flags & ONYXRT_CONV_RELU;
+  act.clip = flags & ONYXRT_CONV_CLIP;
+  if (act.clip) {
+    act.lo = bitsToFloat(dims[4 + 6 * spatialRank]);
+    act.hi = bitsToFloat(dims[5 + 6 * spatialRank]);
+  }
+  bool anyEpilogue = bias || residual || act.relu || act.clip;
   if (kdim == 0) {
     // No reduction: the result is the epilogue alone.
     for (int64_t i = 0; i < s.n * s.g * s.m; ++i) {
       if (!accumulate)
         std::fill(y + i * p, y + (i + 1) * p, 0.0f);
       epilogue(y + i * p, p, bias ? bias[i % (s.g * s.m)] : 0.0f,
-               residual ? residual + i * p : nullptr, relu);
+               residual ? residual + i * p : nullptr, act);
     }
     return;
   }
+  // The artifact may pass an input whose memory the memory plan gave to y
+  // (the unpadded input when the padding was its last reader; the residual
+  // when the block's output was placed over it): the kernels then read a
+  // copy.
+  const float *yEnd = y + s.n * s.g * s.m * p;
+  if (x < yEnd && y < x + s.n * s.g * s.c * s.inSize()) {
+    thread_local std::vector<float> inputCopy;
+    inputCopy.assign(x, x + s.n * s.g * s.c * s.inSize());
+    x = inputCopy.data();
+  }
+  if (residual && residual < yEnd && y < residual + s.n * s.g * s.m * p) {
+    thread_local std::vector<float> residualCopy;
+    residualCopy.assign(residual, residual + s.n * s.g * s.m * p);
+    residual = residualCopy.data();
+  }
   if (s.c == 1 && s.m == 1 && s.g > 1) {
-    depthwise(s, flags, x, w, bias, residual, y);
+    depthwise(s, flags, x, w, bias, residual, act, y);
     return;
   }
   bool direct = taps == 1 && s.s[0] == 1 && s.s[1] == 1 && s.s[2] == 1 &&
+                s.p[0] == 0 && s.p[1] == 0 && s.p[2] == 0 &&
                 s.in[0] == s.out[0] && s.in[1] == s.out[1] &&
                 s.in[2] == s.out[2];
   int64_t rowsTotal = s.out[0] * s.out[1], ow = s.out[2];
@@ -210,11 +410,11 @@ extern "C" void onyxrt_cpu_conv_f32(int32_t flags, int64_t spatialRank,
                       beta, yg + row0 * ow, int(p));
         }
       }
-      if (bias || residual || relu)
+      if (anyEpilogue)
         for (int64_t m = 0; m < s.m; ++m)
           epilogue(yg + m * p, p, bias ? bias[g * s.m + m] : 0.0f,
                    residual ? residual + ((n * s.g + g) * s.m + m) * p
                             : nullptr,
-                   relu);
+                   act);
     }
 }

@@ -50,12 +50,16 @@ func.func @conv_bias_relu(%xp: memref<1x4x11x11xf32>, %w: memref<8x4x3x3xf32>, %
 #w = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d5, d6, d7)>
 #y = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
 
-// A Relu into another buffer: the call still writes the convolution's own
-// buffer (the memory plan may have given the Relu's output the input's
-// memory), then a copy to the Relu's output.
+// A Relu into another buffer: the call writes the Relu's output directly
+// (the runtime reads a copy of an input that the memory plan placed over
+// it); no copy, no generic.
 // CHECK-LABEL: func.func @conv_relu_elsewhere
-// CHECK:         call @onyxrt_cpu_conv_f32
-// CHECK-NEXT:    memref.copy %[[Y:.*]], %[[R:.*]] : memref<?x8x?x?xf32> to memref<?x8x?x?xf32>
+// CHECK:         %[[RES:.*]] = memref.alloc
+// CHECK:         %[[P:.*]] = memref.extract_aligned_pointer_as_index %[[RES]]
+// CHECK:         %[[I:.*]] = arith.index_cast %[[P]]
+// CHECK:         %[[PTR:.*]] = llvm.inttoptr %[[I]]
+// CHECK-NEXT:    call @onyxrt_cpu_conv_f32(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[PTR]])
+// CHECK-NOT:     memref.copy
 // CHECK-NOT:     linalg.generic
 func.func @conv_relu_elsewhere(%xp: memref<?x4x?x?xf32>, %w: memref<8x4x3x3xf32>, %b: memref<8xf32>, %n: index, %h: index, %wd: index) {
   %cst = arith.constant 0.0 : f32
@@ -126,6 +130,154 @@ func.func @integer_stays(%xe: memref<1x1x2x5x5xi32>, %we: memref<1x3x2x3x3xi32>,
     %m = arith.muli %a, %bb : i32
     %s = arith.addi %acc, %m : i32
     linalg.yield %s : i32
+  }
+  return
+}
+
+// -----
+
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#bias = affine_map<(d0, d1, d2, d3) -> (d1)>
+#x = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d3 * 2 + d6, d4 * 2 + d7)>
+#w = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d5, d6, d7)>
+#y = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+
+// The Conv lowering's zero padding (pads 1), a depthwise convolution with
+// stride 2 and an in-place Clip(0, 6): the padding generic is gone, the
+// call reads the unpadded input with pads 1 1 and CLIP (8), the bounds'
+// float bits after the dilations (0 and 0x40C00000).
+// CHECK-LABEL: func.func @padded_depthwise_clip
+// CHECK-NOT:     linalg.generic
+// CHECK:         %[[DIMS:.*]] = llvm.alloca %{{.*}} x i64
+// CHECK:         %[[D4:.*]] = llvm.getelementptr %[[DIMS]][4]
+// CHECK-NEXT:    llvm.store %c16_i64{{.*}}, %[[D4]]
+// CHECK:         %[[D10:.*]] = llvm.getelementptr %[[DIMS]][10]
+// CHECK-NEXT:    llvm.store %c1_i64{{.*}}, %[[D10]]
+// CHECK:         %[[D16:.*]] = llvm.getelementptr %[[DIMS]][16]
+// CHECK-NEXT:    llvm.store %c0_i64{{.*}}, %[[D16]]
+// CHECK-NEXT:    %[[D17:.*]] = llvm.getelementptr %[[DIMS]][17]
+// CHECK-NEXT:    llvm.store %c1086324736_i64, %[[D17]]
+// CHECK:         %[[XP:.*]] = memref.extract_aligned_pointer_as_index %arg0
+// CHECK:         %[[XI:.*]] = arith.index_cast %[[XP]]
+// CHECK:         %[[X:.*]] = llvm.inttoptr %[[XI]]
+// CHECK:         call @onyxrt_cpu_conv_f32(%c8_i32, %{{.*}}, %[[DIMS]], %[[X]],
+// CHECK-NOT:     linalg.generic
+func.func @padded_depthwise_clip(%src: memref<1x8x16x16xf32>, %w: memref<8x1x3x3xf32>, %b: memref<8xf32>, %padded: memref<1x8x18x18xf32>, %out: memref<1x8x8x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c15 = arith.constant 15 : index
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  linalg.generic {indexing_maps = [#id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%padded : memref<1x8x18x18xf32>) {
+  ^bb0(%o: f32):
+    %i1 = linalg.index 1 : index
+    %i2 = linalg.index 2 : index
+    %s2 = arith.subi %i2, %c1 : index
+    %a = arith.cmpi sge, %s2, %c0 : index
+    %b2 = arith.cmpi sle, %s2, %c15 : index
+    %ab = arith.andi %a, %b2 : i1
+    %m2 = arith.minsi %s2, %c15 : index
+    %k2 = arith.maxsi %m2, %c0 : index
+    %i3 = linalg.index 3 : index
+    %s3 = arith.subi %i3, %c1 : index
+    %c = arith.cmpi sge, %s3, %c0 : index
+    %abc = arith.andi %ab, %c : i1
+    %d = arith.cmpi sle, %s3, %c15 : index
+    %all = arith.andi %abc, %d : i1
+    %m3 = arith.minsi %s3, %c15 : index
+    %k3 = arith.maxsi %m3, %c0 : index
+    %v = memref.load %src[%c0, %i1, %k2, %k3] : memref<1x8x16x16xf32>
+    %r = arith.select %all, %v, %zero : f32
+    linalg.yield %r : f32
+  }
+  %we = memref.expand_shape %w [[0, 1], [2], [3], [4]] output_shape [8, 1, 1, 3, 3] : memref<8x1x3x3xf32> into memref<8x1x1x3x3xf32>
+  linalg.generic {indexing_maps = [#bias, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%b : memref<8xf32>) outs(%out : memref<1x8x8x8xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  %xe = memref.expand_shape %padded [[0], [1, 2], [3], [4]] output_shape [1, 8, 1, 18, 18] : memref<1x8x18x18xf32> into memref<1x8x1x18x18xf32>
+  %ye = memref.expand_shape %out [[0], [1, 2], [3], [4]] output_shape [1, 8, 1, 8, 8] : memref<1x8x8x8xf32> into memref<1x8x1x8x8xf32>
+  linalg.generic {indexing_maps = [#x, #w, #y], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%xe, %we : memref<1x8x1x18x18xf32>, memref<8x1x1x3x3xf32>) outs(%ye : memref<1x8x1x8x8xf32>) {
+  ^bb0(%a: f32, %bb: f32, %acc: f32):
+    %m = arith.mulf %a, %bb : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%out : memref<1x8x8x8xf32>) outs(%out : memref<1x8x8x8xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %lo = arith.maximumf %in, %zero : f32
+    %hi = arith.minimumf %lo, %six : f32
+    linalg.yield %hi : f32
+  }
+  return
+}
+
+// -----
+
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#x = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d3 + d6, d4 + d7)>
+#w = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d5, d6, d7)>
+#y = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+
+// A padded copy that something else reads stays (the call reads it, pads
+// 0), and so does a padding whose bound is not the source's extent - 1.
+// CHECK-LABEL: func.func @padding_kept
+// CHECK:         linalg.generic
+// CHECK:         call @onyxrt_cpu_conv_f32
+// CHECK:         "test.use"
+// CHECK:         linalg.generic
+// CHECK:         call @onyxrt_cpu_conv_f32
+func.func @padding_kept(%src: memref<1x4x6x6xf32>, %w: memref<4x1x3x3xf32>, %padded: memref<1x4x8x8xf32>, %out: memref<1x4x6x6xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c5 = arith.constant 5 : index
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%padded : memref<1x4x8x8xf32>) {
+  ^bb0(%o: f32):
+    %i1 = linalg.index 1 : index
+    %i3 = linalg.index 3 : index
+    %s3 = arith.subi %i3, %c1 : index
+    %c = arith.cmpi sge, %s3, %c0 : index
+    %d = arith.cmpi sle, %s3, %c5 : index
+    %all = arith.andi %c, %d : i1
+    %m3 = arith.minsi %s3, %c5 : index
+    %k3 = arith.maxsi %m3, %c0 : index
+    %i2 = linalg.index 2 : index
+    %v = memref.load %src[%c0, %i1, %i2, %k3] : memref<1x4x6x6xf32>
+    %r = arith.select %all, %v, %zero : f32
+    linalg.yield %r : f32
+  }
+  %we = memref.expand_shape %w [[0, 1], [2], [3], [4]] output_shape [4, 1, 1, 3, 3] : memref<4x1x3x3xf32> into memref<4x1x1x3x3xf32>
+  %xe = memref.expand_shape %padded [[0], [1, 2], [3], [4]] output_shape [1, 4, 1, 8, 8] : memref<1x4x8x8xf32> into memref<1x4x1x8x8xf32>
+  %ye = memref.expand_shape %out [[0], [1, 2], [3], [4]] output_shape [1, 4, 1, 6, 6] : memref<1x4x6x6xf32> into memref<1x4x1x6x6xf32>
+  linalg.generic {indexing_maps = [#x, #w, #y], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%xe, %we : memref<1x4x1x8x8xf32>, memref<4x1x1x3x3xf32>) outs(%ye : memref<1x4x1x6x6xf32>) {
+  ^bb0(%a: f32, %bb: f32, %acc: f32):
+    %m = arith.mulf %a, %bb : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  "test.use"(%padded) : (memref<1x4x8x8xf32>) -> ()
+  linalg.generic {indexing_maps = [#id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%padded : memref<1x4x8x8xf32>) {
+  ^bb0(%o: f32):
+    %i1 = linalg.index 1 : index
+    %i3 = linalg.index 3 : index
+    %s3 = arith.subi %i3, %c1 : index
+    %c = arith.cmpi sge, %s3, %c0 : index
+    %d = arith.cmpi sle, %s3, %c4 : index
+    %all = arith.andi %c, %d : i1
+    %m3 = arith.minsi %s3, %c4 : index
+    %k3 = arith.maxsi %m3, %c0 : index
+    %i2 = linalg.index 2 : index
+    %v = memref.load %src[%c0, %i1, %i2, %k3] : memref<1x4x6x6xf32>
+    %r = arith.select %all, %v, %zero : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#x, #w, #y], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%xe, %we : memref<1x4x1x8x8xf32>, memref<4x1x1x3x3xf32>) outs(%ye : memref<1x4x1x6x6xf32>) {
+  ^bb0(%a: f32, %bb: f32, %acc: f32):
+    %m = arith.mulf %a, %bb : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
   }
   return
 }
