@@ -16,6 +16,15 @@
 // statically, or else behind `scf.if %total <= 2^31 - 1` with the 64-bit
 // loop in the else branch.
 //
+// A kernel with no parallel dims whose every result folds an integer with
+// an associative, commutative combiner (`yield minsi(out, v)`, maxsi,
+// minui, maxui, addi, ori, andi, xori: the Gather lowering's index range
+// check, min and max of all indices) does not walk its reduction space on
+// one thread: each thread of the launch (one block) folds every 256th point
+// into registers from the combiner's identity and combines its partial
+// result into the output with `memref.atomic_rmw`. Integer folds are exact
+// in any order.
+//
 //===----------------------------------------------------------------------===//
 
 #include "KernelBuilder.h"
@@ -24,8 +33,10 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
 
 #include <limits>
 
@@ -117,9 +128,117 @@ void buildDispatchLoop(OpBuilder &kb, linalg::GenericOp generic,
   replaceIndexOps(loop, ivs);
 }
 
+/// The atomic kind of an integer combiner `op` of a reduction body.
+std::optional<arith::AtomicRMWKind> integerFoldKind(Operation *op) {
+  using K = arith::AtomicRMWKind;
+  if (isa<arith::MinSIOp>(op))
+    return K::mins;
+  if (isa<arith::MaxSIOp>(op))
+    return K::maxs;
+  if (isa<arith::MinUIOp>(op))
+    return K::minu;
+  if (isa<arith::MaxUIOp>(op))
+    return K::maxu;
+  if (isa<arith::AddIOp>(op))
+    return K::addi;
+  if (isa<arith::OrIOp>(op))
+    return K::ori;
+  if (isa<arith::AndIOp>(op))
+    return K::andi;
+  if (isa<arith::XOrIOp>(op))
+    return K::xori;
+  return std::nullopt;
+}
+
+/// A reduction over every loop (no parallel dims) whose result j is
+/// `combiner_j(out_j, v_j)`, out_j and the combiner's result used nowhere
+/// else, into an integer buffer indexed by constants: one partial fold per
+/// thread, combined into the output atomically. False (nothing built) when
+/// `generic` is not of that form.
+bool buildAtomicReduction(OpBuilder &kb, linalg::GenericOp generic,
+                          const DispatchLoops &loops) {
+  if (!loops.parallelDims.empty() || loops.reductionDims.empty() ||
+      generic.getNumDpsInits() == 0)
+    return false;
+  Block &body = generic.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  SmallVector<arith::AtomicRMWKind> kinds;
+  SmallVector<Value> folded; // v_j
+  for (OpOperand &init : generic.getDpsInitsMutable()) {
+    unsigned j = init.getOperandNumber() - generic.getNumDpsInputs();
+    auto type = dyn_cast<MemRefType>(init.get().getType());
+    if (!type || !type.getElementType().isSignlessInteger())
+      return false;
+    for (AffineExpr expr : generic.getMatchingIndexingMap(&init).getResults())
+      if (!isa<AffineConstantExpr>(expr))
+        return false;
+    BlockArgument out = body.getArgument(init.getOperandNumber());
+    Operation *combiner = yield.getOperand(j).getDefiningOp();
+    std::optional<arith::AtomicRMWKind> kind =
+        combiner ? integerFoldKind(combiner) : std::nullopt;
+    if (!kind || combiner->getBlock() != &body || !out.hasOneUse() ||
+        *out.getUsers().begin() != combiner ||
+        !combiner->getResult(0).hasOneUse() ||
+        combiner->getOperand(0) == combiner->getOperand(1))
+      return false;
+    kinds.push_back(*kind);
+    folded.push_back(combiner->getOperand(0) == out ? combiner->getOperand(1)
+                                                    : combiner->getOperand(0));
+  }
+
+  Location loc = generic.getLoc();
+  ArrayRef<Value> loopSizes = loops.sizes;
+  Value total = arith::ConstantIndexOp::create(kb, loc, 1);
+  for (int64_t d : loops.reductionDims)
+    total = arith::MulIOp::create(kb, loc, total, loopSizes[d]);
+  SmallVector<Value> identities;
+  for (auto [kind, init] : llvm::zip(kinds, generic.getDpsInits()))
+    identities.push_back(arith::getIdentityValue(
+        kind, cast<MemRefType>(init.getType()).getElementType(), kb, loc));
+  auto [start, step] = gridStride(kb, loc);
+  SmallVector<Value> ivs(loopSizes.size());
+  auto loop = scf::ForOp::create(
+      kb, loc, start, total, step, identities,
+      [&](OpBuilder &lb, Location l, Value iv, ValueRange partial) {
+        delinearize(lb, l, iv, loops.reductionDims, loopSizes, ivs);
+        IRMapping bodyMap;
+        for (OpOperand *input : generic.getDpsInputOperands()) {
+          BlockArgument arg = body.getArgument(input->getOperandNumber());
+          Value value = input->get();
+          if (!isa<MemRefType>(value.getType())) {
+            bodyMap.map(arg, value);
+            continue;
+          }
+          bodyMap.map(
+              arg, memref::LoadOp::create(
+                       lb, l, value,
+                       applyIndexing(
+                           lb, l, generic.getMatchingIndexingMap(input), ivs)));
+        }
+        for (auto [j, init] : llvm::enumerate(generic.getDpsInitsMutable()))
+          bodyMap.map(body.getArgument(init.getOperandNumber()), partial[j]);
+        for (Operation &bodyOp : body.without_terminator())
+          lb.clone(bodyOp, bodyMap);
+        SmallVector<Value> next;
+        for (Value y : yield.getOperands())
+          next.push_back(bodyMap.lookup(y));
+        scf::YieldOp::create(lb, l, next);
+      });
+  replaceIndexOps(loop, ivs);
+  for (auto [j, init] : llvm::enumerate(generic.getDpsInitsMutable())) {
+    SmallVector<Value> indices =
+        applyIndexing(kb, loc, generic.getMatchingIndexingMap(&init), ivs);
+    memref::AtomicRMWOp::create(kb, loc, kinds[j], loop.getResult(j),
+                                init.get(), indices);
+  }
+  return true;
+}
+
 /// The loop nest of `generic` (in a kernel), built at `kb`.
 void buildDispatchLoops(OpBuilder &kb, linalg::GenericOp generic,
                         const DispatchLoops &loops) {
+  if (buildAtomicReduction(kb, generic, loops))
+    return;
   Location loc = generic.getLoc();
   Value total = arith::ConstantIndexOp::create(kb, loc, 1);
   for (int64_t d : loops.parallelDims)

@@ -122,3 +122,75 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A reduction over every loop into integers (the Gather lowering's index
+// range check: min and max of all indices): each thread folds a strided
+// slice into registers from the identities, then combines into the
+// outputs atomically (not one thread walking every index).
+
+// CHECK-LABEL: module attributes {gpu.container_module}
+// CHECK:       gpu.func @onyx_main_dispatch_0(%[[IDS:.*]]: memref<i64>, %[[MIN:.*]]: memref<i64>, %[[MAX:.*]]: memref<i64>, %[[S0:.*]]: i64, %[[S1:.*]]: i64)
+// CHECK-DAG:     %[[HI:.*]] = arith.constant 9223372036854775807 : i64
+// CHECK-DAG:     %[[LO:.*]] = arith.constant -9223372036854775808 : i64
+// CHECK:         %[[R:.*]]:2 = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[A:.*]] = %[[HI]], %[[B:.*]] = %[[LO]]) -> (i64, i64) {
+// CHECK:           %[[V:.*]] = memref.load
+// CHECK-NEXT:      %[[A2:.*]] = arith.minsi %[[A]], %[[V]] : i64
+// CHECK-NEXT:      %[[B2:.*]] = arith.maxsi %[[B]], %[[V]] : i64
+// CHECK-NEXT:      scf.yield %[[A2]], %[[B2]] : i64, i64
+// CHECK:         memref.atomic_rmw mins %[[R]]#0, %[[MIN]][] : (i64, memref<i64>) -> i64
+// CHECK-NEXT:    memref.atomic_rmw maxs %[[R]]#1, %[[MAX]][] : (i64, memref<i64>) -> i64
+// CHECK-NEXT:    gpu.return
+
+module attributes {gpu.container_module} {
+  gpu.module @onyx_main_dispatch_0 [#nvvm.target<O = 3, chip = "sm_90">] {
+    gpu.func @onyx_main_dispatch_0(%arg0: memref<i64>, %arg1: memref<i64>, %arg2: memref<i64>, %arg3: i64, %arg4: i64) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+      %0 = arith.index_cast %arg3 : i64 to index
+      %1 = arith.index_cast %arg4 : i64 to index
+      %ids = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%0, %1], strides: [%1, 1] : memref<i64> to memref<?x?xi64>
+      %min = memref.reinterpret_cast %arg1 to offset: [0], sizes: [], strides: [] : memref<i64> to memref<i64>
+      %max = memref.reinterpret_cast %arg2 to offset: [0], sizes: [], strides: [] : memref<i64> to memref<i64>
+      linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%ids : memref<?x?xi64>) outs(%min, %max : memref<i64>, memref<i64>) {
+      ^bb0(%in: i64, %out: i64, %out_0: i64):
+        %2 = arith.minsi %out, %in : i64
+        %3 = arith.maxsi %out_0, %in : i64
+        linalg.yield %2, %3 : i64, i64
+      }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// The same fold into f32 (not exact in another order) stays a serial loop
+// on one thread.
+
+// CHECK-LABEL: module attributes {gpu.container_module}
+// CHECK:       gpu.func @onyx_main_dispatch_0
+// CHECK-NOT:     memref.atomic_rmw
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK-NOT:     memref.atomic_rmw
+// CHECK:         gpu.return
+
+module attributes {gpu.container_module} {
+  gpu.module @onyx_main_dispatch_0 [#nvvm.target<O = 3, chip = "sm_90">] {
+    gpu.func @onyx_main_dispatch_0(%arg0: memref<f32>, %arg1: memref<f32>, %arg2: memref<f32>, %arg3: i64, %arg4: i64) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+      %0 = arith.index_cast %arg3 : i64 to index
+      %1 = arith.index_cast %arg4 : i64 to index
+      %x = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%0, %1], strides: [%1, 1] : memref<f32> to memref<?x?xf32>
+      %min = memref.reinterpret_cast %arg1 to offset: [0], sizes: [], strides: [] : memref<f32> to memref<f32>
+      %max = memref.reinterpret_cast %arg2 to offset: [0], sizes: [], strides: [] : memref<f32> to memref<f32>
+      linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%x : memref<?x?xf32>) outs(%min, %max : memref<f32>, memref<f32>) {
+      ^bb0(%in: f32, %out: f32, %out_0: f32):
+        %2 = arith.minimumf %out, %in : f32
+        %3 = arith.maximumf %out_0, %in : f32
+        linalg.yield %2, %3 : f32, f32
+      }
+      gpu.return
+    }
+  }
+}
