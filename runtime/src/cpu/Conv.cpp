@@ -349,7 +349,6 @@ extern "C" void onyxrt_cpu_conv_f32(int32_t flags, int64_t spatialRank,
     act.lo = bitsToFloat(dims[4 + 6 * spatialRank]);
     act.hi = bitsToFloat(dims[5 + 6 * spatialRank]);
   }
-  bool anyEpilogue = bias || residual || act.relu || act.clip;
   if (kdim == 0) {
     // No reduction: the result is the epilogue alone.
     for (int64_t i = 0; i < s.n * s.g * s.m; ++i) {
@@ -391,12 +390,19 @@ extern "C" void onyxrt_cpu_conv_f32(int32_t flags, int64_t spatialRank,
   thread_local std::vector<float> scratch;
   if (!direct && scratch.size() < size_t(kdim * bandRows * ow))
     scratch.resize(size_t(kdim * bandRows * ow));
-  float beta = accumulate ? 1.0f : 0.0f;
+  // Without a residual, y starts as the bias and the GEMMs add to it
+  // (beta = 1): one pass over y instead of OpenBLAS's beta = 0 pass and the
+  // epilogue's bias pass.
+  bool biasFirst = bias && !residual && !accumulate;
+  float beta = accumulate || biasFirst ? 1.0f : 0.0f;
   for (int64_t n = 0; n < s.n; ++n)
     for (int64_t g = 0; g < s.g; ++g) {
       const float *xg = x + (n * s.g + g) * s.c * s.inSize();
       const float *wg = w + g * s.m * kdim;
       float *yg = y + (n * s.g + g) * s.m * p;
+      if (biasFirst)
+        for (int64_t m = 0; m < s.m; ++m)
+          std::fill(yg + m * p, yg + (m + 1) * p, bias[g * s.m + m]);
       if (direct) {
         cblas_sgemm(kRowMajor, kNoTrans, kNoTrans, int(s.m), int(p), int(kdim),
                     1.0f, wg, int(kdim), xg, int(p), beta, yg, int(p));
@@ -410,9 +416,10 @@ extern "C" void onyxrt_cpu_conv_f32(int32_t flags, int64_t spatialRank,
                       beta, yg + row0 * ow, int(p));
         }
       }
-      if (anyEpilogue)
+      if (residual || act.relu || act.clip || (bias && !biasFirst))
         for (int64_t m = 0; m < s.m; ++m)
-          epilogue(yg + m * p, p, bias ? bias[g * s.m + m] : 0.0f,
+          epilogue(yg + m * p, p,
+                   bias && !biasFirst ? bias[g * s.m + m] : 0.0f,
                    residual ? residual + ((n * s.g + g) * s.m + m) * p
                             : nullptr,
                    act);
