@@ -418,8 +418,7 @@ extern "C" void onyxrt_cpu_conv_f32(int32_t flags, int64_t spatialRank,
       }
       if (residual || act.relu || act.clip || (bias && !biasFirst))
         for (int64_t m = 0; m < s.m; ++m)
-          epilogue(yg + m * p, p,
-                   bias && !biasFirst ? bias[g * s.m + m] : 0.0f,
+          epilogue(yg + m * p, p, bias && !biasFirst ? bias[g * s.m + m] : 0.0f,
                    residual ? residual + ((n * s.g + g) * s.m + m) * p
                             : nullptr,
                    act);
