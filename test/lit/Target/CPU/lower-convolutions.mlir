@@ -281,3 +281,83 @@ func.func @padding_kept(%src: memref<1x4x6x6xf32>, %w: memref<4x1x3x3xf32>, %pad
   }
   return
 }
+
+// -----
+
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#bias = affine_map<(d0, d1, d2, d3) -> (d1)>
+#x = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d3 + d6, d4 + d7)>
+#w = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d5, d6, d7)>
+#y = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+
+// Dynamic shapes (as the real models): the padding's bounds are the
+// source's extents minus one, as `memref.dim - 1` (H) and as the value the
+// extent was computed from (W: extent = bound + 1); the batch is the
+// source's. The padding folds; the call reads the source's dims.
+// CHECK-LABEL: func.func @padded_dynamic
+// CHECK:         %[[SRC:.*]] = memref.alloc
+// CHECK:         "test.fill"(%[[SRC]])
+// CHECK-NOT:     linalg.generic
+// CHECK:         memref.dim %[[SRC]], %c2_{{[0-9]+}} : memref<?x4x?x?xf32>
+// CHECK-NEXT:    arith.index_cast
+// CHECK-NEXT:    %c3{{.*}} = arith.constant 3 : index
+// CHECK-NEXT:    memref.dim %[[SRC]], %c3{{.*}} : memref<?x4x?x?xf32>
+// CHECK-NOT:     linalg.generic
+// CHECK:         memref.extract_aligned_pointer_as_index %[[SRC]]
+// CHECK-NOT:     linalg.generic
+// CHECK:         call @onyxrt_cpu_conv_f32(%c0_i32,
+// CHECK-NOT:     linalg.generic
+func.func @padded_dynamic(%n: index, %h: index, %wb: index, %w: memref<4x1x3x3xf32>, %b: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %zero = arith.constant 0.0 : f32
+  %ws = arith.addi %wb, %c1 : index
+  %src = memref.alloc(%n, %h, %ws) : memref<?x4x?x?xf32>
+  "test.fill"(%src) : (memref<?x4x?x?xf32>) -> ()
+  %nn = memref.dim %src, %c0 : memref<?x4x?x?xf32>
+  %hh = memref.dim %src, %c2 : memref<?x4x?x?xf32>
+  %hb = arith.subi %hh, %c1 : index
+  %hp = arith.addi %hh, %c2 : index
+  %wp = arith.addi %ws, %c2 : index
+  %padded = memref.alloc(%nn, %hp, %wp) : memref<?x4x?x?xf32>
+  linalg.generic {indexing_maps = [#id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%padded : memref<?x4x?x?xf32>) {
+  ^bb0(%o: f32):
+    %i0 = linalg.index 0 : index
+    %i1 = linalg.index 1 : index
+    %i2 = linalg.index 2 : index
+    %s2 = arith.subi %i2, %c1 : index
+    %a = arith.cmpi sge, %s2, %c0 : index
+    %b2 = arith.cmpi sle, %s2, %hb : index
+    %ab = arith.andi %a, %b2 : i1
+    %m2 = arith.minsi %s2, %hb : index
+    %k2 = arith.maxsi %m2, %c0 : index
+    %i3 = linalg.index 3 : index
+    %s3 = arith.subi %i3, %c1 : index
+    %c = arith.cmpi sge, %s3, %c0 : index
+    %abc = arith.andi %ab, %c : i1
+    %d = arith.cmpi sle, %s3, %wb : index
+    %all = arith.andi %abc, %d : i1
+    %m3 = arith.minsi %s3, %wb : index
+    %k3 = arith.maxsi %m3, %c0 : index
+    %v = memref.load %src[%i0, %i1, %k2, %k3] : memref<?x4x?x?xf32>
+    %r = arith.select %all, %v, %zero : f32
+    linalg.yield %r : f32
+  }
+  %out = memref.alloc(%nn, %hh, %ws) : memref<?x4x?x?xf32>
+  linalg.generic {indexing_maps = [#bias, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%b : memref<4xf32>) outs(%out : memref<?x4x?x?xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  %we = memref.expand_shape %w [[0, 1], [2], [3], [4]] output_shape [4, 1, 1, 3, 3] : memref<4x1x3x3xf32> into memref<4x1x1x3x3xf32>
+  %xe = memref.expand_shape %padded [[0], [1, 2], [3], [4]] output_shape [%nn, 4, 1, %hp, %wp] : memref<?x4x?x?xf32> into memref<?x4x1x?x?xf32>
+  %ye = memref.expand_shape %out [[0], [1, 2], [3], [4]] output_shape [%nn, 4, 1, %hh, %ws] : memref<?x4x?x?xf32> into memref<?x4x1x?x?xf32>
+  linalg.generic {indexing_maps = [#x, #w, #y], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%xe, %we : memref<?x4x1x?x?xf32>, memref<4x1x1x3x3xf32>) outs(%ye : memref<?x4x1x?x?xf32>) {
+  ^bb0(%a: f32, %bb: f32, %acc: f32):
+    %m = arith.mulf %a, %bb : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  "test.use"(%out) : (memref<?x4x?x?xf32>) -> ()
+  return
+}
