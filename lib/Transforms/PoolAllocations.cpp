@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "onyx/Support/NodeNames.h"
 #include "onyx/Transforms/Passes.h"
 #include "onyx/Transforms/PoolPlanning.h"
 
@@ -362,8 +363,10 @@ struct PoolAllocationsPass
       cursor = arith::AddIOp::create(b, loc, cursor, slab);
     }
     auto poolType = MemRefType::get({ShapedType::kDynamic}, b.getI8Type());
-    Value pool = GetPoolOp::create(b, loc, poolType, context, cursor,
-                                   b.getI64IntegerAttr(domainId));
+    auto getPool = GetPoolOp::create(b, loc, poolType, context, cursor,
+                                     b.getI64IntegerAttr(domainId));
+    nameTemps(getPool, members);
+    Value pool = getPool;
     for (auto [i, item] : llvm::enumerate(items))
       RecordTempOp::create(
           b, loc, context, alignedBytes[i], b.getI64IntegerAttr(item.start),
@@ -381,6 +384,20 @@ struct PoolAllocationsPass
       alloc.getResult().replaceAllUsesWith(view.getResult());
       alloc.erase();
     }
+  }
+
+  /// The node name of each temporary, in `members` order, on the op that
+  /// allocates the pool (`onyx.temp_names`): the runtime names the node
+  /// whose temporary would exceed the memory limit (docs/runtime.md).
+  static void nameTemps(Operation *poolOp, ArrayRef<AllocTempOp> members) {
+    SmallVector<std::string> names;
+    for (AllocTempOp alloc : members)
+      names.push_back(nodeNameOf(alloc.getLoc()));
+    if (llvm::all_of(names, [](const std::string &n) { return n.empty(); }))
+      return;
+    SmallVector<StringRef> refs(names.begin(), names.end());
+    Builder b(poolOp->getContext());
+    poolOp->setAttr("onyx.temp_names", b.getStrArrayAttr(refs));
   }
 
   /// Lays the domain out at run time: one `onyx.place_temps` at the anchor
@@ -406,6 +423,7 @@ struct PoolAllocationsPass
         b.getDenseI64ArrayAttr(ends), b.getDenseI64ArrayAttr(groups),
         b.getDenseI64ArrayAttr(staticOffsets),
         b.getI64IntegerAttr(plan.staticBytes));
+    nameTemps(place, members);
     for (size_t i = 0; i < members.size(); ++i) {
       AllocTempOp alloc = members[i];
       OpBuilder vb(alloc);

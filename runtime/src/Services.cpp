@@ -226,11 +226,45 @@ ONYX_API void onyxrt_free_temp(void *ctx, void *ptr) {
   c->temps.erase(it);
 }
 
-ONYX_API void *onyxrt_get_pool(void *ctx, int64_t domainId, int64_t bytes) {
+namespace {
+
+/// The names onyxrt_pool_names gave pool `domainId`'s temporaries ("" for
+/// one without a name; empty when none were given).
+std::vector<std::string> tempNames(CallContext *c, int64_t domainId) {
+  std::vector<std::string> names;
+  auto it = c->poolNames.find(domainId);
+  if (it == c->poolNames.end())
+    return names;
+  const char *cursor = it->second.second;
+  for (int64_t i = 0; i < it->second.first; ++i) {
+    names.emplace_back(cursor);
+    cursor += names.back().size() + 1;
+  }
+  return names;
+}
+
+/// "growing pool D (temporaries of nodes 'a', 'b', 'c' and 2 more)".
+std::string poolLabel(CallContext *c, int64_t domainId) {
+  std::string label = "growing pool " + std::to_string(domainId);
+  std::vector<std::string> names;
+  for (std::string &name : tempNames(c, domainId))
+    if (!name.empty() &&
+        std::find(names.begin(), names.end(), name) == names.end())
+      names.push_back(std::move(name));
+  if (names.empty())
+    return label;
+  label +=
+      names.size() == 1 ? " (temporaries of node " : " (temporaries of nodes ";
+  for (size_t i = 0; i < names.size() && i < 3; ++i)
+    label += (i ? ", '" : "'") + names[i] + "'";
+  if (names.size() > 3)
+    label += " and " + std::to_string(names.size() - 3) + " more";
+  return label + ")";
+}
+
+void *getPool(CallContext *c, int64_t domainId, int64_t bytes,
+              const std::string *label) {
   constexpr uint64_t kPoolAlignment = 256;
-  CallContext *c = asContext(ctx);
-  if (!c)
-    return nullptr;
   try {
     if (bytes < 0) {
       c->fail("onyxrt_get_pool: negative size " + std::to_string(bytes));
@@ -252,7 +286,7 @@ ONYX_API void *onyxrt_get_pool(void *ctx, int64_t domainId, int64_t bytes) {
                                                kPoolAlignment * kPoolAlignment);
     // The pool grows by replacing its block: the new one is counted in
     // full while the old one is still held.
-    if (!c->withinLimit(capacity, "growing pool " + std::to_string(domainId)))
+    if (!c->withinLimit(capacity, label ? *label : poolLabel(c, domainId)))
       return nullptr;
     std::string why = "out of memory";
     void *data = c->device ? c->device->allocate(capacity, why)
@@ -274,6 +308,27 @@ ONYX_API void *onyxrt_get_pool(void *ctx, int64_t domainId, int64_t bytes) {
   } catch (...) {
     c->fail(std::string());
     return nullptr;
+  }
+}
+
+} // namespace
+
+ONYX_API void *onyxrt_get_pool(void *ctx, int64_t domainId, int64_t bytes) {
+  CallContext *c = asContext(ctx);
+  if (!c)
+    return nullptr;
+  return getPool(c, domainId, bytes, nullptr);
+}
+
+ONYX_API void onyxrt_pool_names(void *ctx, int64_t domainId, int64_t count,
+                                const char *names) {
+  CallContext *c = asContext(ctx);
+  if (!c || count < 0 || (count > 0 && !names))
+    return;
+  try {
+    c->poolNames[domainId] = {count, names};
+  } catch (...) {
+    c->fail(std::string());
   }
 }
 
@@ -329,7 +384,21 @@ ONYX_API void *onyxrt_place_temps(void *ctx, int64_t domainId, int64_t count,
           {table[4 * i], table[4 * i + 1], uint64_t(bytes[i])});
     }
     offsets[n] = cached.totalBytes;
-    return onyxrt_get_pool(ctx, domainId, cached.totalBytes);
+    // A limit error names the node of the largest temporary.
+    std::vector<std::string> names = tempNames(c, domainId);
+    size_t largest = 0;
+    for (size_t i = 1; i < n; ++i)
+      if (bytes[i] > bytes[largest])
+        largest = i;
+    if (names.size() != n || n == 0 || names[largest].empty())
+      return getPool(c, domainId, cached.totalBytes, nullptr);
+    std::string label = "node '" + names[largest] + "': growing pool " +
+                        std::to_string(domainId) + " for its temporary of " +
+                        std::to_string(bytes[largest]) + " bytes";
+    if (n > 1)
+      label +=
+          " and " + std::to_string(n - 1) + (n == 2 ? " other" : " others");
+    return getPool(c, domainId, cached.totalBytes, &label);
   } catch (...) {
     c->fail(std::string());
     return nullptr;

@@ -176,6 +176,9 @@ struct CallContext {
     uint64_t bytes;
   };
   std::vector<PlannedTemp> planned;
+  /// Node names of each pool's temporaries (onyxrt_pool_names): count and
+  /// the artifact's constant of NUL-terminated names, for error messages.
+  std::map<int64_t, std::pair<int64_t, const char *>> poolNames;
   bool failed = false;
   std::string error;
   /// Device sessions: the device copies of the inputs and the device

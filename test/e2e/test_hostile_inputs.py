@@ -298,6 +298,32 @@ class HostileInputs(ModelTestCase):
         # The default limit (the machine's memory) stops 4e18 bytes.
         self.execute(so, self.range_inputs(1e18), expect_error="would exceed the session's memory limit")
 
+    def test_temporary_beyond_the_memory_limit_names_the_node(self):
+        # Range(0, 3e9, 1) feeding a Mul and a ReduceSum: the 12 GB range is
+        # a temporary in a pool laid out at run time; the error names the
+        # node that makes it and its bytes (the pool's planner records each
+        # temporary's node, onyxrt_pool_names).
+        m = model([helper.make_node("Range", ["a", "b", "c"], ["r"], name="range_node"),
+                   helper.make_node("Mul", ["r", "r"], ["sq"], name="square"),
+                   helper.make_node("ReduceSum", ["sq"], ["y"], name="total", keepdims=0)],
+                  [vi(n, TensorProto.FLOAT, []) for n in "abc"],
+                  [vi("y", TensorProto.FLOAT, [])], "range_temp_limit")
+        so = self.compile(m, "range_temp_limit")
+        saved = os.environ.get("ONYX_MAX_ALLOC_BYTES")
+        os.environ["ONYX_MAX_ALLOC_BYTES"] = "1G"
+        try:
+            self.execute(so, self.range_inputs(3e9), expect_error=(
+                "node 'range_node': growing pool 0 for its temporary of "
+                "12000000000 bytes"))
+            (y,) = self.execute(so, self.range_inputs(1000))
+            want = np.float32(np.sum(np.arange(1000, dtype=np.float64) ** 2))
+            np.testing.assert_allclose(y, want, rtol=1e-5)
+        finally:
+            if saved is None:
+                os.environ.pop("ONYX_MAX_ALLOC_BYTES", None)
+            else:
+                os.environ["ONYX_MAX_ALLOC_BYTES"] = saved
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -48,6 +48,48 @@ Value callRuntime(ConversionPatternRewriter &rewriter, Operation *op,
   return resultType ? call.getResult() : Value();
 }
 
+/// Before a pool call: hands the runtime the node names of the pool's
+/// temporaries (the op's `onyx.temp_names`, from onyx-pool-allocations) as
+/// one constant of NUL-terminated names, so that a memory-limit error names
+/// the node. Nothing when the op carries no names.
+void passTempNames(ConversionPatternRewriter &rewriter, Operation *op,
+                   Value context, int64_t domainId) {
+  auto names = op->getAttrOfType<ArrayAttr>("onyx.temp_names");
+  if (!names || names.empty())
+    return;
+  std::string text;
+  for (Attribute name : names) {
+    if (auto str = dyn_cast<StringAttr>(name))
+      text += str.getValue().str();
+    text.push_back('\0');
+  }
+  auto module = op->getParentOfType<ModuleOp>();
+  std::string global;
+  for (int i = 0;; ++i) {
+    global = "__onyx_temp_names_" + std::to_string(i);
+    if (!module.lookupSymbol(global))
+      break;
+  }
+  Location loc = op->getLoc();
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(module.getBody());
+    LLVM::GlobalOp::create(
+        rewriter, loc,
+        LLVM::LLVMArrayType::get(rewriter.getI8Type(), text.size()),
+        /*isConstant=*/true, LLVM::Linkage::Private, global,
+        rewriter.getStringAttr(text));
+  }
+  auto ptr = LLVM::LLVMPointerType::get(op->getContext());
+  auto i64 = rewriter.getI64Type();
+  Value namesPtr = LLVM::AddressOfOp::create(rewriter, loc, ptr, global);
+  callRuntime(
+      rewriter, op, ONYXRT_FN_POOL_NAMES, Type(),
+      {context, LLVM::ConstantOp::create(rewriter, loc, i64, domainId),
+       LLVM::ConstantOp::create(rewriter, loc, i64, int64_t(names.size())),
+       namesPtr});
+}
+
 /// A pattern whose result is a buffer the runtime handed out: a descriptor
 /// of identity-layout `type` over `data`.
 template <typename Op>
@@ -148,6 +190,7 @@ struct GetPoolLowering : public BufferResultPattern<GetPoolOp> {
     Location loc = op.getLoc();
     auto i64 = rewriter.getI64Type();
     auto ptr = LLVM::LLVMPointerType::get(op->getContext());
+    passTempNames(rewriter, op, adaptor.getContext(), op.getDomainId());
     Value domain =
         LLVM::ConstantOp::create(rewriter, loc, i64, op.getDomainId());
     Value data = callRuntime(rewriter, op, ONYXRT_FN_GET_POOL, ptr,
@@ -241,6 +284,7 @@ struct PlaceTempsLowering : public BufferResultPattern<PlaceTempsOp> {
       LLVM::StoreOp::create(rewriter, loc, size, slot);
     }
     Value offsets = LLVM::AllocaOp::create(rewriter, loc, ptr, i64, c(n + 1));
+    passTempNames(rewriter, op, adaptor.getContext(), op.getDomainId());
     Value data =
         callRuntime(rewriter, op, ONYXRT_FN_PLACE_TEMPS, ptr,
                     {adaptor.getContext(), c(op.getDomainId()), c(n), bytes,

@@ -40,6 +40,7 @@
 #define ONYXRT_FN_GET_POOL "onyxrt_get_pool"
 #define ONYXRT_FN_PLACE_TEMPS "onyxrt_place_temps"
 #define ONYXRT_FN_RECORD_TEMP "onyxrt_record_temp"
+#define ONYXRT_FN_POOL_NAMES "onyxrt_pool_names"
 #define ONYXRT_FN_GET_WEIGHT "onyxrt_get_weight"
 /* Errors and host synchronization. */
 #define ONYXRT_FN_FAIL "onyxrt_fail"

@@ -42,6 +42,13 @@ ONYX_API void *onyxrt_get_pool(void *ctx, int64_t domainId, int64_t bytes);
  * to offsets[0..count) and the pool size to offsets[count]; returns the pool
  * grown to that size (NULL on failure, message recorded). Records every
  * temporary for the memory statistics, like onyxrt_record_temp. */
+/* Names the `count` temporaries of pool `domainId` (the nodes that make
+ * them, in the order onyxrt_place_temps lists them; "" for none): `names`
+ * holds `count` NUL-terminated strings back to back, a constant of the
+ * artifact. Called before the pool's onyxrt_get_pool/onyxrt_place_temps so
+ * that a memory-limit error names the node; optional. */
+ONYX_API void onyxrt_pool_names(void *ctx, int64_t domainId, int64_t count,
+                                const char *names);
 ONYX_API void *onyxrt_place_temps(void *ctx, int64_t domainId, int64_t count,
                                   const int64_t *bytes, const int64_t *table,
                                   int64_t staticRegionBytes, int64_t *offsets);

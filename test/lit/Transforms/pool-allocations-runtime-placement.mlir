@@ -75,3 +75,33 @@ func.func @onyx_main(%ctx: !onyx.context) -> i32 {
   %zero = arith.constant 0 : i32
   return %zero : i32
 }
+
+// -----
+// Temporaries made by named nodes: the pool op lists each temporary's node
+// name (`onyx.temp_names`, "" for an unnamed one), and the LLVM lowering
+// hands them to the runtime (onyxrt_pool_names) before placing the pool, so
+// that a memory-limit error names the node (docs/runtime.md, "Memory limit").
+
+// CHECK-LABEL: func.func @onyx_main(
+// CHECK:         onyx.place_temps
+// CHECK-SAME:      onyx.temp_names = ["range_node", "", "square"]
+// IREE:         onyx.get_pool {{.*}}onyx.temp_names = ["range_node", "", "square"]
+// LLVM:         llvm.mlir.global private constant @__onyx_temp_names_0("range_node\00\00square\00")
+// LLVM:         llvm.func @onyx_main(
+// LLVM:         %[[NAMES:.*]] = llvm.mlir.addressof @__onyx_temp_names_0
+// LLVM:         llvm.call @onyxrt_pool_names(%{{.*}}, %{{.*}}, %{{.*}}, %[[NAMES]]) : (!llvm.ptr, i64, i64, !llvm.ptr) -> ()
+// LLVM:         llvm.call @onyxrt_place_temps
+func.func @onyx_main(%ctx: !onyx.context) -> i32 {
+  %xa = onyx.get_input %ctx[0] : memref<?xf32>
+  %c0 = arith.constant 0 : index
+  %m = memref.dim %xa, %c0 : memref<?xf32>
+  %a = onyx.alloc_temp %ctx(%m) : memref<?xf32> loc("range_node")
+  linalg.mul ins(%xa, %xa : memref<?xf32>, memref<?xf32>) outs(%a : memref<?xf32>)
+  %s = onyx.alloc_temp %ctx : memref<100xf32>
+  %b = onyx.alloc_temp %ctx(%m) : memref<?xf32> loc("square")
+  linalg.mul ins(%a, %a : memref<?xf32>, memref<?xf32>) outs(%b : memref<?xf32>)
+  %f = arith.constant 1.0 : f32
+  linalg.fill ins(%f : f32) outs(%s : memref<100xf32>)
+  %zero = arith.constant 0 : i32
+  return %zero : i32
+}
