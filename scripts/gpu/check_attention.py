@@ -370,7 +370,6 @@ def cmd_bench_run(args):
     import tempfile
     import statistics
     import time
-    import ctypes
     import torch
     sys.path.insert(0, args.harness)
     import gpu_bench as gb
@@ -451,18 +450,15 @@ def cmd_bench_run(args):
             for variant, suffix in variants:
                 so = os.path.join(args.art, "%s_%s%s.so" % (model, prec, suffix))
                 try:
-                    onyx = gb.Onyx(args.runtime, so)
-                    lst = onyx.rt.onyx_tensor_list_create()
-                    for x, a in zip(xs, inputs):
-                        shape = (ctypes.c_int64 * a.ndim)(*a.shape)
-                        onyx.rt.onyx_tensor_list_append(lst, onyx.rt.onyx_tensor_wrap_device(
-                            gb.NP_TO_ONNX[np.dtype(a.dtype)], a.ndim, shape, ctypes.c_void_p(x.data_ptr())))
+                    # Device-resident torch inputs, read in place through
+                    # DLPack; outputs left on the device while timing.
+                    onyx = gb.Onyx(so)
+                    feeds = dict(zip(onyx.names, xs))
                     torch.cuda.synchronize()
-                    r[variant + "_err"] = rel(onyx.call(lst)[0], ref)
-                    onyx.rt.onyx_state_set_device_outputs(onyx.state, 1)
-                    r[variant + "_ms"] = events_ms(lambda: onyx.call(lst, read=False), args.runs)
+                    r[variant + "_err"] = rel(onyx.call(feeds)[0], ref)
+                    r[variant + "_ms"] = events_ms(
+                        lambda: onyx.call(feeds, read=False, device_outputs=True), args.runs)
                     r[variant + "_mib"] = (onyx.activation_bytes() or 0) / 2**20
-                    onyx.rt.onyx_tensor_list_destroy(lst)
                     onyx.close()
                     if args.profile:
                         prof = os.path.join(tempfile.gettempdir(), "prof_%s_%s_%s.tsv" % (cid, prec, variant))
@@ -524,7 +520,7 @@ def main():
     r.add_argument("art")
     r.add_argument("--runtime", required=True)
     r.add_argument("--harness", default=os.path.join(REPO, "bench"),
-                   help="the folder of the gpu_bench.py to take Onyx's ctypes wrapper from")
+                   help="the folder of the gpu_bench.py to take Onyx's session wrapper from")
     r.add_argument("--models", default=",".join(MODELS))
     sc = sub.add_parser("synth-compile")
     sc.add_argument("out")
@@ -532,7 +528,7 @@ def main():
     sr.add_argument("art")
     sr.add_argument("--runtime", required=True)
     sr.add_argument("--harness", default=os.path.join(REPO, "bench"),
-                    help="the folder of the gpu_bench.py to take Onyx's ctypes wrapper from")
+                    help="the folder of the gpu_bench.py to take Onyx's session wrapper from")
     bc = sub.add_parser("bench-compile")
     bc.add_argument("out")
     bc.add_argument("--graphs", required=True, help="bench/gpu_bench.py export's fp32 graphs")
