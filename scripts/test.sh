@@ -154,8 +154,9 @@ step fuzz-cli "$PY" test/fuzz/mutate_models.py --count 300 --seed 1 -j "$JOBS" \
   --expect-clean --results "$BUILD_DIR/fuzz_results.json"
 # The importer's libFuzzer target (clang, ASan + UBSan, a build directory of
 # its own; docs/testing.md "Fuzzing the importer"): every seed-corpus model
-# and committed crasher once under the sanitizers.
-step fuzz-importer bash scripts/fuzz-importer.sh --corpus-only \
+# and committed crasher once under the sanitizers, then 20,000 mutations
+# (fixed seed: the same run every time).
+step fuzz-importer bash scripts/fuzz-importer.sh --runs 20000 --seed 1 \
   --build-dir "$BUILD_DIR-fuzz"
 # The concurrency gtests under ThreadSanitizer (docs/runtime.md, "Threads").
 step tsan-runtime bash scripts/tsan-runtime.sh
