@@ -240,6 +240,65 @@ TEST(CpuConv, DepthwisePaddedClip) {
   check(oneD);
 }
 
+void checkMaxPool(int64_t planes, std::vector<int64_t> in,
+                  std::vector<int64_t> k, std::vector<int64_t> st,
+                  std::vector<int64_t> dl, bool init) {
+  int64_t rank = int64_t(in.size());
+  std::vector<int64_t> out(rank);
+  int64_t inSize = 1, outSize = 1, taps = 1;
+  for (int64_t i = 0; i < rank; ++i) {
+    out[i] = (in[i] - (k[i] - 1) * dl[i] - 1) / st[i] + 1;
+    inSize *= in[i];
+    outSize *= out[i];
+    taps *= k[i];
+  }
+  std::mt19937 gen(7);
+  auto x = randomVector(size_t(planes * inSize), gen);
+  auto y = randomVector(size_t(planes * outSize), gen);
+  x[3] = std::nanf(""); // propagates to the windows holding it
+  std::vector<float> ref(y.size());
+  for (int64_t p = 0; p < planes; ++p)
+    for (int64_t o = 0; o < outSize; ++o) {
+      std::vector<int64_t> oi(rank);
+      for (int64_t i = rank - 1, r = o; i >= 0; --i) {
+        oi[i] = r % out[i];
+        r /= out[i];
+      }
+      float m = init ? -INFINITY : y[p * outSize + o];
+      for (int64_t t = 0; t < taps; ++t) {
+        int64_t xi = 0;
+        for (int64_t i = 0, r = t, div = taps; i < rank; ++i) {
+          div /= k[i];
+          int64_t ti = r / div;
+          r %= div;
+          xi = xi * in[i] + oi[i] * st[i] + ti * dl[i];
+        }
+        float v = x[p * inSize + xi];
+        m = std::isnan(m) || std::isnan(v) ? NAN : std::max(m, v);
+      }
+      ref[p * outSize + o] = m;
+    }
+  std::vector<int64_t> dims = {planes};
+  for (auto *v : {&in, &k, &out, &st, &dl})
+    dims.insert(dims.end(), v->begin(), v->end());
+  onyxrt_cpu_maxpool_f32(init ? ONYXRT_POOL_INIT : 0, rank, dims.data(),
+                         floatBits(-INFINITY), x.data(), y.data());
+  for (size_t i = 0; i < y.size(); ++i) {
+    if (std::isnan(ref[i]))
+      ASSERT_TRUE(std::isnan(y[i])) << "element " << i;
+    else
+      ASSERT_EQ(y[i], ref[i]) << "element " << i;
+  }
+}
+
+TEST(CpuConv, MaxPool) {
+  checkMaxPool(3, {11, 13}, {3, 3}, {2, 2}, {1, 1}, true);
+  checkMaxPool(2, {9, 10}, {2, 3}, {1, 1}, {2, 1}, true);
+  checkMaxPool(2, {8, 8}, {3, 3}, {3, 3}, {1, 1}, false);
+  checkMaxPool(2, {17}, {3}, {2}, {1}, true);
+  checkMaxPool(1, {5, 6, 7}, {2, 2, 2}, {1, 2, 1}, {1, 1, 2}, true);
+}
+
 TEST(CpuConv, Threads) {
   int32_t before = onyxrt_cpu_get_threads();
   EXPECT_GE(before, 1);

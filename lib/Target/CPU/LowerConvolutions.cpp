@@ -19,7 +19,15 @@
 // padding of the input (a generic that selects between a load of the
 // input and 0) folds into the call too: the call gets the unpadded input
 // and the begin pads (onyx_cpu_conv.h), when the padded copy has no other
-// reader and the convolution's output provably does not overlap the input.
+// reader (the runtime reads a copy of an input that overlaps the output).
+//
+// Max pooling, the MaxPool lowering's window generic
+//
+//   Y[n, c, o...] = maximumf(Y[n, c, o...], X[n, c, o * s + t * d])
+//
+// (with a window operand giving the kernel extents) over the padded input,
+// becomes onyxrt_cpu_maxpool_f32 (an output row at a time, vectorized over
+// columns), the fill of Y right before it the call's initial value.
 //
 //===----------------------------------------------------------------------===//
 
@@ -669,6 +677,107 @@ bool absorbZeroFill(Operation *op, Value out) {
   return false;
 }
 
+/// The MaxPool lowering's window generic: ins(X, window) outs(Y), loops
+/// (n, c, out..., taps...), X[n, c, o * s + t * d], window[t...],
+/// Y[n, c, o...], `yield maximumf(out, x)`; dense f32 X and Y, a static
+/// window of rank 1-3.
+struct PoolMatch {
+  Value x, y;
+  int64_t rank = 0;
+  SmallVector<int64_t> kernel, strides, dilations;
+};
+
+std::optional<PoolMatch> matchMaxPool(linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1)
+    return std::nullopt;
+  Value x = op.getDpsInputs()[0], window = op.getDpsInputs()[1],
+        y = op.getDpsInits()[0];
+  auto windowType = dyn_cast<MemRefType>(window.getType());
+  if (!isDenseF32(x) || !isDenseF32(y) || !windowType ||
+      !windowType.hasStaticShape())
+    return std::nullopt;
+  int64_t rank = windowType.getRank();
+  auto yType = cast<MemRefType>(y.getType());
+  if (rank < 1 || rank > 3 || yType.getRank() != rank + 2 ||
+      cast<MemRefType>(x.getType()).getRank() != rank + 2 ||
+      op.getNumLoops() != unsigned(2 + 2 * rank))
+    return std::nullopt;
+  Block &body = op.getRegion().front();
+  if (body.getOperations().size() != 2)
+    return std::nullopt;
+  auto max = dyn_cast<arith::MaximumFOp>(&body.front());
+  if (!max || max.getLhs() != body.getArgument(2) ||
+      max.getRhs() != body.getArgument(0) ||
+      cast<linalg::YieldOp>(body.getTerminator()).getOperand(0) !=
+          max.getResult())
+    return std::nullopt;
+  auto iterators = op.getIteratorTypesArray();
+  for (int64_t i = 0; i < 2 + 2 * rank; ++i)
+    if (i < 2 + rank ? !linalg::isParallelIterator(iterators[i])
+                     : !linalg::isReductionIterator(iterators[i]))
+      return std::nullopt;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  auto isDim = [](AffineExpr e, int64_t d) {
+    auto dim = dyn_cast<AffineDimExpr>(e);
+    return dim && int64_t(dim.getPosition()) == d;
+  };
+  for (int64_t i = 0; i < 2 + rank; ++i)
+    if (!isDim(maps[2].getResult(i), i))
+      return std::nullopt;
+  for (int64_t i = 0; i < rank; ++i)
+    if (!isDim(maps[1].getResult(i), 2 + rank + i))
+      return std::nullopt;
+  if (maps[0].getNumResults() != unsigned(2 + rank) ||
+      !isDim(maps[0].getResult(0), 0) || !isDim(maps[0].getResult(1), 1))
+    return std::nullopt;
+  PoolMatch match;
+  match.x = x;
+  match.y = y;
+  match.rank = rank;
+  for (int64_t i = 0; i < rank; ++i) {
+    llvm::DenseMap<unsigned, int64_t> coefficients;
+    if (!linearCoefficients(maps[0].getResult(2 + i), coefficients))
+      return std::nullopt;
+    int64_t stride = coefficients.lookup(2 + i);
+    int64_t dilation = coefficients.lookup(2 + rank + i);
+    coefficients.erase(2 + i);
+    coefficients.erase(2 + rank + i);
+    for (auto &entry : coefficients)
+      if (entry.second != 0)
+        return std::nullopt;
+    if (stride <= 0 || dilation < 0 ||
+        (dilation == 0 && windowType.getDimSize(i) != 1))
+      return std::nullopt;
+    match.kernel.push_back(windowType.getDimSize(i));
+    match.strides.push_back(stride);
+    match.dilations.push_back(std::max<int64_t>(dilation, 1));
+  }
+  return match;
+}
+
+/// A linalg.fill of exactly `out` with an f32 constant right before `op`
+/// (nothing in between writes tensor data): erased, its value returned.
+std::optional<float> absorbFill(Operation *op, Value out) {
+  Value root = reshapeRoot(out);
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    if (auto fill = dyn_cast<linalg::FillOp>(prev)) {
+      auto cst = fill.getInputs()[0].getDefiningOp<arith::ConstantOp>();
+      auto value = cst ? dyn_cast<FloatAttr>(cst.getValue()) : FloatAttr();
+      if (!fill.hasPureBufferSemantics() ||
+          reshapeRoot(fill.getDpsInits()[0]) != root || !value ||
+          !value.getType().isF32())
+        return std::nullopt;
+      float v = value.getValue().convertToFloat();
+      fill.erase();
+      return v;
+    }
+    if (!isNeutral(prev))
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 struct CPULowerConvolutionsPass
     : public onyx::impl::CPULowerConvolutionsBase<CPULowerConvolutionsPass> {
   void runOnOperation() override {
@@ -680,6 +789,79 @@ struct CPULowerConvolutionsPass
     });
     for (auto &[op, match] : convs)
       lower(module, op, match);
+    SmallVector<std::pair<linalg::GenericOp, PoolMatch>> pools;
+    module.walk([&](linalg::GenericOp op) {
+      if (auto match = matchMaxPool(op))
+        pools.push_back({op, *match});
+    });
+    for (auto &[op, match] : pools)
+      lowerMaxPool(module, op, match);
+  }
+
+  void lowerMaxPool(ModuleOp module, linalg::GenericOp op,
+                    const PoolMatch &match) {
+    std::optional<float> init = absorbFill(op, match.y);
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    auto i64 = [&](int64_t v) -> Value {
+      return arith::ConstantIntOp::create(b, loc, v, 64);
+    };
+    auto dim = [&](Value buffer, int64_t d) -> Value {
+      auto type = cast<MemRefType>(buffer.getType());
+      if (!type.isDynamicDim(d))
+        return i64(type.getDimSize(d));
+      return arith::IndexCastOp::create(
+          b, loc, b.getI64Type(), memref::DimOp::create(b, loc, buffer, d));
+    };
+    auto ptr = LLVM::LLVMPointerType::get(b.getContext());
+    auto pointer = [&](Value buffer) -> Value {
+      Value base =
+          memref::ExtractAlignedPointerAsIndexOp::create(b, loc, buffer);
+      Value address = arith::IndexCastOp::create(b, loc, b.getI64Type(), base);
+      return LLVM::IntToPtrOp::create(b, loc, ptr, address);
+    };
+    int64_t r = match.rank;
+    SmallVector<Value> dims = {
+        arith::MulIOp::create(b, loc, dim(match.y, 0), dim(match.y, 1))};
+    for (int64_t i = 0; i < r; ++i)
+      dims.push_back(dim(match.x, 2 + i));
+    for (int64_t i = 0; i < r; ++i)
+      dims.push_back(i64(match.kernel[i]));
+    for (int64_t i = 0; i < r; ++i)
+      dims.push_back(dim(match.y, 2 + i));
+    for (int64_t i = 0; i < r; ++i)
+      dims.push_back(i64(match.strides[i]));
+    for (int64_t i = 0; i < r; ++i)
+      dims.push_back(i64(match.dilations[i]));
+    Value array = LLVM::AllocaOp::create(b, loc, ptr, b.getI64Type(),
+                                         i64(int64_t(dims.size())), 8);
+    for (auto [i, value] : llvm::enumerate(dims)) {
+      Value address = LLVM::GEPOp::create(b, loc, ptr, b.getI64Type(), array,
+                                          ArrayRef<LLVM::GEPArg>{int32_t(i)});
+      LLVM::StoreOp::create(b, loc, value, address);
+    }
+    StringRef name = ONYXRT_FN_CPU_MAXPOOL_F32;
+    auto fn = module.lookupSymbol<func::FuncOp>(name);
+    if (!fn) {
+      OpBuilder top(module.getContext());
+      top.setInsertionPointToEnd(module.getBody());
+      fn = func::FuncOp::create(
+          top, module.getLoc(), name,
+          top.getFunctionType({top.getI32Type(), top.getI64Type(), ptr,
+                               top.getI64Type(), ptr, ptr},
+                              {}));
+      fn.setPrivate();
+    }
+    int64_t initBits =
+        init ? int64_t(llvm::bit_cast<uint32_t>(*init)) : int64_t(0);
+    Value flags =
+        arith::ConstantIntOp::create(b, loc, init ? ONYXRT_POOL_INIT : 0, 32);
+    Value rank = i64(r);
+    Value initValue = i64(initBits);
+    Value x = pointer(match.x), y = pointer(match.y);
+    func::CallOp::create(b, loc, fn,
+                         ValueRange{flags, rank, array, initValue, x, y});
+    op->erase();
   }
 
   func::FuncOp declare(ModuleOp module) {

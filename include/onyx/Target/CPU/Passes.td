@@ -13,18 +13,23 @@ include "mlir/Pass/PassBase.td"
 
 def CPULowerConvolutions
     : Pass<"onyx-cpu-lower-convolutions", "mlir::ModuleOp"> {
-  let summary = "Convolutions on buffers become onyxrt_cpu_conv_f32 calls";
+  let summary = "Convolutions and max pooling on buffers become runtime calls";
   let description = [{
     The grouped convolution generic of the ONNX Conv lowering
     (`Y[n, g, m, o...] += X[n, g, c, o * s + t * d] * W[g, m, c, t...]` on
-    dense f32 buffers with identity layouts, 1-3 spatial dims, the input
-    already padded) becomes a call of the runtime's `onyxrt_cpu_conv_f32`
-    (im2col + OpenBLAS sgemm, direct loops for depthwise convolutions), the
-    dims in a stack array laid out as for onyxrt_cuda_conv. The Conv
-    lowering's bias broadcast before it, a Relu after it, and ResNet's block
-    tail `relu(conv + bias + residual)` are folded into the call when
-    nothing else reads the intermediate buffers; a zero fill of the output
-    right before is absorbed. Other ops are left as they are.
+    dense f32 buffers with identity layouts, 1-3 spatial dims) becomes a
+    call of the runtime's `onyxrt_cpu_conv_f32` (im2col + OpenBLAS sgemm,
+    direct loops for depthwise convolutions), the dims in a stack array
+    laid out as for onyxrt_cuda_conv. The Conv lowering's zero padding of
+    the input (when nothing else reads the padded copy: the call reads the
+    unpadded input with its begin pads), its bias broadcast, a Relu or Clip
+    after it, a residual Add and ResNet's block tail
+    `relu(conv + bias + residual)` are folded into the call when nothing
+    else reads the intermediate buffers; a zero fill of the output right
+    before is absorbed. The MaxPool lowering's window generic
+    (`Y[n, c, o...] = maximumf(Y, X[n, c, o * s + t * d])`) becomes a call
+    of `onyxrt_cpu_maxpool_f32`, the fill of Y before it the initial value.
+    Other ops are left as they are.
   }];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::func::FuncDialect",

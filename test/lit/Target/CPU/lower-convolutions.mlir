@@ -361,3 +361,40 @@ func.func @padded_dynamic(%n: index, %h: index, %wb: index, %w: memref<4x1x3x3xf
   "test.use"(%out) : (memref<?x4x?x?xf32>) -> ()
   return
 }
+
+// -----
+
+#x = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 2 + d4, d3 * 2 + d5)>
+#win = affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>
+#y = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>
+
+// The MaxPool lowering's window generic after a fill with -inf: one
+// onyxrt_cpu_maxpool_f32 call with POOL_INIT (1) and the fill's float bits
+// (0xFF800000); dims P = N * C, in, kernel, out, strides, dilations. A
+// window sum (AveragePool) stays a generic.
+// CHECK-LABEL: func.func @max_pool
+// CHECK-NOT:     linalg.fill
+// CHECK:         %[[DIMS:.*]] = llvm.alloca %{{.*}} x i64
+// CHECK-COUNT-11: llvm.store
+// CHECK:         call @onyxrt_cpu_maxpool_f32(%c1_i32, %c2_i64{{.*}}, %[[DIMS]], %c4286578688_i64,
+// CHECK:         linalg.fill
+// CHECK:         linalg.generic
+// CHECK:         arith.addf
+// CHECK:       func.func private @onyxrt_cpu_maxpool_f32(i32, i64, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr)
+func.func @max_pool(%in: memref<?x8x11x11xf32>, %win: memref<3x3xf32>, %out: memref<?x8x5x5xf32>, %sum: memref<?x8x5x5xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%ninf : f32) outs(%out : memref<?x8x5x5xf32>)
+  linalg.generic {indexing_maps = [#x, #win, #y], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%in, %win : memref<?x8x11x11xf32>, memref<3x3xf32>) outs(%out : memref<?x8x5x5xf32>) {
+  ^bb0(%a: f32, %w: f32, %o: f32):
+    %m = arith.maximumf %o, %a : f32
+    linalg.yield %m : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%sum : memref<?x8x5x5xf32>)
+  linalg.generic {indexing_maps = [#x, #win, #y], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%in, %win : memref<?x8x11x11xf32>, memref<3x3xf32>) outs(%sum : memref<?x8x5x5xf32>) {
+  ^bb0(%a: f32, %w: f32, %o: f32):
+    %m = arith.addf %o, %a : f32
+    linalg.yield %m : f32
+  }
+  return
+}
