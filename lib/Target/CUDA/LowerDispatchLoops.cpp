@@ -23,7 +23,7 @@
 // one thread: each thread of the launch (one block) folds every 256th point
 // into registers from the combiner's identity and combines its partial
 // result into the output with `memref.atomic_rmw`. Integer folds are exact
-// in any order.
+// in any order. Only i32 and i64 outputs (atomicrmw takes no i1).
 //
 //===----------------------------------------------------------------------===//
 
@@ -167,7 +167,10 @@ bool buildAtomicReduction(OpBuilder &kb, linalg::GenericOp generic,
   for (OpOperand &init : generic.getDpsInitsMutable()) {
     unsigned j = init.getOperandNumber() - generic.getNumDpsInputs();
     auto type = dyn_cast<MemRefType>(init.get().getType());
-    if (!type || !type.getElementType().isSignlessInteger())
+    // 32- and 64-bit integers only: LLVM's atomicrmw takes no i1 (the
+    // bool folds of NLLLoss/SCE's checks) and the GPU's atomics are 32/64.
+    if (!type || !(type.getElementType().isSignlessInteger(32) ||
+                   type.getElementType().isSignlessInteger(64)))
       return false;
     for (AffineExpr expr : generic.getMatchingIndexingMap(&init).getResults())
       if (!isa<AffineConstantExpr>(expr))

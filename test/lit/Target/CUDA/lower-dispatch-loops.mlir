@@ -194,3 +194,31 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A bool fold (andi over i1: NLLLoss/SoftmaxCrossEntropyLoss's checks) stays
+// serial too: LLVM's atomicrmw takes no i1.
+
+// CHECK-LABEL: module attributes {gpu.container_module}
+// CHECK:       gpu.func @onyx_main_dispatch_0
+// CHECK-NOT:     memref.atomic_rmw
+// CHECK:         arith.andi
+// CHECK-NOT:     memref.atomic_rmw
+// CHECK:         gpu.return
+
+module attributes {gpu.container_module} {
+  gpu.module @onyx_main_dispatch_0 [#nvvm.target<O = 3, chip = "sm_90">] {
+    gpu.func @onyx_main_dispatch_0(%arg0: memref<i1>, %arg1: memref<i1>, %arg2: i64) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+      %0 = arith.index_cast %arg2 : i64 to index
+      %x = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%0], strides: [1] : memref<i1> to memref<?xi1>
+      %all = memref.reinterpret_cast %arg1 to offset: [0], sizes: [], strides: [] : memref<i1> to memref<i1>
+      linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%x : memref<?xi1>) outs(%all : memref<i1>) {
+      ^bb0(%in: i1, %out: i1):
+        %2 = arith.andi %out, %in : i1
+        linalg.yield %2 : i1
+      }
+      gpu.return
+    }
+  }
+}
