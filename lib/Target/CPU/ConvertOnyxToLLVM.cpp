@@ -48,6 +48,31 @@ Value callRuntime(ConversionPatternRewriter &rewriter, Operation *op,
   return resultType ? call.getResult() : Value();
 }
 
+/// A pointer to a new private constant global `prefixN` (the first N free)
+/// holding `bytes` (which carry their own NUL terminators).
+Value stringGlobal(ConversionPatternRewriter &rewriter, Operation *op,
+                   StringRef prefix, const std::string &bytes) {
+  auto module = op->getParentOfType<ModuleOp>();
+  std::string global;
+  for (int i = 0;; ++i) {
+    global = (prefix + Twine(i)).str();
+    if (!module.lookupSymbol(global))
+      break;
+  }
+  Location loc = op->getLoc();
+  {
+    OpBuilder::InsertionGuard guard(rewriter);
+    rewriter.setInsertionPointToStart(module.getBody());
+    LLVM::GlobalOp::create(
+        rewriter, loc,
+        LLVM::LLVMArrayType::get(rewriter.getI8Type(), bytes.size()),
+        /*isConstant=*/true, LLVM::Linkage::Private, global,
+        rewriter.getStringAttr(bytes));
+  }
+  return LLVM::AddressOfOp::create(
+      rewriter, loc, LLVM::LLVMPointerType::get(op->getContext()), global);
+}
+
 /// Before a pool call: hands the runtime the node names of the pool's
 /// temporaries (the op's `onyx.temp_names`, from onyx-pool-allocations) as
 /// one constant of NUL-terminated names, so that a memory-limit error names
@@ -63,26 +88,9 @@ void passTempNames(ConversionPatternRewriter &rewriter, Operation *op,
       text += str.getValue().str();
     text.push_back('\0');
   }
-  auto module = op->getParentOfType<ModuleOp>();
-  std::string global;
-  for (int i = 0;; ++i) {
-    global = "__onyx_temp_names_" + std::to_string(i);
-    if (!module.lookupSymbol(global))
-      break;
-  }
   Location loc = op->getLoc();
-  {
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPointToStart(module.getBody());
-    LLVM::GlobalOp::create(
-        rewriter, loc,
-        LLVM::LLVMArrayType::get(rewriter.getI8Type(), text.size()),
-        /*isConstant=*/true, LLVM::Linkage::Private, global,
-        rewriter.getStringAttr(text));
-  }
-  auto ptr = LLVM::LLVMPointerType::get(op->getContext());
   auto i64 = rewriter.getI64Type();
-  Value namesPtr = LLVM::AddressOfOp::create(rewriter, loc, ptr, global);
+  Value namesPtr = stringGlobal(rewriter, op, "__onyx_temp_names_", text);
   callRuntime(
       rewriter, op, ONYXRT_FN_POOL_NAMES, Type(),
       {context, LLVM::ConstantOp::create(rewriter, loc, i64, domainId),
@@ -324,28 +332,9 @@ Value entryContext(Operation *op) {
 /// A pointer to a private string global holding the op's node name (the
 /// runtime prefixes its messages with "node 'NAME': ").
 Value nodeLabel(ConversionPatternRewriter &rewriter, Operation *op) {
-  Location loc = op->getLoc();
-  std::string name = nodeNameOf(loc);
-  auto module = op->getParentOfType<ModuleOp>();
-  std::string global;
-  for (int i = 0;; ++i) {
-    global = "onyx_seq_label_" + std::to_string(i);
-    if (!module.lookupSymbol(global))
-      break;
-  }
-  std::string text = name;
+  std::string text = nodeNameOf(op->getLoc());
   text.push_back('\0');
-  {
-    OpBuilder::InsertionGuard guard(rewriter);
-    rewriter.setInsertionPointToStart(module.getBody());
-    LLVM::GlobalOp::create(
-        rewriter, loc,
-        LLVM::LLVMArrayType::get(rewriter.getI8Type(), text.size()),
-        /*isConstant=*/true, LLVM::Linkage::Private, global,
-        rewriter.getStringAttr(text));
-  }
-  return LLVM::AddressOfOp::create(
-      rewriter, loc, LLVM::LLVMPointerType::get(op->getContext()), global);
+  return stringGlobal(rewriter, op, "onyx_seq_label_", text);
 }
 
 /// Splits the block at the insertion point: when `ok` is false the entry
