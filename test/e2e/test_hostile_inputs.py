@@ -17,6 +17,7 @@ correct result or one clean `error:` line, never a signal or a leak.
 
 Run with /usr/bin/python3 (Debian's, with onnx and numpy).
 """
+import contextlib
 import os
 import sys
 import unittest
@@ -28,6 +29,21 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from onyx_e2e import ModelTestCase  # noqa: E402
 from onyx_e2e import checked_model, constant_node as const, value_info as vi  # noqa: E402
+
+
+@contextlib.contextmanager
+def memory_limit(value):
+    """ONYX_MAX_ALLOC_BYTES=value for the sessions created inside; the
+    previous value (or none) afterwards."""
+    saved = os.environ.get("ONYX_MAX_ALLOC_BYTES")
+    os.environ["ONYX_MAX_ALLOC_BYTES"] = value
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("ONYX_MAX_ALLOC_BYTES", None)
+        else:
+            os.environ["ONYX_MAX_ALLOC_BYTES"] = saved
 
 
 def model(nodes, inputs, outputs, name, opset=13):
@@ -279,9 +295,7 @@ class HostileInputs(ModelTestCase):
         # Range(0, 3e9, 1) from three scalars: 12 GB of output. With a 1 GiB
         # limit a clean error naming the output and the bytes; nothing is
         # allocated (it drove the process to the OOM killer).
-        saved = os.environ.get("ONYX_MAX_ALLOC_BYTES")
-        os.environ["ONYX_MAX_ALLOC_BYTES"] = "1G"
-        try:
+        with memory_limit("1G"):
             self.execute(so, self.range_inputs(3e9), expect_error=(
                 "output 0 'y': 12000000000 bytes would exceed the session's "
                 "memory limit of 1073741824 bytes"))
@@ -290,11 +304,6 @@ class HostileInputs(ModelTestCase):
             self.check(y, np.arange(1000, dtype=np.float32))
             os.environ["ONYX_MAX_ALLOC_BYTES"] = "lots"
             self.execute(so, self.range_inputs(10), expect_error="ONYX_MAX_ALLOC_BYTES='lots'")
-        finally:
-            if saved is None:
-                os.environ.pop("ONYX_MAX_ALLOC_BYTES", None)
-            else:
-                os.environ["ONYX_MAX_ALLOC_BYTES"] = saved
         # The default limit (the machine's memory) stops 4e18 bytes.
         self.execute(so, self.range_inputs(1e18), expect_error="would exceed the session's memory limit")
 
@@ -309,20 +318,13 @@ class HostileInputs(ModelTestCase):
                   [vi(n, TensorProto.FLOAT, []) for n in "abc"],
                   [vi("y", TensorProto.FLOAT, [])], "range_temp_limit")
         so = self.compile(m, "range_temp_limit")
-        saved = os.environ.get("ONYX_MAX_ALLOC_BYTES")
-        os.environ["ONYX_MAX_ALLOC_BYTES"] = "1G"
-        try:
+        with memory_limit("1G"):
             self.execute(so, self.range_inputs(3e9), expect_error=(
                 "node 'range_node': growing pool 0 for its temporary of "
                 "12000000000 bytes"))
             (y,) = self.execute(so, self.range_inputs(1000))
             want = np.float32(np.sum(np.arange(1000, dtype=np.float64) ** 2))
             np.testing.assert_allclose(y, want, rtol=1e-5)
-        finally:
-            if saved is None:
-                os.environ.pop("ONYX_MAX_ALLOC_BYTES", None)
-            else:
-                os.environ["ONYX_MAX_ALLOC_BYTES"] = saved
 
 
 if __name__ == "__main__":
