@@ -8,6 +8,9 @@ PACKAGES=(
   cmake ninja-build ccache g++
   # MLIR / LLVM 22 (lit, FileCheck, not come with llvm-22-tools)
   libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools clang-22
+  # the CPU target's threads: LLVM's OpenMP runtime (generated parallel loops
+  # and the runtime's kernels share its one thread pool)
+  libomp-22-dev
   # the importer's libFuzzer target (scripts/fuzz-importer.sh): clang's
   # fuzzer and sanitizer runtimes
   libclang-rt-22-dev
