@@ -118,7 +118,8 @@ class InferenceSession:
         copies, kernels and library calls there, after the caller's work,
         and waits for it before each run returns; it never destroys it.
         None: a stream of the session's own.
-    threads: threads of the CPU kernels (OpenBLAS's count), process-wide.
+    threads: the CPU target's thread count (its thread pool's size:
+        onyxrt_cpu_set_threads), process-wide.
     weights: the external weights file (or its directory) of an artifact
         compiled with --external-weights; for an .onnx, compile it that way
         and read the weights from there.

@@ -10,8 +10,9 @@ For every test of /usr/share/libonnx-testdata/data/node it runs
 records the outcome (ok, or the `error:` line) in OUT/manifest.json. The
 artifacts and the test data of the tests that compiled are packed into
 OUT/suite.tar.xz (they compress about tenfold), together with
-libonyx_runtime.so, so that one carried folder holds everything
-scripts/gpu/run_suite.py needs on the machine with the GPU. Run the same
+libonyx_runtime.so and libomp.so.5 (its thread pool), so that one carried
+folder holds everything scripts/gpu/run_suite.py needs on the machine with
+the GPU. Run the same
 runner here on --target cpu builds to get the CPU numbers on the same tests.
 
 Run with /usr/bin/python3 (Debian's, with onnx and numpy). See
@@ -57,6 +58,18 @@ def compile_one(compiler, model, out, target, symbolic, timeout):
         return "ok", "", seconds
     status, reason = node_suite.classify_failure(rc, err, timed_out, timeout)
     return status, reason, seconds
+
+
+def libomp_of(runtime):
+    """The libomp.so.5 that `runtime` loads (ldd), for the carried folder."""
+    out = subprocess.run(["ldd", runtime], capture_output=True, text=True,
+                         check=True).stdout
+    for line in out.splitlines():
+        parts = line.split()
+        if parts and parts[0] == "libomp.so.5" and len(parts) >= 3 \
+                and os.path.isfile(parts[2]):
+            return os.path.realpath(parts[2])
+    sys.exit("error: %s does not load libomp.so.5 (ldd):\n%s" % (runtime, out))
 
 
 def main():
@@ -123,6 +136,9 @@ def main():
             shutil.copy(t.model, ddir)
         manifest["tests"][t.name] = entry
     shutil.copy(args.runtime, os.path.join(stage, "libonyx_runtime.so"))
+    # LLVM's OpenMP runtime (the CPU kernels' thread pool): the GPU machine
+    # has none; the runtime finds the copy next to itself ($ORIGIN).
+    shutil.copy(libomp_of(args.runtime), os.path.join(stage, "libomp.so.5"))
     with open(os.path.join(stage, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
     with open(os.path.join(args.out, "manifest.json"), "w") as f:

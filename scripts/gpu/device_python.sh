@@ -15,12 +15,20 @@
 # With COMMAND `--env` it prints the exports instead (for a script that runs
 # several commands: eval "$(bash scripts/gpu/device_python.sh DIR --env)").
 #
-# CARRIED_DIR: libonyx_runtime.so (+ the libopenblas/libgfortran it needs
-# when the machine lacks them), and what COMMAND reads (the default check:
+# CARRIED_DIR: libonyx_runtime.so and libomp.so.5 (LLVM's OpenMP runtime,
+# the CPU kernels' thread pool, which the GPU machine lacks: copy
+# /usr/lib/llvm-22/lib/libomp.so.5 next to the runtime; scripts/gpu/
+# build_suite.py does), (+ the libopenblas/libgfortran it needs when the
+# machine lacks them), and what COMMAND reads (the default check:
 # mlp_cuda.so, mlp_cpu.so). Output under $OUT (or /tmp/onyx-out).
 set -eu
 CARRY=$(cd "${1:?usage: device_python.sh CARRIED_DIR [COMMAND ARGS...]}" && pwd)
 shift
+if [ ! -e "$CARRY/libomp.so.5" ] && ! ldconfig -p 2>/dev/null | grep -q 'libomp\.so\.5 '; then
+  echo "error: $CARRY has no libomp.so.5 and this machine has none: copy" \
+    "/usr/lib/llvm-22/lib/libomp.so.5 next to libonyx_runtime.so" >&2
+  exit 1
+fi
 OUT=${OUT:-/tmp/onyx-out}
 export OUT
 mkdir -p "$OUT"

@@ -6,7 +6,7 @@ ProfileTest: examples/mlp_classifier.onnx run by `onyx-run --profile F`
 JSON ({"traceEvents": [...]}, complete events "ph": "X"), with one
 "onyxrt_run" event per call and, per call, exactly one "op" event per
 dispatch: the same events in every call, the batched MatMul 'mix' as one
-cblas_sgemm per batch element (a loop: 3 events), and at batch 5 exactly 2
+onyxrt_cpu_sgemm per batch element (a loop: 3 events), and at batch 5 exactly 2
 events more (the loop's), as many distinct (node, op) pairs as before and
 no more than the onyxrt_profile_begin call sites of `onyx-compile --profile
 --emit=llvm`. Every op event has a name (a node of the model, or the op
@@ -106,7 +106,7 @@ class ProfileTest(unittest.TestCase):
                 per_call.append(sorted((e["name"], e["args"]["op"]) for e in inside))
             self.assertTrue(all(p == per_call[0] for p in per_call))
             self.assertEqual(sum(len(p) for p in per_call), len(ops))
-            self.assertEqual(per_call[0].count(("mix", "cblas_sgemm")), batch)
+            self.assertEqual(per_call[0].count(("mix", "onyxrt_cpu_sgemm")), batch)
             pairs[batch] = per_call[0]
         self.assertEqual(len(pairs[5]) - len(pairs[BATCH]), 5 - BATCH)
         self.assertEqual(set(pairs[5]), set(pairs[BATCH]))

@@ -299,6 +299,25 @@ TEST(CpuConv, MaxPool) {
   checkMaxPool(1, {5, 6, 7}, {2, 2, 2}, {1, 2, 1}, {1, 1, 2}, true);
 }
 
+TEST(CpuConv, SplitAcrossThreads) {
+  // Sizes the thread pool splits (the band's column matrix and GEMM; whole
+  // images; depthwise channels), with two threads, against the reference.
+  int32_t before = onyxrt_cpu_get_threads();
+  onyxrt_cpu_set_threads(2);
+  Case banded{
+      1,    32,  48, 1, {28, 28}, {3, 3}, {1, 1}, {1, 1}, ONYXRT_CONV_RELU,
+      true, true};
+  banded.pads = {1, 1};
+  check(banded);
+  check({1, 96, 64, 1, {24, 24}, {1, 1}, {1, 1}, {1, 1}, 0, true});
+  check({3, 8, 16, 1, {30, 30}, {3, 3}, {2, 2}, {1, 1}, 0, true});
+  Case depthwise{
+      1, 64, 64, 64, {30, 30}, {3, 3}, {1, 1}, {1, 1}, ONYXRT_CONV_CLIP, true};
+  depthwise.pads = {1, 1};
+  check(depthwise);
+  onyxrt_cpu_set_threads(before);
+}
+
 TEST(CpuConv, Threads) {
   int32_t before = onyxrt_cpu_get_threads();
   EXPECT_GE(before, 1);

@@ -245,10 +245,12 @@ def LowerContractionsToBLAS
   let description = [{
     CPU target. A contraction `linalg.generic` on memrefs with loops
     (batch..., m, n, k), f32/f64 multiply-accumulate body and identity
-    layouts becomes, per batch index, one `cblas_sgemm`/`cblas_dgemm` call
-    on the 2-D slices (transposes from the indexing maps, leading dimensions
-    from the strides; batch dims broadcast by a constant-0 map stay at
-    offset 0). Empty products skip the call. Other contractions stay loops.
+    layouts becomes, per batch index, one `onyxrt_cpu_sgemm` /
+    `onyxrt_cpu_dgemm` call (cblas_sgemm/dgemm split across the CPU thread
+    pool by the runtime) on the 2-D slices (transposes from the indexing
+    maps, leading dimensions from the strides; batch dims broadcast by a
+    constant-0 map stay at offset 0). Empty products skip the call. Other
+    contractions stay loops.
   }];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::func::FuncDialect",

@@ -3,9 +3,12 @@
 // The conversion expresses MatMul/Gemm as one contraction linalg.generic
 // (loops: batch..., m, n, k). On the CPU that work goes to the system BLAS
 // (OpenBLAS from Debian), never to a hand-written triple loop: each such
-// generic on memrefs becomes, per batch index, one `cblas_{s,d}gemm` call on
-// the 2-D slices, with transposes taken from the indexing maps and the
-// leading dimensions from the slices' strides. Contractions that do not fit
+// generic on memrefs becomes, per batch index, one call of the runtime's
+// `onyxrt_cpu_{s,d}gemm` (cblas_{s,d}gemm's signature; the runtime splits
+// the product across the CPU target's thread pool, each block one
+// single-threaded OpenBLAS call: runtime/src/cpu/Gemm.cpp) on the 2-D
+// slices, with transposes taken from the indexing maps and the leading
+// dimensions from the slices' strides. Contractions that do not fit
 // (run-time broadcast reads inside the body, non-unit inner strides,
 // integer types, matrix-vector forms) stay loops.
 //
@@ -13,6 +16,7 @@
 
 #include "onyx/Analysis/Contraction.h"
 #include "onyx/Transforms/Passes.h"
+#include "onyx/onyx_cpu_conv.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
@@ -76,7 +80,8 @@ struct LowerContractionsToBLASPass
   }
 
   func::FuncOp declare(ModuleOp module, OpBuilder &b, Type element) {
-    StringRef name = element.isF32() ? "cblas_sgemm" : "cblas_dgemm";
+    StringRef name =
+        element.isF32() ? ONYXRT_FN_CPU_SGEMM : ONYXRT_FN_CPU_DGEMM;
     if (auto fn = module.lookupSymbol<func::FuncOp>(name))
       return fn;
     OpBuilder::InsertionGuard guard(b);

@@ -40,6 +40,25 @@ extern "C" {
 __attribute__((visibility("default"))) void
 onyxrt_cpu_maxpool_f32(int32_t flags, int64_t spatialRank, const int64_t *dims,
                        int64_t init, const float *x, float *y);
+
+/* GEMMs of CPU artifacts (onyx-lower-contractions-to-blas: MatMul, Gemm):
+ * cblas_sgemm's and cblas_dgemm's signature and meaning (order 101
+ * row-major or 102 column-major, transposes 111 / 112), the product split
+ * across the CPU target's thread pool (onyxrt_cpu_set_threads), each block
+ * of rows or columns of C one single-threaded OpenBLAS call
+ * (runtime/src/cpu/Gemm.cpp). */
+#define ONYXRT_FN_CPU_SGEMM "onyxrt_cpu_sgemm"
+#define ONYXRT_FN_CPU_DGEMM "onyxrt_cpu_dgemm"
+__attribute__((visibility("default"))) void
+onyxrt_cpu_sgemm(int32_t order, int32_t transA, int32_t transB, int32_t m,
+                 int32_t n, int32_t k, float alpha, const float *a, int32_t lda,
+                 const float *b, int32_t ldb, float beta, float *c,
+                 int32_t ldc);
+__attribute__((visibility("default"))) void
+onyxrt_cpu_dgemm(int32_t order, int32_t transA, int32_t transB, int32_t m,
+                 int32_t n, int32_t k, double alpha, const double *a,
+                 int32_t lda, const double *b, int32_t ldb, double beta,
+                 double *c, int32_t ldc);
 #ifdef __cplusplus
 }
 #endif

@@ -370,10 +370,12 @@ ONYX_API int onyx_state_memory_stats(const OnyxState *state,
 ONYX_API const char *onyx_state_metadata(const OnyxState *state);
 
 /*--- CPU kernel threads ---------------------------------------------------*/
-/* The threads the CPU kernels use, process-wide: OpenBLAS's thread count
- * (GEMMs, the convolutions' GEMMs). `threads` <= 0 selects
- * every core. Returns the count now in effect. The default is OpenBLAS's
- * (OPENBLAS_NUM_THREADS, else every core). */
+/* The CPU target's thread count, process-wide: the size of the one thread
+ * pool (LLVM's libomp) that the GEMMs, the convolution and pooling kernels
+ * and the generated loops share (OpenBLAS itself stays at one thread).
+ * `threads` <= 0 selects every core. Returns the count now in effect. The
+ * default: OMP_NUM_THREADS, else OPENBLAS_NUM_THREADS, else every CPU the
+ * process may run on. */
 ONYX_API int32_t onyxrt_cpu_set_threads(int32_t threads);
 ONYX_API int32_t onyxrt_cpu_get_threads(void);
 

@@ -3,11 +3,11 @@
 // onyxrt_cpu_conv_f32 (onyx_runtime.h): the grouped N-d convolution of the
 // ONNX Conv lowering, called from CPU artifacts (onyx-cpu-lower-convolutions).
 // Per image and group, y[M, P] = w[M, K] * col[K, P] with K = C * taps and
-// P = output pixels, one cblas_sgemm on a column matrix built from the
-// input: 1x1 convolutions with unit strides and no padding read the input
-// itself, others copy a band of output rows at a time (bounded scratch),
-// writing zeros where a tap falls into the padding (onyx_cpu_conv.h: the
-// input comes unpadded, with its begin pads).
+// P = output pixels, single-threaded OpenBLAS sgemm calls on a column matrix
+// built from the input: 1x1 convolutions with unit strides and no padding
+// read the input itself, others copy a band of output rows at a time
+// (bounded scratch), writing zeros where a tap falls into the padding
+// (onyx_cpu_conv.h: the input comes unpadded, with its begin pads).
 // Depthwise convolutions (one input and one output channel per group) are
 // direct loops, an output row at a time: 3x3 kernels with unit dilation and
 // stride 1 or 2 sum their 9 taps in registers over the columns whose taps
@@ -16,9 +16,16 @@
 // SSE2 clones, chosen when the library loads). Either way a tap in the
 // padding adds w * 0, in the taps' order, as over a padded copy.
 // Bias, the residual and ReLU or Clip are applied in one pass over each
-// output row or block, while it is in cache.
+// output block, while it is in cache.
+// Threads (Threads.h): image-groups, or a band's column-matrix rows and its
+// GEMM's blocks (Gemm.h), depthwise channels and pooling planes are split
+// across the pool; every output element is computed by one thread, with the
+// same operations in the same order as with one thread.
 //
 //===----------------------------------------------------------------------===//
+
+#include "cpu/Gemm.h"
+#include "cpu/Threads.h"
 
 #include "onyx/onyx_cpu_conv.h"
 #include "onyx/onyx_services.h"
@@ -28,16 +35,32 @@
 #include <cstring>
 #include <vector>
 
-extern "C" void cblas_sgemm(int order, int transA, int transB, int m, int n,
-                            int k, float alpha, const float *a, int lda,
-                            const float *b, int ldb, float beta, float *c,
-                            int ldc);
-
 namespace {
 
-constexpr int kRowMajor = 101, kNoTrans = 111;
+using namespace onyx::cpu;
+
 // Column-matrix scratch per band (floats): 4 MiB.
 constexpr int64_t kScratchFloats = int64_t(1) << 20;
+// Elements (multiply-adds, copies, max) per thread below which a kernel's
+// loop is not split: a fork and join costs a few microseconds.
+constexpr int64_t kMinPieceWork = int64_t(1) << 15;
+// Multiply-adds per thread below which a convolution's images and groups
+// are not split.
+constexpr int64_t kMinUnitWork = int64_t(1) << 17;
+
+int64_t grainFor(int64_t workPerItem) {
+  return std::max<int64_t>(1,
+                           kMinPieceWork / std::max<int64_t>(workPerItem, 1));
+}
+
+/// The calling thread's column-matrix scratch, at least `size` floats, kept
+/// between calls (one band: 4 MiB unless one output row needs more).
+float *threadScratch(size_t size) {
+  thread_local std::vector<float> scratch;
+  if (scratch.size() < size)
+    scratch.resize(size);
+  return scratch.data();
+}
 
 /// A convolution with its spatial dims padded to three (leading 1s).
 struct Shape {
@@ -116,15 +139,17 @@ void validColumns(int64_t in, int64_t out, int64_t s, int64_t off, int64_t &lo,
   hi = std::clamp(hi, lo, out);
 }
 
-/// Builds rows [row0, row0 + rows) of the flattened (od, oh) output rows of
-/// the column matrix: col[(c, t)][(r - row0) * OW + ow], 0 in the padding.
+/// Builds rows [k0, k1) (the (c, t) pairs) of the column matrix of the
+/// flattened (od, oh) output rows [row0, row0 + rows):
+/// col[(c, t)][(r - row0) * OW + ow], 0 in the padding.
 void im2col(const Shape &s, const float *x, int64_t row0, int64_t rows,
-            float *col) {
+            int64_t k0, int64_t k1, float *col) {
   int64_t ow = s.out[2], band = rows * ow;
   int64_t taps = s.taps();
-  for (int64_t c = 0; c < s.c; ++c) {
+  for (int64_t kr = k0; kr < k1; ++kr) {
+    int64_t c = kr / taps, t = kr % taps;
     const float *xc = x + c * s.inSize();
-    for (int64_t t = 0; t < taps; ++t) {
+    {
       int64_t kd = t / (s.k[1] * s.k[2]), kh = (t / s.k[2]) % s.k[1],
               kw = t % s.k[2];
       int64_t off = kw * s.d[2] - s.p[2], lo, hi;
@@ -318,17 +343,19 @@ void depthwise(const Shape &s, int32_t flags, const float *x, const float *w,
   thread_local std::vector<float> zeros;
   if (zeros.size() < size_t(s.in[2]))
     zeros.assign(size_t(s.in[2]), 0.0f);
-  // One thread: an OpenMP team here (libgomp) spin-waits after each loop
-  // and starves OpenBLAS's threads on small machines (MobileNetV2 on two
-  // cores: 5x slower than without).
-  for (int64_t i = 0; i < channels; ++i) {
-    int64_t n = i / (s.g * s.m), g = (i / s.m) % s.g, m = i % s.m;
-    depthwiseChannel(s, x + (n * s.g + g) * s.c * s.inSize(),
-                     w + (g * s.m + m) * s.c * s.taps(), accumulate,
-                     bias ? bias[g * s.m + m] : 0.0f,
-                     residual ? residual + i * p : nullptr, act, colLo.data(),
-                     colHi.data(), zeros.data(), y + i * p);
-  }
+  // The channels across the pool.
+  const float *zerosRow = zeros.data();
+  parallelFor(
+      channels, grainFor(p * s.taps()), [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+          int64_t n = i / (s.g * s.m), g = (i / s.m) % s.g, m = i % s.m;
+          depthwiseChannel(s, x + (n * s.g + g) * s.c * s.inSize(),
+                           w + (g * s.m + m) * s.c * s.taps(), accumulate,
+                           bias ? bias[g * s.m + m] : 0.0f,
+                           residual ? residual + i * p : nullptr, act,
+                           colLo.data(), colHi.data(), zerosRow, y + i * p);
+        }
+      });
 }
 
 } // namespace
@@ -386,43 +413,88 @@ extern "C" void onyxrt_cpu_conv_f32(int32_t flags, int64_t spatialRank,
   // Output rows per band: the column matrix stays within the scratch.
   int64_t bandRows = std::clamp<int64_t>(
       kScratchFloats / std::max<int64_t>(kdim * ow, 1), 1, rowsTotal);
-  // One scratch per thread, kept between calls.
-  thread_local std::vector<float> scratch;
-  if (!direct && scratch.size() < size_t(kdim * bandRows * ow))
-    scratch.resize(size_t(kdim * bandRows * ow));
+  size_t scratchSize = direct ? 0 : size_t(kdim * bandRows * ow);
   // Without a residual, y starts as the bias and the GEMMs add to it
   // (beta = 1): one pass over y instead of OpenBLAS's beta = 0 pass and the
   // epilogue's bias pass.
   bool biasFirst = bias && !residual && !accumulate;
   float beta = accumulate || biasFirst ? 1.0f : 0.0f;
-  for (int64_t n = 0; n < s.n; ++n)
-    for (int64_t g = 0; g < s.g; ++g) {
-      const float *xg = x + (n * s.g + g) * s.c * s.inSize();
-      const float *wg = w + g * s.m * kdim;
-      float *yg = y + (n * s.g + g) * s.m * p;
-      if (biasFirst)
-        for (int64_t m = 0; m < s.m; ++m)
-          std::fill(yg + m * p, yg + (m + 1) * p, bias[g * s.m + m]);
-      if (direct) {
-        cblas_sgemm(kRowMajor, kNoTrans, kNoTrans, int(s.m), int(p), int(kdim),
-                    1.0f, wg, int(kdim), xg, int(p), beta, yg, int(p));
-      } else {
+  bool needEpilogue = residual || act.relu || act.clip || (bias && !biasFirst);
+
+  // Output channels [m0, m1) x pixels [j0, j1) of image-group u (image
+  // u / G, group u % G): the bias, one single-threaded GEMM on the column
+  // matrix's columns at `col` (leading dimension ldcol), the epilogue.
+  auto block = [&](int64_t u, int64_t m0, int64_t m1, int64_t j0, int64_t j1,
+                   const float *col, int64_t ldcol) {
+    int64_t g = u % s.g;
+    const float *wg = w + g * s.m * kdim;
+    float *yg = y + u * s.m * p;
+    if (biasFirst)
+      for (int64_t m = m0; m < m1; ++m)
+        std::fill(yg + m * p + j0, yg + m * p + j1, bias[g * s.m + m]);
+    cblas_sgemm(kRowMajor, kNoTrans, kNoTrans, int(m1 - m0), int(j1 - j0),
+                int(kdim), 1.0f, wg + m0 * kdim, int(kdim), col, int(ldcol),
+                beta, yg + m0 * p + j0, int(p));
+    if (needEpilogue)
+      for (int64_t m = m0; m < m1; ++m)
+        epilogue(yg + m * p + j0, j1 - j0,
+                 bias && !biasFirst ? bias[g * s.m + m] : 0.0f,
+                 residual ? residual + (u * s.m + m) * p + j0 : nullptr, act);
+  };
+
+  // Many image-groups (batches, groups): each thread takes whole ones, with
+  // its own column-matrix scratch. A few: one at a time, each band's column
+  // matrix built by the pool (its rows split) and its GEMM split into
+  // blocks of output channels or pixels (Gemm.h), each thread applying its
+  // block's bias and epilogue.
+  int64_t units = s.n * s.g;
+  int64_t unitGrain =
+      std::max<int64_t>(1, kMinUnitWork / std::max<int64_t>(s.m * p * kdim, 1));
+  int unitPieces = plannedPieces(units, unitGrain);
+  if (unitPieces > 1 &&
+      (units % unitPieces == 0 || units >= 4 * int64_t(unitPieces))) {
+    parallelFor(units, unitGrain, [&](int64_t begin, int64_t end) {
+      float *scratch = scratchSize ? threadScratch(scratchSize) : nullptr;
+      for (int64_t u = begin; u < end; ++u) {
+        const float *xg = x + u * s.c * s.inSize();
+        if (direct) {
+          block(u, 0, s.m, 0, p, xg, p);
+          continue;
+        }
         for (int64_t row0 = 0; row0 < rowsTotal; row0 += bandRows) {
           int64_t rows = std::min(bandRows, rowsTotal - row0);
           int64_t band = rows * ow;
-          im2col(s, xg, row0, rows, scratch.data());
-          cblas_sgemm(kRowMajor, kNoTrans, kNoTrans, int(s.m), int(band),
-                      int(kdim), 1.0f, wg, int(kdim), scratch.data(), int(band),
-                      beta, yg + row0 * ow, int(p));
+          im2col(s, xg, row0, rows, 0, kdim, scratch);
+          block(u, 0, s.m, row0 * ow, row0 * ow + band, scratch, band);
         }
       }
-      if (residual || act.relu || act.clip || (bias && !biasFirst))
-        for (int64_t m = 0; m < s.m; ++m)
-          epilogue(yg + m * p, p, bias && !biasFirst ? bias[g * s.m + m] : 0.0f,
-                   residual ? residual + ((n * s.g + g) * s.m + m) * p
-                            : nullptr,
-                   act);
+    });
+    return;
+  }
+  float *scratch = scratchSize ? threadScratch(scratchSize) : nullptr;
+  for (int64_t u = 0; u < units; ++u) {
+    const float *xg = x + u * s.c * s.inSize();
+    if (direct) {
+      // The input is the column matrix.
+      forEachBlock(planGemm(s.m, p, kdim), s.m, p,
+                   [&](int64_t m0, int64_t m1, int64_t j0, int64_t j1) {
+                     block(u, m0, m1, j0, j1, xg + j0, p);
+                   });
+      continue;
     }
+    for (int64_t row0 = 0; row0 < rowsTotal; row0 += bandRows) {
+      int64_t rows = std::min(bandRows, rowsTotal - row0);
+      int64_t band = rows * ow;
+      parallelFor(kdim, grainFor(band), [&](int64_t k0, int64_t k1) {
+        im2col(s, xg, row0, rows, k0, k1, scratch);
+      });
+      forEachBlock(planGemm(s.m, band, kdim), s.m, band,
+                   [&](int64_t m0, int64_t m1, int64_t j0, int64_t j1) {
+                     block(u, m0, m1, row0 * ow + j0, row0 * ow + j1,
+                           scratch + j0, band);
+                   });
+    }
+  }
 }
 
 namespace {
@@ -464,22 +536,27 @@ extern "C" void onyxrt_cpu_maxpool_f32(int32_t flags, int64_t spatialRank,
   }
   int64_t inSize = in[0] * in[1] * in[2], outSize = out[0] * out[1] * out[2];
   float initValue = bitsToFloat(init);
-  for (int64_t plane = 0; plane < planes; ++plane) {
-    const float *xp = x + plane * inSize;
-    float *yp = y + plane * outSize;
-    if (flags & ONYXRT_POOL_INIT)
-      std::fill(yp, yp + outSize, initValue);
-    for (int64_t od = 0; od < out[0]; ++od)
-      for (int64_t oh = 0; oh < out[1]; ++oh) {
-        float *dst = yp + (od * out[1] + oh) * out[2];
-        for (int64_t kd = 0; kd < k[0]; ++kd)
-          for (int64_t kh = 0; kh < k[1]; ++kh) {
-            const float *row = xp + ((od * st[0] + kd * dl[0]) * in[1] +
-                                     oh * st[1] + kh * dl[1]) *
-                                        in[2];
-            for (int64_t kw = 0; kw < k[2]; ++kw)
-              maxRow(row + kw * dl[2], st[2], out[2], dst);
-          }
-      }
-  }
+  // The planes across the pool.
+  parallelFor(planes, grainFor(outSize * k[0] * k[1] * k[2]),
+              [&](int64_t begin, int64_t end) {
+                for (int64_t plane = begin; plane < end; ++plane) {
+                  const float *xp = x + plane * inSize;
+                  float *yp = y + plane * outSize;
+                  if (flags & ONYXRT_POOL_INIT)
+                    std::fill(yp, yp + outSize, initValue);
+                  for (int64_t od = 0; od < out[0]; ++od)
+                    for (int64_t oh = 0; oh < out[1]; ++oh) {
+                      float *dst = yp + (od * out[1] + oh) * out[2];
+                      for (int64_t kd = 0; kd < k[0]; ++kd)
+                        for (int64_t kh = 0; kh < k[1]; ++kh) {
+                          const float *row =
+                              xp + ((od * st[0] + kd * dl[0]) * in[1] +
+                                    oh * st[1] + kh * dl[1]) *
+                                       in[2];
+                          for (int64_t kw = 0; kw < k[2]; ++kw)
+                            maxRow(row + kw * dl[2], st[2], out[2], dst);
+                        }
+                    }
+                }
+              });
 }

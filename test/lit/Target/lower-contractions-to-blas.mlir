@@ -1,15 +1,16 @@
 // RUN: onyx-opt %s --onyx-lower-contractions-to-blas --split-input-file | FileCheck %s
 
-// A plain 2-D matmul: one cblas_sgemm call, row-major, no transposes,
+// A plain 2-D matmul: one onyxrt_cpu_sgemm call (the runtime's cblas_sgemm
+// split across the thread pool), row-major, no transposes,
 // guarded against empty products.
 // CHECK-LABEL: func.func @matmul_2d
 // CHECK:         scf.if
 // CHECK:           %[[RM:.*]] = arith.constant 101 : i32
 // CHECK:           %[[NTA:.*]] = arith.constant 111 : i32
 // CHECK:           %[[NTB:.*]] = arith.constant 111 : i32
-// CHECK:           func.call @cblas_sgemm(%[[RM]], %[[NTA]], %[[NTB]],
+// CHECK:           func.call @onyxrt_cpu_sgemm(%[[RM]], %[[NTA]], %[[NTB]],
 // CHECK-NOT:     linalg.generic
-// CHECK:       func.func private @cblas_sgemm(i32, i32, i32, i32, i32, i32, f32, !llvm.ptr, i32, !llvm.ptr, i32, f32, !llvm.ptr, i32)
+// CHECK:       func.func private @onyxrt_cpu_sgemm(i32, i32, i32, i32, i32, i32, f32, !llvm.ptr, i32, !llvm.ptr, i32, f32, !llvm.ptr, i32)
 func.func @matmul_2d(%a: memref<?x4xf32>, %b: memref<4x3xf32>, %c: memref<?x3xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>,
                                    affine_map<(d0, d1, d2) -> (d2, d1)>,
@@ -30,7 +31,7 @@ func.func @matmul_2d(%a: memref<?x4xf32>, %b: memref<4x3xf32>, %c: memref<?x3xf3
 // CHECK-LABEL: func.func @gemm_transposed
 // CHECK:         %[[TA:.*]] = arith.constant 112 : i32
 // CHECK:         %[[TB:.*]] = arith.constant 112 : i32
-// CHECK:         func.call @cblas_dgemm(%{{.*}}, %[[TA]], %[[TB]],
+// CHECK:         func.call @onyxrt_cpu_dgemm(%{{.*}}, %[[TA]], %[[TB]],
 func.func @gemm_transposed(%a: memref<4x5xf64>, %b: memref<6x4xf64>, %c: memref<5x6xf64>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d0)>,
                                    affine_map<(d0, d1, d2) -> (d1, d2)>,
@@ -51,7 +52,7 @@ func.func @gemm_transposed(%a: memref<4x5xf64>, %b: memref<6x4xf64>, %c: memref<
 // batch index inside an scf.for.
 // CHECK-LABEL: func.func @batched_broadcast
 // CHECK:         scf.for
-// CHECK:           func.call @cblas_sgemm
+// CHECK:           func.call @onyxrt_cpu_sgemm
 func.func @batched_broadcast(%a: memref<?x2x4xf32>, %b: memref<1x4x3xf32>, %c: memref<?x2x3xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>,
                                    affine_map<(d0, d1, d2, d3) -> (0, d3, d2)>,
@@ -71,7 +72,7 @@ func.func @batched_broadcast(%a: memref<?x2x4xf32>, %b: memref<1x4x3xf32>, %c: m
 // Integer contractions stay loops.
 // CHECK-LABEL: func.func @integer_stays
 // CHECK:         linalg.generic
-// CHECK-NOT:     cblas
+// CHECK-NOT:     onyxrt_cpu_
 func.func @integer_stays(%a: memref<2x4xi32>, %b: memref<4x3xi32>, %c: memref<2x3xi32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>,
                                    affine_map<(d0, d1, d2) -> (d2, d1)>,

@@ -1,0 +1,101 @@
+//===- Gemm.cpp - GEMMs split across the CPU target's pool ----------------===//
+//
+// onyxrt_cpu_sgemm / onyxrt_cpu_dgemm (onyx_cpu_conv.h): cblas_{s,d}gemm's
+// signature, called by CPU artifacts for MatMul and Gemm
+// (onyx-lower-contractions-to-blas). The product is split across the pool
+// (Gemm.h), each block one single-threaded OpenBLAS call.
+//
+//===----------------------------------------------------------------------===//
+
+#include "cpu/Gemm.h"
+
+#include "onyx/onyx_cpu_conv.h"
+
+#include <algorithm>
+
+namespace onyx::cpu {
+namespace {
+
+/// Block edges: multiples of OpenBLAS's register tiles.
+constexpr int64_t kAlign = 16;
+/// Multiply-adds per block below which a thread is not worth its fork and
+/// join (about 5 us of one core's GEMM).
+constexpr int64_t kMinBlockWork = int64_t(1) << 17;
+
+} // namespace
+
+int64_t GemmSplit::edge(int i) const {
+  if (i >= pieces)
+    return extent;
+  int64_t e = extent * i / pieces;
+  return std::min(extent, (e + kAlign / 2) / kAlign * kAlign);
+}
+
+GemmSplit planGemm(int64_t m, int64_t n, int64_t k) {
+  GemmSplit split;
+  if (m <= 0 || n <= 0)
+    return split;
+  // Rows when the rows' operand B is the smaller one to share, and when
+  // there are enough rows to split.
+  split.byRows = n <= m ? m >= 2 * kAlign : n < 2 * kAlign;
+  split.extent = split.byRows ? m : n;
+  int64_t work = m * n * std::max<int64_t>(k, 1);
+  int64_t byWork = work / kMinBlockWork;
+  int64_t byExtent = split.extent / kAlign;
+  split.pieces = plannedPieces(std::min(byWork, byExtent), 1);
+  return split;
+}
+
+} // namespace onyx::cpu
+
+namespace {
+
+using namespace onyx::cpu;
+
+template <typename T, typename Blas>
+void splitGemm(Blas blas, int32_t order, int32_t transA, int32_t transB,
+               int32_t m, int32_t n, int32_t k, T alpha, const T *a,
+               int32_t lda, const T *b, int32_t ldb, T beta, T *c,
+               int32_t ldc) {
+  if (order == kColMajor) {
+    // C^T = B^T A^T in row-major.
+    splitGemm(blas, kRowMajor, transB, transA, n, m, k, alpha, b, ldb, a, lda,
+              beta, c, ldc);
+    return;
+  }
+  if (m <= 0 || n <= 0)
+    return;
+  GemmSplit split = planGemm(m, n, k);
+  if (split.pieces <= 1) {
+    blas(order, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return;
+  }
+  bool ta = transA == kTrans, tb = transB == kTrans;
+  forEachBlock(split, m, n,
+               [&](int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+                 const T *ap = a + (ta ? m0 : m0 * lda);
+                 const T *bp = b + (tb ? n0 * ldb : n0);
+                 blas(order, transA, transB, int(m1 - m0), int(n1 - n0), k,
+                      alpha, ap, lda, bp, ldb, beta, c + m0 * ldc + n0, ldc);
+               });
+}
+
+} // namespace
+
+extern "C" void onyxrt_cpu_sgemm(int32_t order, int32_t transA, int32_t transB,
+                                 int32_t m, int32_t n, int32_t k, float alpha,
+                                 const float *a, int32_t lda, const float *b,
+                                 int32_t ldb, float beta, float *c,
+                                 int32_t ldc) {
+  splitGemm<float>(cblas_sgemm, order, transA, transB, m, n, k, alpha, a, lda,
+                   b, ldb, beta, c, ldc);
+}
+
+extern "C" void onyxrt_cpu_dgemm(int32_t order, int32_t transA, int32_t transB,
+                                 int32_t m, int32_t n, int32_t k, double alpha,
+                                 const double *a, int32_t lda, const double *b,
+                                 int32_t ldb, double beta, double *c,
+                                 int32_t ldc) {
+  splitGemm<double>(cblas_dgemm, order, transA, transB, m, n, k, alpha, a, lda,
+                    b, ldb, beta, c, ldc);
+}

@@ -1,0 +1,299 @@
+//===- CpuGemmTest.cpp - onyxrt_cpu_{s,d}gemm and the thread pool ---------===//
+//
+// The split GEMMs of the CPU target (runtime/src/cpu/Gemm.cpp) against a
+// reference in double, with every transpose, both orders, leading
+// dimensions larger than the matrices, shapes split by rows and by columns
+// and ones too small to split; the result must be bit-identical whatever
+// the thread count (each element is computed by one OpenBLAS call). Also
+// the same GEMMs from several caller threads at once (each caller's team
+// from the one pool), and the convolution and pooling kernels at sizes the
+// pool splits, bit-identical across thread counts.
+//
+//===----------------------------------------------------------------------===//
+
+#include "onyx/onyx_cpu_conv.h"
+#include "onyx/onyx_runtime.h"
+#include "onyx/onyx_services.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <thread>
+#include <vector>
+
+namespace {
+
+constexpr int kRowMajor = 101, kColMajor = 102, kNoTrans = 111, kTrans = 112;
+
+/// Restores the thread count at the end of a test.
+struct ThreadsGuard {
+  int32_t before = onyxrt_cpu_get_threads();
+  ~ThreadsGuard() { onyxrt_cpu_set_threads(before); }
+};
+
+template <typename T> std::vector<T> randomVector(size_t n, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> dist(-1.0, 1.0);
+  std::vector<T> v(n);
+  for (T &x : v)
+    x = T(dist(gen));
+  return v;
+}
+
+struct GemmCase {
+  int order, ta, tb, m, n, k, pad; // pad: extra leading-dimension elements
+};
+
+template <typename T>
+void gemm(int order, int ta, int tb, int m, int n, int k, T alpha, const T *a,
+          int lda, const T *b, int ldb, T beta, T *c, int ldc) {
+  if constexpr (std::is_same_v<T, float>)
+    onyxrt_cpu_sgemm(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                     ldc);
+  else
+    onyxrt_cpu_dgemm(order, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                     ldc);
+}
+
+/// Runs the case with `threads` threads; checks it against the double
+/// reference and returns C.
+template <typename T> std::vector<T> runGemm(const GemmCase &g, int threads) {
+  onyxrt_cpu_set_threads(threads);
+  bool row = g.order == kRowMajor;
+  // Stored extents (rows x cols in storage order) of op(A) = m x k etc.
+  auto storedCols = [&](int r, int c, bool trans) {
+    // Row-major: a stored row has c (or r when transposed) elements.
+    return row ? (trans ? r : c) : (trans ? c : r);
+  };
+  auto storedRows = [&](int r, int c, bool trans) {
+    return row ? (trans ? c : r) : (trans ? r : c);
+  };
+  bool ta = g.ta == kTrans, tb = g.tb == kTrans;
+  int lda = storedCols(g.m, g.k, ta) + g.pad;
+  int ldb = storedCols(g.k, g.n, tb) + g.pad;
+  int ldc = (row ? g.n : g.m) + g.pad;
+  auto a = randomVector<T>(size_t(storedRows(g.m, g.k, ta)) * lda, 1);
+  auto b = randomVector<T>(size_t(storedRows(g.k, g.n, tb)) * ldb, 2);
+  auto c = randomVector<T>(size_t(row ? g.m : g.n) * ldc, 3);
+  // Element (i, j) of op(A) etc.
+  auto at = [&](const std::vector<T> &v, int ld, bool trans, int i, int j) {
+    if (trans)
+      std::swap(i, j);
+    return double(row ? v[size_t(i) * ld + j] : v[size_t(j) * ld + i]);
+  };
+  auto cIndex = [&](int i, int j) {
+    return row ? size_t(i) * ldc + j : size_t(j) * ldc + i;
+  };
+  T alpha = T(0.75), beta = T(-0.5);
+  std::vector<double> ref(c.size());
+  for (size_t i = 0; i < c.size(); ++i)
+    ref[i] = double(c[i]);
+  for (int i = 0; i < g.m; ++i)
+    for (int j = 0; j < g.n; ++j) {
+      double sum = 0;
+      for (int p = 0; p < g.k; ++p)
+        sum += at(a, lda, ta, i, p) * at(b, ldb, tb, p, j);
+      ref[cIndex(i, j)] =
+          double(alpha) * sum + double(beta) * ref[cIndex(i, j)];
+    }
+  gemm<T>(g.order, g.ta, g.tb, g.m, g.n, g.k, alpha, a.data(), lda, b.data(),
+          ldb, beta, c.data(), ldc);
+  double eps = std::is_same_v<T, float> ? 1e-5 : 1e-12;
+  double tol = eps * std::sqrt(double(g.k) + 1) * 4;
+  for (size_t i = 0; i < c.size(); ++i)
+    EXPECT_NEAR(c[i], ref[i], tol) << "element " << i;
+  return c;
+}
+
+template <typename T> void checkAcrossThreads(const GemmCase &g) {
+  ThreadsGuard guard;
+  std::vector<T> one = runGemm<T>(g, 1);
+  for (int threads : {2, 3, 4}) {
+    std::vector<T> many = runGemm<T>(g, threads);
+    ASSERT_EQ(one.size(), many.size());
+    EXPECT_EQ(std::memcmp(one.data(), many.data(), one.size() * sizeof(T)), 0)
+        << threads << " threads: not bit-identical to 1 thread (m " << g.m
+        << ", n " << g.n << ", k " << g.k << ")";
+  }
+}
+
+const GemmCase kCases[] = {
+    // Split by columns (n > m), by rows (m >= n), and too small to split.
+    {kRowMajor, kNoTrans, kNoTrans, 64, 1000, 96, 0},
+    {kRowMajor, kNoTrans, kNoTrans, 700, 50, 130, 3},
+    {kRowMajor, kTrans, kNoTrans, 300, 257, 64, 5},
+    {kRowMajor, kNoTrans, kTrans, 129, 515, 77, 0},
+    {kRowMajor, kTrans, kTrans, 400, 400, 33, 1},
+    {kRowMajor, kNoTrans, kNoTrans, 7, 9, 5, 2},
+    {kRowMajor, kNoTrans, kNoTrans, 1, 3000, 200, 0},
+    {kColMajor, kNoTrans, kNoTrans, 333, 222, 111, 4},
+    {kColMajor, kTrans, kTrans, 100, 600, 40, 0},
+};
+
+TEST(CpuGemm, SingleAcrossThreads) {
+  for (const GemmCase &g : kCases)
+    checkAcrossThreads<float>(g);
+}
+
+TEST(CpuGemm, DoubleAcrossThreads) {
+  for (const GemmCase &g : kCases)
+    checkAcrossThreads<double>(g);
+}
+
+TEST(CpuGemm, EmptyIsANoOp) {
+  float c = 5.0f, a = 1.0f, b = 1.0f;
+  onyxrt_cpu_sgemm(kRowMajor, kNoTrans, kNoTrans, 0, 4, 4, 1.0f, &a, 4, &b, 4,
+                   0.0f, &c, 4);
+  onyxrt_cpu_sgemm(kRowMajor, kNoTrans, kNoTrans, 4, 0, 4, 1.0f, &a, 4, &b, 1,
+                   0.0f, &c, 1);
+  EXPECT_EQ(c, 5.0f);
+}
+
+TEST(CpuGemm, ConcurrentCallers) {
+  // Four threads of the caller, each splitting its GEMMs across a team of
+  // two: every result as the single-threaded one.
+  ThreadsGuard guard;
+  GemmCase g{kRowMajor, kNoTrans, kNoTrans, 96, 700, 120, 0};
+  std::vector<float> want = runGemm<float>(g, 1);
+  onyxrt_cpu_set_threads(2);
+  int lda = g.k, ldb = g.n, ldc = g.n;
+  auto a = randomVector<float>(size_t(g.m) * lda, 1);
+  auto b = randomVector<float>(size_t(g.k) * ldb, 2);
+  std::vector<std::vector<float>> got(4);
+  std::vector<std::thread> callers;
+  for (int t = 0; t < 4; ++t)
+    callers.emplace_back([&, t] {
+      for (int rep = 0; rep < 20; ++rep) {
+        got[t] = randomVector<float>(size_t(g.m) * ldc, 3);
+        onyxrt_cpu_sgemm(g.order, g.ta, g.tb, g.m, g.n, g.k, 0.75f, a.data(),
+                         lda, b.data(), ldb, -0.5f, got[t].data(), ldc);
+        if (got[t] != want)
+          return;
+      }
+    });
+  for (std::thread &t : callers)
+    t.join();
+  for (int t = 0; t < 4; ++t)
+    EXPECT_TRUE(got[t] == want) << "caller " << t;
+}
+
+TEST(CpuThreads, SetAndGet) {
+  ThreadsGuard guard;
+  EXPECT_EQ(onyxrt_cpu_set_threads(3), 3);
+  EXPECT_EQ(onyxrt_cpu_get_threads(), 3);
+  int32_t all = onyxrt_cpu_set_threads(0);
+  EXPECT_GE(all, 1);
+  EXPECT_EQ(onyxrt_cpu_set_threads(-5), all);
+  EXPECT_EQ(onyxrt_cpu_set_threads(1), 1);
+}
+
+int64_t floatBits(float f) {
+  uint32_t b;
+  std::memcpy(&b, &f, sizeof b);
+  return int64_t(b);
+}
+
+/// onyxrt_cpu_conv_f32 on one 2-D case (pads 1 each side for 3x3) with
+/// `threads` threads.
+std::vector<float> runConv(int64_t n, int64_t c, int64_t m, int64_t g,
+                           int64_t h, int64_t w, int64_t k, int64_t stride,
+                           int32_t flags, bool residual, int threads) {
+  onyxrt_cpu_set_threads(threads);
+  int64_t pad = k / 2;
+  int64_t oh = (h + 2 * pad - k) / stride + 1,
+          ow = (w + 2 * pad - k) / stride + 1;
+  auto x = randomVector<float>(size_t(n * c * h * w), 4);
+  auto wt = randomVector<float>(size_t(m * (c / g) * k * k), 5);
+  auto bias = randomVector<float>(size_t(m), 6);
+  auto res = randomVector<float>(size_t(n * m * oh * ow), 7);
+  auto y = randomVector<float>(size_t(n * m * oh * ow), 8);
+  std::vector<int64_t> dims = {n,
+                               c,
+                               m,
+                               g,
+                               h,
+                               w,
+                               k,
+                               k,
+                               oh,
+                               ow,
+                               pad,
+                               pad,
+                               stride,
+                               stride,
+                               1,
+                               1,
+                               floatBits(0.0f),
+                               floatBits(6.0f)};
+  onyxrt_cpu_conv_f32(flags, 2, dims.data(), x.data(), wt.data(), bias.data(),
+                      residual ? res.data() : nullptr, y.data());
+  return y;
+}
+
+TEST(CpuThreads, ConvolutionsBitIdenticalAcrossThreads) {
+  ThreadsGuard guard;
+  struct ConvCase {
+    int64_t n, c, m, g, h, w, k, stride;
+    int32_t flags;
+    bool residual;
+  };
+  const ConvCase cases[] = {
+      // One image: the band's column matrix and GEMM split (by pixels, then
+      // by output channels).
+      {1, 32, 48, 1, 28, 28, 3, 1, ONYXRT_CONV_RELU, false},
+      {1, 64, 256, 1, 7, 7, 3, 1, 0, true},
+      // 1x1 in place, split by pixels and by channels.
+      {1, 64, 96, 1, 30, 30, 1, 1, ONYXRT_CONV_CLIP, false},
+      {1, 256, 512, 1, 7, 7, 1, 1, ONYXRT_CONV_RELU, true},
+      // Several images, groups: whole image-groups per thread.
+      {4, 16, 32, 1, 20, 20, 3, 2, 0, false},
+      {1, 32, 32, 4, 24, 24, 3, 1, ONYXRT_CONV_ACCUMULATE, false},
+      // Depthwise: channels split.
+      {1, 64, 64, 64, 40, 40, 3, 1, ONYXRT_CONV_CLIP, false},
+      {2, 48, 48, 48, 33, 31, 3, 2, ONYXRT_CONV_RELU, true},
+  };
+  for (const ConvCase &cc : cases) {
+    std::vector<float> one = runConv(cc.n, cc.c, cc.m, cc.g, cc.h, cc.w, cc.k,
+                                     cc.stride, cc.flags, cc.residual, 1);
+    for (int threads : {2, 3}) {
+      std::vector<float> many =
+          runConv(cc.n, cc.c, cc.m, cc.g, cc.h, cc.w, cc.k, cc.stride, cc.flags,
+                  cc.residual, threads);
+      EXPECT_TRUE(one == many)
+          << threads << " threads, conv n " << cc.n << " c " << cc.c << " m "
+          << cc.m << " g " << cc.g << " " << cc.h << "x" << cc.w;
+    }
+  }
+}
+
+TEST(CpuThreads, MaxPoolBitIdenticalAcrossThreads) {
+  ThreadsGuard guard;
+  int64_t planes = 64, in = 57, k = 3, st = 2, out = (in - k) / st + 1;
+  auto x = randomVector<float>(size_t(planes * in * in), 9);
+  std::vector<int64_t> dims = {planes, in, in, k, k, out, out, st, st, 1, 1};
+  std::vector<std::vector<float>> results;
+  for (int threads : {1, 2, 3}) {
+    onyxrt_cpu_set_threads(threads);
+    std::vector<float> y(size_t(planes * out * out));
+    onyxrt_cpu_maxpool_f32(ONYXRT_POOL_INIT, 2, dims.data(),
+                           floatBits(-INFINITY), x.data(), y.data());
+    results.push_back(y);
+  }
+  // Against a direct loop, then across thread counts.
+  for (int64_t p = 0; p < planes; ++p)
+    for (int64_t i = 0; i < out; ++i)
+      for (int64_t j = 0; j < out; ++j) {
+        float want = -INFINITY;
+        for (int64_t a = 0; a < k; ++a)
+          for (int64_t b = 0; b < k; ++b)
+            want = std::max(want,
+                            x[size_t((p * in + i * st + a) * in + j * st + b)]);
+        ASSERT_EQ(results[0][size_t((p * out + i) * out + j)], want);
+      }
+  EXPECT_TRUE(results[0] == results[1]);
+  EXPECT_TRUE(results[0] == results[2]);
+}
+
+} // namespace
