@@ -120,18 +120,36 @@ struct BindEntryContextPass
   /// distinct (file, offset, length), listed as "weight" metadata lines.
   void bindWeights(ModuleOp module, func::FuncOp func) {
     Value context = func.getArgument(0);
-    std::map<std::tuple<std::string, int64_t, int64_t>, int64_t> indices;
+    std::map<std::tuple<std::string, int64_t, int64_t, int>, int64_t> indices;
     std::string lines;
     SmallVector<WeightBufferOp> weights;
     func.walk([&](WeightBufferOp op) { weights.push_back(op); });
     for (WeightBufferOp op : weights) {
+      // A weight the file holds as f32 that the model reads as f16/bf16
+      // (onnx-convert-precision's `onyx.file_element_type`): the session
+      // converts it when it loads the file.
+      int convertTo = 0;
+      if (auto fileType =
+              op->getAttrOfType<TypeAttr>("onyx.file_element_type")) {
+        Type elem = op.getType().getElementType();
+        if (fileType.getValue() != elem) {
+          if (!fileType.getValue().isF32() ||
+              !(elem.isF16() || elem.isBF16())) {
+            op.emitError("an external weight stored as ")
+                << fileType.getValue() << " cannot be loaded as " << elem
+                << " (the runtime converts f32 to f16 or bf16)";
+            return signalPassFailure();
+          }
+          convertTo = onnxElementCode(elem);
+        }
+      }
       auto key = std::make_tuple(op.getLocation().str(), op.getOffset(),
-                                 op.getLength());
+                                 op.getLength(), convertTo);
       auto [it, inserted] = indices.try_emplace(key, int64_t(indices.size()));
       if (inserted)
-        lines +=
-            metadata::weightLine(it->second, op.getOffset(), op.getLength(),
-                                 uint64_t(op.getChecksum()), op.getLocation());
+        lines += metadata::weightLine(
+            it->second, op.getOffset(), op.getLength(),
+            uint64_t(op.getChecksum()), op.getLocation(), convertTo);
       OpBuilder builder(op);
       auto get = GetWeightOp::create(builder, op.getLoc(), op.getType(),
                                      context, it->second);

@@ -32,10 +32,13 @@
 // (|x| above its largest finite value, e.g. f16's 65504 or an f32
 // `finfo.min` mask value, or a non-zero value that would become zero)
 // keeps its consumer in f32 instead: it never saturates. External weights
-// (`onyx.weight`, `--external-weights`) are not in the IR: they are cast
-// at run time (one Cast per weight per call) and count as constants for
-// the follow rule. Graph inputs and outputs keep their declared types
-// (a converted value that a graph output, or any f32 op, uses is cast
+// (`onyx.weight`, `--external-weights`) are not in the IR: a half op reads
+// a second `onyx.weight` of the same bytes in the half type, marked
+// `onyx.file_element_type = f32`, which the session converts once when it
+// loads the file (round to nearest even, as a Cast; |x| > 65504 becomes
+// inf in f16, as a run-time Cast would make it), and they count as
+// constants for the follow rule. Graph inputs and outputs keep their declared
+// types (a converted value that a graph output, or any f32 op, uses is cast
 // back). Each value is cast at most once per direction, and Cast pairs
 // that cancel (half -> f32 -> half) are removed, model Casts included.
 // Only the ops of a function's body are converted; the bodies of If/Loop/
@@ -53,6 +56,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <cmath>
@@ -67,6 +71,16 @@ using namespace mlir;
 
 namespace onyx {
 namespace {
+
+/// The form before weights were converted at load: a Cast of each external
+/// weight in every call (kept for comparisons, e.g. memory and time before
+/// and after; `onyx-compile --precision-cast-weights-per-call`).
+llvm::cl::opt<bool> clCastWeightsPerCall(
+    "precision-cast-weights-per-call", llvm::cl::Hidden,
+    llvm::cl::desc("--precision=fp16|bf16: cast the external weights in "
+                   "every call instead of converting them when the session "
+                   "loads them"),
+    llvm::cl::init(false));
 
 /// How an op takes part in the conversion (the table below).
 enum class OpClass {
@@ -109,6 +123,11 @@ OpClass classify(StringRef name) {
       .Cases({"onnx.MaxPool", "onnx.AveragePool"}, OpClass::Follow)
       .Default(OpClass::Keep);
 }
+
+/// On an `onyx.weight` read as another type than the file holds: the
+/// file's element type (f32), converted by the session at load
+/// (onyx-bind-entry-context writes it into the weight's metadata line).
+constexpr llvm::StringLiteral kFileElementType = "onyx.file_element_type";
 
 bool isF32Tensor(Type type) {
   auto t = dyn_cast<TensorType>(type);
@@ -348,6 +367,17 @@ private:
       state.addAttribute("value", value);
       state.addTypes(type);
       result = b.create(state)->getResult(0);
+    } else if (def && def->getName().getStringRef() == "onyx.weight" &&
+               !def->hasAttr(kFileElementType) && !clCastWeightsPerCall) {
+      // An external weight: the same bytes, read as the half type, which
+      // the session converts once when it loads the file (RNE, as a Cast
+      // would) instead of a Cast in every call.
+      OpBuilder b = after(v);
+      OperationState state(def->getLoc(), "onyx.weight");
+      state.addAttributes(def->getAttrs());
+      state.addAttribute(kFileElementType, TypeAttr::get(b.getF32Type()));
+      state.addTypes(cast<ShapedType>(v.getType()).clone(half));
+      result = b.create(state)->getResult(0);
     } else if (def && def->getName().getStringRef() == "onnx.Cast" &&
                def->getOperand(0).getType() ==
                    cast<TensorType>(v.getType()).clone(half)) {
@@ -399,8 +429,8 @@ private:
       }
   }
 
-  /// Cast(to=half)(Cast(to=f32)(u : half)) is u; unused Casts and
-  /// Constants go.
+  /// Cast(to=half)(Cast(to=f32)(u : half)) is u; unused Casts, Constants
+  /// and weights go.
   void cancelCasts(ModuleOp module) {
     SmallVector<Operation *> casts;
     module.walk([&](Operation *op) {
@@ -423,7 +453,9 @@ private:
       SmallVector<Operation *> dead;
       module.walk([&](Operation *op) {
         StringRef name = op->getName().getStringRef();
-        if ((name == "onnx.Cast" || name == "onnx.Constant") && op->use_empty())
+        if ((name == "onnx.Cast" || name == "onnx.Constant" ||
+             name == "onyx.weight") &&
+            op->use_empty())
           dead.push_back(op);
       });
       for (Operation *op : dead)

@@ -65,10 +65,11 @@ std::string valueLine(bool isInput, ValueKind kind, StringRef name,
 }
 
 std::string weightLine(int64_t index, int64_t offset, int64_t length,
-                       uint64_t checksum, StringRef file) {
+                       uint64_t checksum, StringRef file, int convertTo) {
   return std::string(ONYX_METADATA_WEIGHT) + " " + std::to_string(index) + " " +
          std::to_string(offset) + " " + std::to_string(length) + " " +
-         llvm::utohexstr(checksum) + " " + escapeName(file) + "\n";
+         llvm::utohexstr(checksum) + " " + escapeName(file) +
+         (convertTo ? " " + std::to_string(convertTo) : std::string()) + "\n";
 }
 
 std::string deviceLine(StringRef device) {

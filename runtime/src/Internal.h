@@ -112,6 +112,10 @@ struct WeightSpec {
   int64_t offset = 0, length = 0;
   uint64_t checksum = 0; ///< FNV-1a 64 of the bytes; 0: size check only.
   std::string location;  ///< Unescaped, relative to the artifact.
+  /// ONYX_F16 or ONYX_BF16: the file holds f32 values that the session
+  /// converts to this type when it loads them (`onyx-compile --precision`);
+  /// 0: the bytes as they are.
+  int32_t convertTo = 0;
 };
 
 struct ModelMetadata {

@@ -202,10 +202,21 @@ bool parseMetadata(const char *text, ModelMetadata &result,
     }
     if (words[0] == ONYX_METADATA_WEIGHT) {
       // weight <index> <offset> <length> <checksum hex> <location>
+      //        [<element type the f32 values are converted to at load>]
       WeightSpec weight;
       int64_t index;
       std::string message;
-      if (words.size() != 6 || !parseUnsigned(words[1], INT32_MAX, index) ||
+      if (words.size() == 7) {
+        if (words[6] == std::to_string(ONYX_F16))
+          weight.convertTo = ONYX_F16;
+        else if (words[6] == std::to_string(ONYX_BF16))
+          weight.convertTo = ONYX_BF16;
+        else
+          return fail("weight conversion to element type '" + words[6] +
+                      "' is not supported (f32 to 10 = f16 or 16 = bf16)");
+      }
+      if ((words.size() != 6 && words.size() != 7) ||
+          !parseUnsigned(words[1], INT32_MAX, index) ||
           !parseUnsigned(words[2], INT64_MAX, weight.offset) ||
           !parseUnsigned(words[3], INT64_MAX, weight.length) ||
           !unescape(words[5], weight.location, message))
@@ -216,6 +227,9 @@ bool parseMetadata(const char *text, ModelMetadata &result,
         return fail("malformed weight checksum '" + words[4] + "'");
       if (index != int64_t(result.weights.size()))
         return fail("weight lines must be numbered 0, 1, ... in order");
+      if (weight.convertTo && weight.length % 4 != 0)
+        return fail("a converted weight's length must be a multiple of 4 "
+                    "(f32 values)");
       result.weights.push_back(std::move(weight));
       continue;
     }

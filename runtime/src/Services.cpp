@@ -442,6 +442,9 @@ ONYX_API void *onyxrt_get_weight(void *ctx, int64_t index) {
     c->fail("external weight " + std::to_string(index) + " is not loaded");
     return nullptr;
   }
+  if (size_t(index) < c->state->convertedWeights.size() &&
+      c->state->convertedWeights[index])
+    return c->state->convertedWeights[index];
   return static_cast<char *>(c->state->weightsData) + weights[index].offset;
 }
 

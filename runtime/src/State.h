@@ -93,6 +93,9 @@ struct OnyxState {
   /// first use, and one changed in place would be used unchecked).
   void *weightsData = nullptr;
   size_t weightsSize = 0;
+  /// Per weight: its values converted at load (WeightSpec::convertTo), in
+  /// memory the session owns; NULL for a weight used as stored.
+  std::vector<void *> convertedWeights;
 
   /// Profiling (onyx_state_enable_profiling): the trace being recorded,
   /// NULL when off. Declared before `device`, which adds its kernels' events
@@ -146,6 +149,8 @@ struct OnyxState {
     releaseHeldOutputs();
     trimPools();
     onyx::rt::freeAligned(weightsData);
+    for (void *converted : convertedWeights)
+      onyx::rt::freeAligned(converted);
   }
 };
 

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
@@ -73,6 +74,43 @@ bool resolvesInside(const std::string &path, const std::string &dir,
   std::free(file);
   std::free(base);
   return inside;
+}
+
+/// f32 to f16 bits, round to nearest even; overflow is infinity, NaN stays
+/// a (quiet) NaN: what a run-time Cast computes (lib/Transforms/
+/// ConvertPrecision.cpp converts constants the same way).
+uint16_t f32ToF16Bits(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000;
+  uint32_t abs = x & 0x7fffffff;
+  if (abs >= 0x7f800000) // inf, NaN (quiet, payload kept where it fits)
+    return uint16_t(sign | 0x7c00 |
+                    (abs > 0x7f800000 ? 0x200 | ((abs >> 13) & 0x3ff) : 0));
+  if (abs >= 0x477ff000) // >= 65520: rounds to infinity
+    return uint16_t(sign | 0x7c00);
+  if (abs < 0x38800000) { // below 2^-14: a subnormal half (or zero)
+    float v;
+    std::memcpy(&v, &abs, 4);
+    // v * 2^24 is exact; nearbyint rounds to nearest even (the default
+    // rounding mode). m == 0x400 is the smallest normal: the same bits.
+    auto m = uint32_t(std::nearbyint(v * 16777216.0f));
+    return uint16_t(sign | m);
+  }
+  uint32_t h = ((((abs >> 23) - 127 + 15) << 10) | ((abs & 0x7fffff) >> 13));
+  uint32_t rem = abs & 0x1fff;
+  if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
+    ++h; // a carry into the exponent is the right result
+  return uint16_t(sign | h);
+}
+
+/// f32 to bf16 bits, round to nearest even; NaN stays a quiet NaN.
+uint16_t f32ToBF16Bits(float f) {
+  uint32_t x;
+  std::memcpy(&x, &f, 4);
+  if ((x & 0x7fffffff) > 0x7f800000) // NaN: quiet, sign kept
+    return uint16_t((x >> 16) | 0x40);
+  return uint16_t((x + 0x7fff + ((x >> 16) & 1)) >> 16);
 }
 
 } // namespace
@@ -188,6 +226,29 @@ bool loadWeights(OnyxState &state, const OnyxModelDesc &desc,
               std::to_string(i) + " differs";
       return false;
     }
+  }
+  // Weights the model reads in another type (f32 values of an fp32 model
+  // compiled with --precision=fp16|bf16) are converted once, here, into
+  // memory the session owns, instead of by a Cast in every call.
+  state.convertedWeights.assign(weights.size(), nullptr);
+  for (size_t i = 0; i < weights.size(); ++i) {
+    if (!weights[i].convertTo)
+      continue;
+    size_t count = size_t(weights[i].length) / 4;
+    auto *out = static_cast<uint16_t *>(allocAligned(count * 2));
+    if (!out) {
+      error = "out of memory converting weight " + std::to_string(i) + " (" +
+              std::to_string(count * 2) + " bytes)";
+      return false;
+    }
+    const char *in = static_cast<const char *>(data) + weights[i].offset;
+    bool toF16 = weights[i].convertTo == ONYX_F16;
+    for (size_t j = 0; j < count; ++j) {
+      float f;
+      std::memcpy(&f, in + 4 * j, 4);
+      out[j] = toF16 ? f32ToF16Bits(f) : f32ToBF16Bits(f);
+    }
+    state.convertedWeights[i] = out;
   }
   return true;
 }

@@ -274,6 +274,80 @@ TEST(Weights, FileTruncatedOrRewrittenAfterCreationIsNotUsed) {
   EXPECT_EQ(bytesOf(onyx_tensor_list_get(out2.get(), 0)), want);
 }
 
+namespace {
+
+/// `w.bin` holding `values` (f32) after 8 bytes of padding, and a model
+/// whose weight 0 (those 32 bytes) the session converts to `convertTo`.
+std::string convertedWeightModel(WeightsDir &d,
+                                 const std::vector<float> &values,
+                                 const char *convertTo) {
+  std::vector<unsigned char> bytes(8, 0xee);
+  bytes.resize(8 + 4 * values.size());
+  std::memcpy(bytes.data() + 8, values.data(), 4 * values.size());
+  d.write("w.bin", bytes);
+  return "onyx-model v1\noutput y 2 1 16\nweight 0 8 " +
+         std::to_string(4 * values.size()) + " 0 w.bin " + convertTo + "\n";
+}
+
+std::vector<unsigned char> halfBytes(const std::vector<uint16_t> &bits) {
+  std::vector<unsigned char> bytes(2 * bits.size());
+  std::memcpy(bytes.data(), bits.data(), bytes.size());
+  return bytes;
+}
+
+} // namespace
+
+TEST(Weights, ConvertedToHalfWhenLoaded) {
+  // A `weight` line with a 7th word (--precision=fp16|bf16): the session
+  // converts the file's f32 values once, at creation, rounding to nearest
+  // even as a Cast does; the generated code reads the half values.
+  WeightsDir d;
+  std::string error;
+  float tie16 = 1.0f + 1.0f / 2048, tie16Up = 1.0f + 3.0f / 2048;
+  StatePtr f16(createWithWeights(
+      convertedWeightModel(d,
+                           {1.0f, -2.5f, 65504.0f, 65520.0f, 0x1p-24f,
+                            1.5f * 0x1p-24f, tie16, tie16Up},
+                           "10"),
+      d.dir.c_str(), error));
+  ASSERT_TRUE(f16) << error;
+  ListPtr in(onyx_tensor_list_create());
+  ListPtr out(onyxrt_run(f16.get(), in.get()));
+  ASSERT_TRUE(out) << onyx_state_last_error(f16.get());
+  // 65520 rounds to infinity; 2^-24 and 1.5 * 2^-24 are subnormals (the
+  // tie to even 2); 1 + 2^-11 ties down to 1, 1 + 3 * 2^-11 up.
+  EXPECT_EQ(bytesOf(onyx_tensor_list_get(out.get(), 0)),
+            halfBytes({0x3c00, 0xc100, 0x7bff, 0x7c00, 0x0001, 0x0002, 0x3c00,
+                       0x3c02}));
+
+  float tieB = 1.0f + 1.0f / 256, tieBUp = 1.0f + 3.0f / 256;
+  StatePtr bf16(createWithWeights(
+      convertedWeightModel(d,
+                           {1.0f, -2.5f, tieB, tieBUp, __builtin_nanf(""),
+                            -__builtin_inff(), 3.0e38f, 1e-40f},
+                           "16"),
+      d.dir.c_str(), error));
+  ASSERT_TRUE(bf16) << error;
+  ListPtr outB(onyxrt_run(bf16.get(), in.get()));
+  ASSERT_TRUE(outB) << onyx_state_last_error(bf16.get());
+  EXPECT_EQ(bytesOf(onyx_tensor_list_get(outB.get(), 0)),
+            halfBytes({0x3f80, 0xc020, 0x3f80, 0x3f82, 0x7fc0, 0xff80, 0x7f62,
+                       0x0001}));
+
+  // Only f32 -> f16 / bf16, and whole f32 values.
+  EXPECT_FALSE(createWithWeights(
+      convertedWeightModel(d, std::vector<float>(8, 1.0f), "1"), d.dir.c_str(),
+      error));
+  EXPECT_NE(error.find("weight conversion to element type '1' is not "
+                       "supported"),
+            std::string::npos)
+      << error;
+  EXPECT_FALSE(createWithWeights(
+      "onyx-model v1\noutput y 2 1 16\nweight 0 8 30 0 w.bin 10\n",
+      d.dir.c_str(), error));
+  EXPECT_NE(error.find("multiple of 4"), std::string::npos) << error;
+}
+
 //===----------------------------------------------------------------------===//
 // Memory limit (docs/runtime.md, "Memory limit")
 //===----------------------------------------------------------------------===//

@@ -78,6 +78,9 @@ TEST(ModelMetadata, SignatureLinesRoundTrip) {
 TEST(ModelMetadata, WeightDeviceAndSerialLines) {
   EXPECT_EQ(metadata::weightLine(0, 64, 256, 0xABCDEFull, "w dir/w.bin"),
             "weight 0 64 256 ABCDEF w%20dir/w.bin\n");
+  // A weight the session converts from f32 when it loads it (--precision).
+  EXPECT_EQ(metadata::weightLine(1, 0, 16, 0, "w.bin", /*convertTo=*/16),
+            "weight 1 0 16 0 w.bin 16\n");
   EXPECT_EQ(metadata::deviceLine(ONYX_METADATA_DEVICE_CUDA), "device cuda\n");
   EXPECT_EQ(metadata::serialLine("/NonZero"), "serial /NonZero\n");
   EXPECT_EQ(metadata::serialLine(""), "serial ?\n");
@@ -114,6 +117,7 @@ TEST(ModelMetadata, EveryKindTheWriterWritesIsKnownToTheRuntime) {
       metadata::tensorLine(true, "x", 1, {{2, ""}, {std::nullopt, "n"}}),
       metadata::tensorLine(false, "y", 1, {}),
       metadata::weightLine(0, 0, 16, 0x1234, "w.bin"),
+      metadata::weightLine(0, 0, 16, 0x1234, "w.bin", /*convertTo=*/10),
       metadata::deviceLine(ONYX_METADATA_DEVICE_CUDA),
       metadata::serialLine("/NonZero"),
       metadata::serialLine("")};

@@ -44,9 +44,12 @@ enum class ValueKind { Sequence, Optional, OptionalSequence };
 std::string valueLine(bool isInput, ValueKind kind, llvm::StringRef name,
                       int elementCode);
 
-/// `weight <index> <offset> <length> <checksum hex> <file>`.
+/// `weight <index> <offset> <length> <checksum hex> <file>`, with
+/// ` <convertTo>` (10 f16, 16 bf16) for a weight whose f32 values the session
+/// converts when it loads them (`--precision`).
 std::string weightLine(int64_t index, int64_t offset, int64_t length,
-                       uint64_t checksum, llvm::StringRef file);
+                       uint64_t checksum, llvm::StringRef file,
+                       int convertTo = 0);
 
 /// `device <name>`.
 std::string deviceLine(llvm::StringRef device);

@@ -121,9 +121,14 @@ LogicalResult WeightOp::bufferize(RewriterBase &rewriter,
                                   bufferization::BufferizationState &) {
   auto type = cast<RankedTensorType>(getType());
   auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
-  bufferization::replaceOpWithNewBufferizedOp<WeightBufferOp>(
+  // The type the file holds, when the session converts it at load
+  // (onnx-convert-precision).
+  Attribute fileType = (*this)->getAttr("onyx.file_element_type");
+  auto buffer = bufferization::replaceOpWithNewBufferizedOp<WeightBufferOp>(
       rewriter, *this, memrefType, getLocation(), getOffset(), getLength(),
       getChecksum());
+  if (fileType)
+    buffer->setAttr("onyx.file_element_type", fileType);
   return success();
 }
 

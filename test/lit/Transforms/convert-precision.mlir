@@ -92,14 +92,20 @@ func.func @range(%x: tensor<4x4xf32>, %mask: tensor<4x4xi1>) -> (tensor<4x4xf32>
 // -----
 // Casts that cancel: a half model input cast to f32 feeds the MatMul
 // directly, and the model's own Cast back to f16 of the MatMul's result is
-// the MatMul's result. An external weight is cast at run time.
+// the MatMul's result. An external weight is read in the half type, the
+// same bytes marked as f32 in the file (the session converts them when it
+// loads the file): no Cast, and the f32 weight goes.
 
 // CHECK-LABEL: func.func @cancel(
 // CHECK-SAME:      %[[A:.*]]: tensor<2x4xf16>) -> tensor<2x3xf16>
-// CHECK:         %[[W:.*]] = onyx.weight
-// CHECK:         %[[WH:.*]] = "onnx.Cast"(%[[W]]) <{{{.*}}to = 10 : i64}> : (tensor<4x3xf32>) -> tensor<4x3xf16>
+// CHECK-NOT:     onnx.Cast
+// CHECK:         %[[WH:.*]] = onyx.weight {checksum = 0 : i64, length = 48 : i64, location = "m.onnx.data", offset = 0 : i64, onyx.file_element_type = f32} : tensor<4x3xf16>
+// CHECK-NOT:     onnx.Cast
 // CHECK:         %[[MM:.*]] = "onnx.MatMul"(%[[A]], %[[WH]]) : (tensor<2x4xf16>, tensor<4x3xf16>) -> tensor<2x3xf16>
 // CHECK-NEXT:    return %[[MM]] : tensor<2x3xf16>
+// BF16-LABEL: func.func @cancel(
+// BF16:         %[[WH:.*]] = onyx.weight {{{.*}}onyx.file_element_type = f32} : tensor<4x3xbf16>
+// BF16:         "onnx.MatMul"(%{{.*}}, %[[WH]]) : (tensor<2x4xbf16>, tensor<4x3xbf16>)
 func.func @cancel(%a: tensor<2x4xf16>) -> tensor<2x3xf16> {
   %af = "onnx.Cast"(%a) {to = 1 : i64} : (tensor<2x4xf16>) -> tensor<2x4xf32>
   %w = onyx.weight {checksum = 0 : i64, length = 48 : i64, location = "m.onnx.data", offset = 0 : i64} : tensor<4x3xf32>
