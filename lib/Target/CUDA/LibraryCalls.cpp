@@ -12,6 +12,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 
@@ -107,23 +108,112 @@ bool isZeroConstant(Value v) {
   return value && value.getValue().isZero();
 }
 
+namespace {
+
+bool isConstantInt(Value v, int64_t value) {
+  APInt bits;
+  return matchPattern(v, m_ConstantInt(&bits)) && bits.getSExtValue() == value;
+}
+
+/// `v` = bitcast(shli(extui(bitcast x : bf16 to i16), 16)) : f32, the ONNX
+/// lowering's exact bf16 -> f32 extension (ONNXToTensor/Elementwise.cpp's
+/// bf16ToF32): x, with the ops it took in `steps`; NULL otherwise.
+Value bf16Extended(Value v, SmallVectorImpl<Operation *> &steps) {
+  auto cast = v.getDefiningOp<arith::BitcastOp>();
+  if (!cast || !cast.getType().isF32())
+    return Value();
+  auto shl = cast.getIn().getDefiningOp<arith::ShLIOp>();
+  if (!shl || !isConstantInt(shl.getRhs(), 16))
+    return Value();
+  auto ext = shl.getLhs().getDefiningOp<arith::ExtUIOp>();
+  auto in = ext ? ext.getIn().getDefiningOp<arith::BitcastOp>() : nullptr;
+  if (!in || !in.getIn().getType().isBF16() || !ext.getType().isInteger(32))
+    return Value();
+  steps.append({cast, shl, ext, in});
+  return in.getIn();
+}
+
+/// `v` = the ONNX lowering's exact f32 -> bf16 rounding to nearest even
+/// (f32ToBF16: bits = bitcast y; upper = bits >> 16; rounded = (bits +
+/// (upper & 1) + 0x7fff) >> 16; select(y uno y, upper | 0x40, rounded),
+/// truncated to i16 and bitcast to bf16): y, with the ops in `steps`.
+Value bf16RoundedFrom(Value v, SmallVectorImpl<Operation *> &steps) {
+  auto cast = v.getDefiningOp<arith::BitcastOp>();
+  if (!cast || !cast.getType().isBF16())
+    return Value();
+  auto trunc = cast.getIn().getDefiningOp<arith::TruncIOp>();
+  auto sel = trunc ? trunc.getIn().getDefiningOp<arith::SelectOp>() : nullptr;
+  auto isNaN =
+      sel ? sel.getCondition().getDefiningOp<arith::CmpFOp>() : nullptr;
+  if (!isNaN || isNaN.getPredicate() != arith::CmpFPredicate::UNO ||
+      isNaN.getLhs() != isNaN.getRhs() || !isNaN.getLhs().getType().isF32())
+    return Value();
+  Value y = isNaN.getLhs();
+  auto quiet = sel.getTrueValue().getDefiningOp<arith::OrIOp>();
+  auto rounded = sel.getFalseValue().getDefiningOp<arith::ShRUIOp>();
+  if (!quiet || !rounded || !isConstantInt(quiet.getRhs(), 0x40) ||
+      !isConstantInt(rounded.getRhs(), 16))
+    return Value();
+  auto upper = quiet.getLhs().getDefiningOp<arith::ShRUIOp>();
+  auto bits =
+      upper ? upper.getLhs().getDefiningOp<arith::BitcastOp>() : nullptr;
+  if (!bits || bits.getIn() != y || !isConstantInt(upper.getRhs(), 16))
+    return Value();
+  auto sum = rounded.getLhs().getDefiningOp<arith::AddIOp>();
+  if (!sum || sum.getLhs() != bits.getResult())
+    return Value();
+  auto bias = sum.getRhs().getDefiningOp<arith::AddIOp>();
+  auto lsb = bias ? bias.getLhs().getDefiningOp<arith::AndIOp>() : nullptr;
+  if (!lsb || lsb.getLhs() != upper.getResult() ||
+      !isConstantInt(lsb.getRhs(), 1) || !isConstantInt(bias.getRhs(), 0x7fff))
+    return Value();
+  steps.append(
+      {cast, trunc, sel, isNaN, quiet, rounded, upper, bits, sum, bias, lsb});
+  return y;
+}
+
+} // namespace
+
 bool isAddOfArguments(Block &body, unsigned lhsArg, unsigned rhsArg) {
   auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
   if (!yield || yield.getNumOperands() != 1)
     return false;
+  // The ops the sum and its conversions take; the body must hold nothing
+  // else (constants aside).
+  SmallVector<Operation *> steps;
   Value sum = stripTruncF(yield.getOperand(0));
+  if (sum != yield.getOperand(0))
+    steps.push_back(yield.getOperand(0).getDefiningOp());
+  else if (Value y = bf16RoundedFrom(sum, steps))
+    sum = y;
   auto add = sum.getDefiningOp<arith::AddFOp>();
   if (!add || add->getBlock() != &body)
     return false;
-  Value lhs = stripExtF(add.getLhs()), rhs = stripExtF(add.getRhs());
+  steps.push_back(add);
+  bool bf16 =
+      sum != yield.getOperand(0) && yield.getOperand(0).getType().isBF16();
+  auto strip = [&](Value v) {
+    if (bf16)
+      if (Value x = bf16Extended(v, steps))
+        return x;
+    Value x = stripExtF(v);
+    if (x != v)
+      steps.push_back(v.getDefiningOp());
+    return x;
+  };
+  Value lhs = strip(add.getLhs()), rhs = strip(add.getRhs());
   Value a = body.getArgument(lhsArg), b = body.getArgument(rhsArg);
   if (!((lhs == a && rhs == b) || (lhs == b && rhs == a)))
     return false;
-  // Nothing but the add and its conversions.
-  size_t expected = 1 + (sum != yield.getOperand(0)) + (lhs != add.getLhs()) +
-                    (rhs != add.getRhs());
-  auto ops = body.without_terminator();
-  return size_t(std::distance(ops.begin(), ops.end())) == expected;
+  // One element type throughout (no f16 operand in a bf16 sum).
+  if (a.getType() != b.getType() ||
+      a.getType() != yield.getOperand(0).getType())
+    return false;
+  for (Operation &op : body.without_terminator())
+    if (!llvm::is_contained(steps, &op) && !isa<arith::ConstantOp>(op))
+      return false;
+  return llvm::all_of(steps,
+                      [&](Operation *op) { return op->getBlock() == &body; });
 }
 
 std::optional<SmallVector<unsigned>> mapDims(AffineMap map) {

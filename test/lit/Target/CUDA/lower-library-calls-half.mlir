@@ -60,6 +60,117 @@ module {
 
 // -----
 
+// The same in bf16, as the ONNX lowering writes a bf16 Add: the bit-level
+// extension bitcast(shli(extui(bitcast x), 16)) of both operands and the
+// round-to-nearest-even truncation written out (constants outside the body,
+// where canonicalization puts them): the bias epilogue too (element type
+// 16). A body that differs in one constant (a bias of 0x7ffe: not the
+// lowering's rounding) stays a kernel.
+
+#a = affine_map<(d0, d1, d2) -> (d0, d2)>
+#b = affine_map<(d0, d1, d2) -> (d2, d1)>
+#c = affine_map<(d0, d1, d2) -> (d0, d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func.func @onyx_main
+// CHECK:         %[[BIAS:.*]] = onyx.get_input %{{.*}}[2] : memref<32xbf16>
+// CHECK:         %[[BP:.*]] = memref.extract_aligned_pointer_as_index %[[BIAS]]
+// CHECK:         %[[BPTR:.*]] = llvm.inttoptr
+// CHECK:         call @onyxrt_cuda_gemm(%{{.*}}, %{{.*}}, %c16_i32, %c0_i32, %c1_i64, %{{.*}}, %c32_i64, %c64_i64, {{.*}}, %[[BPTR]]) {onyx.cuda_status}
+// CHECK-NOT:     linalg.generic {
+// CHECK:         call @onyxrt_cuda_gemm(%{{.*}}, %{{.*}}, %c16_i32, %c0_i32, %c1_i64, {{.*}}, %{{.*}}) {onyx.cuda_status}
+// CHECK:         linalg.generic {
+// CHECK:           arith.addi %{{.*}}, %c32766_i32 : i32
+// TF32-LABEL: func.func @onyx_main
+// TF32:         call @onyxrt_cuda_gemm(%{{.*}}, %{{.*}}, %c16_i32, %c0_i32,
+module {
+  func.func @onyx_main(%ctx: !onyx.context) -> i32 {
+    %c0 = arith.constant 0 : index
+    %zero = arith.constant 0.0 : bf16
+    %c16 = arith.constant 16 : i32
+    %c1 = arith.constant 1 : i32
+    %c7fff = arith.constant 32767 : i32
+    %c40 = arith.constant 64 : i32
+    %x = onyx.get_input %ctx[0] : memref<?x64xbf16>
+    %w = onyx.get_input %ctx[1] : memref<64x32xbf16>
+    %bias = onyx.get_input %ctx[2] : memref<32xbf16>
+    %n = memref.dim %x, %c0 : memref<?x64xbf16>
+    %y = onyx.alloc_output %ctx[0] (%n) : memref<?x32xbf16>
+    linalg.fill ins(%zero : bf16) outs(%y : memref<?x32xbf16>)
+    linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%x, %w : memref<?x64xbf16>, memref<64x32xbf16>) outs(%y : memref<?x32xbf16>) {
+    ^bb0(%in: bf16, %in2: bf16, %out: bf16):
+      %m = arith.mulf %in, %in2 : bf16
+      %s = arith.addf %out, %m : bf16
+      linalg.yield %s : bf16
+    } loc("mm")
+    linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%y, %bias : memref<?x32xbf16>, memref<32xbf16>) outs(%y : memref<?x32xbf16>) {
+    ^bb0(%in: bf16, %in2: bf16, %out: bf16):
+      %i0 = arith.bitcast %in : bf16 to i16
+      %w0 = arith.extui %i0 : i16 to i32
+      %s0 = arith.shli %w0, %c16 : i32
+      %e0 = arith.bitcast %s0 : i32 to f32
+      %i1 = arith.bitcast %in2 : bf16 to i16
+      %w1 = arith.extui %i1 : i16 to i32
+      %s1 = arith.shli %w1, %c16 : i32
+      %e1 = arith.bitcast %s1 : i32 to f32
+      %sum = arith.addf %e0, %e1 : f32
+      %bits = arith.bitcast %sum : f32 to i32
+      %upper = arith.shrui %bits, %c16 : i32
+      %lsb = arith.andi %upper, %c1 : i32
+      %rb = arith.addi %lsb, %c7fff : i32
+      %t = arith.addi %bits, %rb : i32
+      %rounded = arith.shrui %t, %c16 : i32
+      %quiet = arith.ori %upper, %c40 : i32
+      %nan = arith.cmpf uno, %sum, %sum : f32
+      %r = arith.select %nan, %quiet, %rounded : i32
+      %r16 = arith.trunci %r : i32 to i16
+      %res = arith.bitcast %r16 : i16 to bf16
+      linalg.yield %res : bf16
+    }
+    %y2 = onyx.alloc_output %ctx[1] (%n) : memref<?x32xbf16>
+    linalg.fill ins(%zero : bf16) outs(%y2 : memref<?x32xbf16>)
+    linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%x, %w : memref<?x64xbf16>, memref<64x32xbf16>) outs(%y2 : memref<?x32xbf16>) {
+    ^bb0(%in: bf16, %in2: bf16, %out: bf16):
+      %m = arith.mulf %in, %in2 : bf16
+      %s = arith.addf %out, %m : bf16
+      linalg.yield %s : bf16
+    }
+    linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+        ins(%y2, %bias : memref<?x32xbf16>, memref<32xbf16>) outs(%y2 : memref<?x32xbf16>) {
+    ^bb0(%in: bf16, %in2: bf16, %out: bf16):
+      %c7ffe = arith.constant 32766 : i32
+      %i0 = arith.bitcast %in : bf16 to i16
+      %w0 = arith.extui %i0 : i16 to i32
+      %s0 = arith.shli %w0, %c16 : i32
+      %e0 = arith.bitcast %s0 : i32 to f32
+      %i1 = arith.bitcast %in2 : bf16 to i16
+      %w1 = arith.extui %i1 : i16 to i32
+      %s1 = arith.shli %w1, %c16 : i32
+      %e1 = arith.bitcast %s1 : i32 to f32
+      %sum = arith.addf %e0, %e1 : f32
+      %bits = arith.bitcast %sum : f32 to i32
+      %upper = arith.shrui %bits, %c16 : i32
+      %lsb = arith.andi %upper, %c1 : i32
+      %rb = arith.addi %lsb, %c7ffe : i32
+      %t = arith.addi %bits, %rb : i32
+      %rounded = arith.shrui %t, %c16 : i32
+      %quiet = arith.ori %upper, %c40 : i32
+      %nan = arith.cmpf uno, %sum, %sum : f32
+      %r = arith.select %nan, %quiet, %rounded : i32
+      %r16 = arith.trunci %r : i32 to i16
+      %res = arith.bitcast %r16 : i16 to bf16
+      linalg.yield %res : bf16
+    }
+    %ok = arith.constant 0 : i32
+    return %ok : i32
+  }
+}
+
+// -----
+
 // A batched bf16 MatMul [b, 12, s, 64] x [b, 12, 64, s] (attention
 // scores): batch = b * 12, element type 16; and an f32 GEMM next to it,
 // which the tf32 option marks (flags TF32 = 8) while the bf16 one stays 0.
