@@ -10,6 +10,10 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define ONYX_WEIGHTS_F16C 1
+#endif
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -111,6 +115,43 @@ uint16_t f32ToBF16Bits(float f) {
   if ((x & 0x7fffffff) > 0x7f800000) // NaN: quiet, sign kept
     return uint16_t((x >> 16) | 0x40);
   return uint16_t((x + 0x7fff + ((x >> 16) & 1)) >> 16);
+}
+
+/// `count` f32 values (any alignment) to f16 bits.
+void f32ToF16Scalar(const char *in, uint16_t *out, size_t count) {
+  for (size_t j = 0; j < count; ++j) {
+    float f;
+    std::memcpy(&f, in + 4 * j, 4);
+    out[j] = f32ToF16Bits(f);
+  }
+}
+
+#ifdef ONYX_WEIGHTS_F16C
+/// The same with the F16C instruction, 8 values at a time: IEEE round to
+/// nearest even, overflow to infinity, NaN quieted with its payload's top
+/// bits, as f32ToF16Bits (BERT-base's weights: ~0.7 s -> well under 0.1 s
+/// at session creation).
+__attribute__((target("avx,f16c"))) void
+f32ToF16Vector(const char *in, uint16_t *out, size_t count) {
+  size_t j = 0;
+  for (; j + 8 <= count; j += 8) {
+    __m256 v = _mm256_loadu_ps(reinterpret_cast<const float *>(in + 4 * j));
+    __m128i h =
+        _mm256_cvtps_ph(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(out + j), h);
+  }
+  f32ToF16Scalar(in + 4 * j, out + j, count - j);
+}
+#endif
+
+void f32ToF16(const char *in, uint16_t *out, size_t count) {
+#ifdef ONYX_WEIGHTS_F16C
+  static const bool f16c =
+      __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+  if (f16c)
+    return f32ToF16Vector(in, out, count);
+#endif
+  f32ToF16Scalar(in, out, count);
 }
 
 } // namespace
@@ -242,11 +283,14 @@ bool loadWeights(OnyxState &state, const OnyxModelDesc &desc,
       return false;
     }
     const char *in = static_cast<const char *>(data) + weights[i].offset;
-    bool toF16 = weights[i].convertTo == ONYX_F16;
-    for (size_t j = 0; j < count; ++j) {
-      float f;
-      std::memcpy(&f, in + 4 * j, 4);
-      out[j] = toF16 ? f32ToF16Bits(f) : f32ToBF16Bits(f);
+    if (weights[i].convertTo == ONYX_F16) {
+      f32ToF16(in, out, count);
+    } else {
+      for (size_t j = 0; j < count; ++j) {
+        float f;
+        std::memcpy(&f, in + 4 * j, 4);
+        out[j] = f32ToBF16Bits(f);
+      }
     }
     state.convertedWeights[i] = out;
   }
