@@ -144,6 +144,7 @@ step python-package env ONYX_BUILD_DIR="$BUILD_DIR" "$PY" -m pytest -q -p no:cac
 # a pkg-config one and the installed Python package run the example.
 step install bash test/install/test_install.sh "$BUILD_DIR"
 step e2e-threads "$PY" test/e2e/test_threads.py
+step e2e-parallel-loops "$PY" test/e2e/test_parallel_loops.py
 step e2e-cpu-target "$PY" test/e2e/test_cpu_target.py
 step e2e-hostile-inputs "$PY" test/e2e/test_hostile_inputs.py
 step e2e-external-data "$PY" test/e2e/test_external_data.py

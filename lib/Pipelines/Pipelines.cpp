@@ -26,12 +26,14 @@
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/CommandLine.h"
 
 using namespace mlir;
 
@@ -43,7 +45,8 @@ void registerOnyxDialects(DialectRegistry &registry) {
                   linalg::LinalgDialect, memref::MemRefDialect,
                   bufferization::BufferizationDialect, scf::SCFDialect,
                   cf::ControlFlowDialect, affine::AffineDialect,
-                  index::IndexDialect, ub::UBDialect, LLVM::LLVMDialect>();
+                  index::IndexDialect, ub::UBDialect, LLVM::LLVMDialect,
+                  omp::OpenMPDialect>();
   arith::registerBufferizableOpInterfaceExternalModels(registry);
   linalg::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
@@ -111,6 +114,15 @@ void buildBufferizationPipeline(OpPassManager &pm, StringRef poolScheme) {
   pm.addPass(createCanonicalizerPass());
 }
 
+/// onyx-compile --cpu-parallel-threshold=N: the least work (estimated ops)
+/// of a generated loop nest run on several threads; -1: every loop serial
+/// (docs/performance-cpu.md, "Parallel generated loops").
+static llvm::cl::opt<int64_t> cpuParallelThreshold(
+    "cpu-parallel-threshold",
+    llvm::cl::desc("CPU target: least estimated op count of a generated loop "
+                   "nest run on several threads (-1: all serial)"),
+    llvm::cl::init(131072));
+
 void buildCPUCodegenPipeline(OpPassManager &pm, bool profileOps) {
   // RFC Fix 3: payload scalars that host code needs become counted,
   // checked readbacks (all memory is host memory here).
@@ -128,9 +140,17 @@ void buildCPUCodegenPipeline(OpPassManager &pm, bool profileOps) {
   // side by side).
   if (profileOps)
     pm.addPass(createCPUProfileOps());
-  pm.addPass(createConvertLinalgToLoopsPass());
+  // Parallel dims become scf.parallel, reduction dims scf.for.
+  pm.addPass(createConvertLinalgToParallelLoopsPass());
   // Reduction loops carry their accumulator in a register (vectorizable).
   pm.addPass(createCPURegisterAccumulators());
+  // The outermost parallel loops with enough work run on libomp's threads
+  // (onyxrt_cpu_get_threads() of them); the others stay serial loops.
+  if (cpuParallelThreshold >= 0) {
+    CPUParallelizeLoopsOptions parallel;
+    parallel.threshold = cpuParallelThreshold;
+    pm.addPass(createCPUParallelizeLoops(parallel));
+  }
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   // With structured control flow gone, every check is in the entry's CFG

@@ -19,8 +19,10 @@
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/OpenMPToLLVM/ConvertOpenMPToLLVM.h"
 #include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Dialect/LLVMIR/FunctionCallUtils.h"
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace onyx {
@@ -620,6 +622,8 @@ struct ConvertOnyxToLLVMPass
     index::populateIndexToLLVMConversionPatterns(converter, patterns);
     populateFinalizeMemRefToLLVMConversionPatterns(converter, patterns);
     ub::populateUBToLLVMConversionPatterns(converter, patterns);
+    // The CPU target's parallel loops (onyx-cpu-parallelize-loops).
+    populateOpenMPToLLVMConversionPatterns(converter, patterns);
     patterns.add<GetInputLowering, AllocLowering<AllocOutputOp>,
                  AllocLowering<AllocTempOp>, GetPoolLowering, GetWeightLowering,
                  RecordTempLowering, PlaceTempsLowering>(converter);
@@ -631,6 +635,8 @@ struct ConvertOnyxToLLVMPass
 
     LLVMConversionTarget target(*ctx);
     target.addLegalOp<ModuleOp>();
+    target.addLegalOp<omp::TerminatorOp>();
+    configureOpenMPToLLVMConversionLegality(target, converter);
     if (failed(applyFullConversion(module, target, std::move(patterns))))
       signalPassFailure();
   }

@@ -28,6 +28,7 @@
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/IR/IRBuilder.h"
@@ -188,6 +189,17 @@ translateAndOptimize(ModuleOp module, llvm::LLVMContext &llvmCtx,
                      std::string &error, TimingScope *timing) {
   registerBuiltinDialectTranslation(*module->getContext());
   registerLLVMDialectTranslation(*module->getContext());
+  // Parallel loops (onyx-cpu-parallelize-loops) are omp ops, which the
+  // OpenMPIRBuilder outlines into libomp calls; it reads the module's triple
+  // and data layout.
+  registerOpenMPDialectTranslation(*module->getContext());
+  module->setAttr(
+      LLVM::LLVMDialect::getTargetTripleAttrName(),
+      StringAttr::get(module->getContext(), tm.getTargetTriple().str()));
+  module->setAttr(
+      LLVM::LLVMDialect::getDataLayoutAttrName(),
+      StringAttr::get(module->getContext(),
+                      tm.createDataLayout().getStringRepresentation()));
   std::unique_ptr<llvm::Module> llvmModule;
   {
     TimingScope scope = nest(timing, "translation to LLVM IR");
@@ -344,6 +356,12 @@ bool emitSharedLibrary(ModuleOp module, const std::string &outputPath,
       translateAndOptimize(module, *llvmCtx, *tm, cpu, error, timing);
   if (!llvmModule)
     return false;
+  // Parallel loops call LLVM's OpenMP runtime (__kmpc_fork_call...): the
+  // artifact links libomp, the pool the runtime's kernels share. Artifacts
+  // without them (CUDA host code) do not depend on it.
+  bool usesOpenMP = llvm::any_of(llvmModule->functions(), [](auto &f) {
+    return f.isDeclaration() && f.getName().starts_with("__kmpc_");
+  });
 
   llvm::SmallString<128> objectPath;
   int fd;
@@ -385,6 +403,11 @@ bool emitSharedLibrary(ModuleOp module, const std::string &outputPath,
       *linker, "-shared",           "-o",         outputPath, objectPath,
       libDir,  "-lonyx_runtime",    "-lopenblas", "-lmvec",   "-lm",
       rpath,   "-Wl,-rpath,$ORIGIN"};
+  std::string ompDir = ONYX_OPENMP_LIB_DIR;
+  std::string ompLibDir = "-L" + ompDir;
+  std::string ompRpath = "-Wl,-rpath," + ompDir;
+  if (usesOpenMP)
+    args.append({ompLibDir, "-lomp", ompRpath});
   TimingScope linkScope = nest(timing, "link (cc -shared)");
   std::string linkError;
   llvm::SmallString<128> logPath;

@@ -9,6 +9,8 @@
 
 #include "onyx/Transforms/Passes.h"
 
+#include "mlir/Dialect/OpenMP/OpenMPDialect.h"
+
 namespace onyx {
 
 #define GEN_PASS_DECL

@@ -99,4 +99,34 @@ def CPUProfileOps : Pass<"onyx-cpu-profile-ops", "mlir::ModuleOp"> {
   ];
 }
 
+def CPUParallelizeLoops
+    : Pass<"onyx-cpu-parallelize-loops", "mlir::ModuleOp"> {
+  let summary = "Outermost parallel loops run on libomp's threads";
+  let description = [{
+    After convert-linalg-to-parallel-loops: each outermost scf.parallel
+    (no reductions) whose body holds only arith, math, vector, affine index
+    arithmetic, memref loads, stores and views and scf control flow becomes
+    `scf.if %go { omp.parallel num_threads(%n) { omp.wsloop {
+    omp.loop_nest ... } } } else { <the serial loop> }`. `%n` is
+    `onyxrt_cpu_get_threads()`, called once at the function's entry; `%go`
+    holds when `%n > 1` and the work (the outer trip counts times the
+    body's op count, nested loops counted trip-count times, at run time
+    for dynamic shapes) exceeds `threshold`. Only parallel dims are
+    distributed: reductions run whole on one thread in their serial order.
+    A body without loops keeps its innermost dim as a serial scf.for in
+    each thread (the vectorizer's loop); the other distributed dims are
+    collapsed. Nested scf.parallel loops become scf.for. Loops with runtime
+    calls, checks, allocations or other ops stay serial.
+  }];
+  let options = [
+    Option<"threshold", "threshold", "int64_t", /*default=*/"131072",
+           "Least estimated op count (trip counts x body ops) run in "
+           "parallel">
+  ];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
+    "mlir::omp::OpenMPDialect", "mlir::scf::SCFDialect"
+  ];
+}
+
 #endif // ONYX_TARGET_CPU_PASSES_TD
