@@ -23,6 +23,11 @@ half precision (onnx-convert-precision, docs/cuda-backend.md "Precision").
    exporters write it (ReduceMean, Sub, Pow, ...), where a Pow or
    ReduceMean placed in f16 would give inf.
 4. --precision=fp32 is bit-identical to no --precision.
+5. External weights (--external-weights): the f32 weights the f16 MatMuls
+   read are converted when the session loads the file (two `weight ... 10`
+   metadata lines; the LayerNorm's stay f32), and the output is
+   bit-identical to the per-call Cast form
+   (--precision-cast-weights-per-call).
 """
 import argparse
 import os
@@ -209,6 +214,42 @@ def check_large_layernorm(work):
     return lines, problems
 
 
+def check_external_weights(work):
+    """--external-weights: the f32 weights are converted to f16 when the
+    session loads the file (metadata `weight ... 10`); the output is
+    bit-identical to the old form that casts them in every call
+    (--precision-cast-weights-per-call), and within the bound of the f64
+    reference."""
+    import onnx
+    ext = os.path.join(work, "ln_ext")
+    os.makedirs(ext, exist_ok=True)
+    src = os.path.join(ext, "src.onnx")
+    large_layernorm_model(src)
+    model = os.path.join(ext, "ln.onnx")
+    onnx.save_model(onnx.load(src), model, save_as_external_data=True,
+                    all_tensors_to_one_file=True, location="ln.onnx.data", size_threshold=0)
+    x = np.random.default_rng(2).standard_normal((3, 16)).astype(np.float32)
+    outs, problems, lines = {}, [], []
+    for tag, extra in (("load", ()), ("cast", ("--precision-cast-weights-per-call",))):
+        so = os.path.join(ext, "ln-%s.so" % tag)
+        compile_(model, so, "--external-weights", "--precision=fp16", *extra)
+        outs[tag] = run_model(so, {"x": x}, os.path.join(ext, "out-" + tag))
+    r = run([ONYX_COMPILE, model, "--external-weights", "--precision=fp16", "--emit=buffers", "-o", "-"],
+            timeout=300)
+    # w1 and w2 feed the f16 MatMuls; the LayerNorm's scale and bias stay f32.
+    converted = len(re.findall(r"weight \d+ \d+ \d+ \w+ ln.onnx.data 10\\0A", r.stdout))
+    plain = len(re.findall(r"weight \d+ \d+ \d+ \w+ ln.onnx.data\\0A", r.stdout))
+    if (converted, plain) != (2, 2):
+        problems.append("external weights: %d weight lines convert to f16, %d do not (expected 2 and 2)"
+                        % (converted, plain))
+    if not np.array_equal(outs["load"], outs["cast"]):
+        problems.append("external weights: converted at load differs from the per-call cast (max %g)"
+                        % float(np.abs(outs["load"] - outs["cast"]).max()))
+    lines.append("external weights --precision=fp16: %d of %d weights converted at load, %s the per-call cast"
+                 % (converted, converted + plain, "bit-identical to" if np.array_equal(outs["load"], outs["cast"]) else "NOT equal to"))
+    return lines, problems
+
+
 def check_fp32_exact(work):
     name = "hf_bert"
     data = np.load(os.path.join(DATA, name + ".npz"))
@@ -237,6 +278,7 @@ def main():
             ln = pool.submit(check_large_layernorm, work)
             exact = pool.submit(check_fp32_exact, work)
             bf16 = pool.submit(check_bf16_cpu_error, work)
+            ext = pool.submit(check_external_weights, work)
             for n in MODELS:
                 p = placement[n].result()
                 print("%s placement: %s" % (n, "ok" if not p else "; ".join(p)))
@@ -250,6 +292,9 @@ def main():
             problems += p
             p = exact.result()
             print("fp32 bit-exact to the default: %s" % ("ok" if not p else p[0]))
+            problems += p
+            lines, p = ext.result()
+            print("\n".join(lines))
             problems += p
             p = bf16.result()
             print("bf16 on the CPU target: %s" % ("a clear error" if not p else p[0]))
