@@ -31,6 +31,12 @@
 //     cheap producers (a few arithmetic ops, sqrt; no exp/erf/pow), whose
 //     recomputation costs less than a kernel launch and a pass over memory.
 //
+// Payload sizes are counted in ops with constants free and a bf16 <-> f32
+// conversion as one op, as f16's extf / truncf are: the ONNX lowering writes
+// bf16 conversions out with integer ops (a bf16 Mul is 15 ops, its f16 form
+// 3), and counted op by op, bf16 chains exceeded both bounds and stayed
+// several kernels (GPT-2's tanh-GELU: six in bf16, one in f16).
+//
 // Three rewrites run with the fusion patterns to give it more to fuse:
 //
 //   * Cheap producers with several users, all of which could fuse them
@@ -64,8 +70,11 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace onyx {
 #define GEN_PASS_DEF_FUSEELEMENTWISE
@@ -76,15 +85,107 @@ using namespace mlir;
 
 namespace {
 
-/// Payload ops (yield excluded) a producer may have and still count as cheap
-/// to recompute.
+/// The payload cost (payloadCost, below) a producer may have and still count
+/// as cheap to recompute.
 constexpr unsigned kMaxCheapOps = 4;
-/// Payload ops a fused generic may reach (keeps kernels compilable and
+/// The payload cost a fused generic may reach (keeps kernels compilable and
 /// register pressure sane).
 constexpr unsigned kMaxFusedOps = 48;
 
-unsigned payloadSize(linalg::GenericOp op) {
-  return op.getRegion().front().getOperations().size() - 1;
+/// Whether `v` is the integer constant `value`.
+bool isIntConstant(Value v, int64_t value) {
+  APInt bits;
+  return matchPattern(v, m_ConstantInt(&bits)) && bits == value;
+}
+
+/// Adds to `steps` the ops of the bf16 -> f32 extension ending in `op`
+/// other than `op` itself, when `op` is that extension as the ONNX lowering
+/// writes it out (lib/Conversion/ONNXToTensor/Elementwise.cpp):
+/// bitcast(shli(extui(bitcast %x : bf16 to i16), 16)) : i32 to f32.
+void addBF16Extension(arith::BitcastOp op, llvm::DenseSet<Operation *> &steps) {
+  if (!op.getType().isF32())
+    return;
+  auto shl = op.getIn().getDefiningOp<arith::ShLIOp>();
+  if (!shl || !isIntConstant(shl.getRhs(), 16) || !shl->hasOneUse())
+    return;
+  auto ext = shl.getLhs().getDefiningOp<arith::ExtUIOp>();
+  if (!ext || !ext->hasOneUse())
+    return;
+  auto bits = ext.getIn().getDefiningOp<arith::BitcastOp>();
+  if (!bits || !bits.getIn().getType().isBF16() || !bits->hasOneUse())
+    return;
+  steps.insert(shl);
+  steps.insert(ext);
+  steps.insert(bits);
+}
+
+/// Adds to `steps` the integer ops of the f32 -> bf16 rounding ending in
+/// `op` other than `op`, when `op` is that rounding as the ONNX lowering
+/// writes it out: bitcast(trunci(select(isnan(v), quiet NaN, round to
+/// nearest even of bitcast(v) >> 16))) : i16 to bf16, about ten integer ops
+/// that all compute the one conversion (none is used outside it).
+void addBF16Rounding(arith::BitcastOp op, llvm::DenseSet<Operation *> &steps) {
+  if (!op.getType().isBF16())
+    return;
+  auto trunc = op.getIn().getDefiningOp<arith::TruncIOp>();
+  if (!trunc || !trunc->hasOneUse())
+    return;
+  Block *body = op->getBlock();
+  llvm::SetVector<Operation *> slice;
+  slice.insert(trunc);
+  unsigned casts = 0, nanChecks = 0;
+  for (unsigned i = 0; i < slice.size(); ++i) {
+    for (Value operand : slice[i]->getOperands()) {
+      // The f32 value being rounded (read by the bitcast and the NaN check).
+      if (isa<FloatType>(operand.getType()))
+        continue;
+      Operation *def = operand.getDefiningOp();
+      if (!def || def->getBlock() != body || isa<arith::ConstantOp>(def))
+        continue;
+      if (auto cast = dyn_cast<arith::BitcastOp>(def)) {
+        if (!cast.getIn().getType().isF32())
+          return;
+        casts += slice.insert(def);
+        continue;
+      }
+      if (auto cmp = dyn_cast<arith::CmpFOp>(def)) {
+        if (cmp.getPredicate() != arith::CmpFPredicate::UNO)
+          return;
+        nanChecks += slice.insert(def);
+        continue;
+      }
+      if (!isa<arith::SelectOp, arith::OrIOp, arith::ShRUIOp, arith::AddIOp,
+               arith::AndIOp>(def))
+        return;
+      slice.insert(def);
+    }
+  }
+  if (casts != 1 || nanChecks != 1)
+    return;
+  for (Operation *step : slice)
+    for (Operation *user : step->getUsers())
+      if (user != op && !slice.contains(user))
+        return;
+  steps.insert(slice.begin(), slice.end());
+}
+
+/// What a generic's payload costs, in ops (yield excluded): constants are
+/// free, and a bf16 <-> f32 conversion written out with integer ops counts
+/// as one op, like f16's extf / truncf. The bounds below then treat a bf16
+/// body as the f16 body of the same computation (a bf16 Mul is 15 ops
+/// written out, its f16 form 3), so that bf16 chains fuse as f16 ones do.
+unsigned payloadCost(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  llvm::DenseSet<Operation *> steps;
+  for (auto cast : body.getOps<arith::BitcastOp>()) {
+    addBF16Extension(cast, steps);
+    addBF16Rounding(cast, steps);
+  }
+  unsigned cost = 0;
+  for (Operation &inner : body.without_terminator())
+    if (!isa<arith::ConstantOp>(inner) && !steps.contains(&inner))
+      ++cost;
+  return cost;
 }
 
 /// Contractions and convolutions (onyx/Analysis/Contraction.h) run through
@@ -184,7 +285,7 @@ bool isLibraryEpilogue(linalg::GenericOp op) {
 /// arithmetic ops (sqrt included), no transcendental functions, no reads of
 /// other tensors.
 bool isCheap(linalg::GenericOp op) {
-  if (payloadSize(op) > kMaxCheapOps)
+  if (payloadCost(op) > kMaxCheapOps)
     return false;
   for (Operation &inner : op.getRegion().front().without_terminator()) {
     if (isa<math::SqrtOp, math::RsqrtOp, math::AbsFOp>(inner))
@@ -207,7 +308,7 @@ bool readsRepeatedly(OpOperand &use) {
 bool isFusableConsumer(Operation *op) {
   auto generic = dyn_cast<linalg::GenericOp>(op);
   return generic && generic.hasPureTensorSemantics() && !isLibraryOp(op) &&
-         !isLibraryEpilogue(generic) && payloadSize(generic) <= kMaxFusedOps;
+         !isLibraryEpilogue(generic) && payloadCost(generic) <= kMaxFusedOps;
 }
 
 /// Whether `producer` may be inlined into the consumer of `use`, its
@@ -222,8 +323,8 @@ bool mayFuseInto(linalg::GenericOp producer, OpOperand &use) {
     return false;
   if (readsRepeatedly(use) && !isCheap(producer))
     return false;
-  return payloadSize(producer) +
-             payloadSize(cast<linalg::GenericOp>(consumer)) <=
+  return payloadCost(producer) +
+             payloadCost(cast<linalg::GenericOp>(consumer)) <=
          kMaxFusedOps;
 }
 

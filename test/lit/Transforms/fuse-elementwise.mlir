@@ -335,3 +335,343 @@ func.func @residual_tail(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %r: tensor<4
   } -> tensor<4x16xf32>
   return %relu : tensor<4x16xf32>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// bf16 chains fuse as f16 ones do: the ONNX lowering writes the bf16 <-> f32
+// conversions out with integer ops (4 for the extension, 11 for the
+// rounding), each of which counts as one op, like extf / truncf. The
+// tanh-GELU shape of GPT-2 (x read by four ops) becomes one generic (160
+// payload ops written out, cost 31); counted op by op it exceeded the
+// fused-size bound and stayed several generics.
+// CHECK-LABEL: func.func @bf16_gelu(
+// CHECK:         linalg.generic
+// CHECK:           math.tanh
+// CHECK-NOT:     linalg.generic
+// CHECK:         return
+func.func @bf16_gelu(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
+  %c0 = arith.constant 0 : index
+  %c1i = arith.constant 1 : index
+  %c1 = arith.constant 1 : i32
+  %c16 = arith.constant 16 : i32
+  %c64 = arith.constant 64 : i32
+  %c7fff = arith.constant 32767 : i32
+  %k0 = arith.constant 5.000000e-01 : f32
+  %k1 = arith.constant 4.471500e-02 : f32
+  %k2 = arith.constant 7.978850e-01 : f32
+  %k3 = arith.constant 1.000000e+00 : f32
+  %m = tensor.dim %x, %c0 : tensor<?x?xbf16>
+  %n = tensor.dim %x, %c1i : tensor<?x?xbf16>
+  %e = tensor.empty(%m, %n) : tensor<?x?xbf16>
+  %g0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<?x?xbf16>) outs(%e : tensor<?x?xbf16>) {
+  ^bb0(%in: bf16, %out: bf16):
+    %xb = arith.bitcast %in : bf16 to i16
+    %xw = arith.extui %xb : i16 to i32
+    %xs = arith.shli %xw, %c16 : i32
+    %xf = arith.bitcast %xs : i32 to f32
+    %r = arith.mulf %xf, %k0 : f32
+    %r0 = arith.bitcast %r : f32 to i32
+    %r1 = arith.shrui %r0, %c16 : i32
+    %r2 = arith.andi %r1, %c1 : i32
+    %r3 = arith.addi %r2, %c7fff : i32
+    %r4 = arith.addi %r0, %r3 : i32
+    %r5 = arith.shrui %r4, %c16 : i32
+    %r6 = arith.ori %r1, %c64 : i32
+    %r7 = arith.cmpf uno, %r, %r : f32
+    %r8 = arith.select %r7, %r6, %r5 : i32
+    %r9 = arith.trunci %r8 : i32 to i16
+    %ry = arith.bitcast %r9 : i16 to bf16
+    linalg.yield %ry : bf16
+  } -> tensor<?x?xbf16>
+  %g1 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %x : tensor<?x?xbf16>, tensor<?x?xbf16>) outs(%e : tensor<?x?xbf16>) {
+  ^bb0(%in: bf16, %in2: bf16, %out: bf16):
+    %xb = arith.bitcast %in : bf16 to i16
+    %xw = arith.extui %xb : i16 to i32
+    %xs = arith.shli %xw, %c16 : i32
+    %xf = arith.bitcast %xs : i32 to f32
+    %zb = arith.bitcast %in2 : bf16 to i16
+    %zw = arith.extui %zb : i16 to i32
+    %zs = arith.shli %zw, %c16 : i32
+    %zf = arith.bitcast %zs : i32 to f32
+    %r = arith.mulf %xf, %zf : f32
+    %r0 = arith.bitcast %r : f32 to i32
+    %r1 = arith.shrui %r0, %c16 : i32
+    %r2 = arith.andi %r1, %c1 : i32
+    %r3 = arith.addi %r2, %c7fff : i32
+    %r4 = arith.addi %r0, %r3 : i32
+    %r5 = arith.shrui %r4, %c16 : i32
+    %r6 = arith.ori %r1, %c64 : i32
+    %r7 = arith.cmpf uno, %r, %r : f32
+    %r8 = arith.select %r7, %r6, %r5 : i32
+    %r9 = arith.trunci %r8 : i32 to i16
+    %ry = arith.bitcast %r9 : i16 to bf16
+    linalg.yield %ry : bf16
+  } -> tensor<?x?xbf16>
+  %g1b = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%g1, %x : tensor<?x?xbf16>, tensor<?x?xbf16>) outs(%e : tensor<?x?xbf16>) {
+  ^bb0(%in: bf16, %in2: bf16, %out: bf16):
+    %xb = arith.bitcast %in : bf16 to i16
+    %xw = arith.extui %xb : i16 to i32
+    %xs = arith.shli %xw, %c16 : i32
+    %xf = arith.bitcast %xs : i32 to f32
+    %zb = arith.bitcast %in2 : bf16 to i16
+    %zw = arith.extui %zb : i16 to i32
+    %zs = arith.shli %zw, %c16 : i32
+    %zf = arith.bitcast %zs : i32 to f32
+    %r = arith.mulf %xf, %zf : f32
+    %r0 = arith.bitcast %r : f32 to i32
+    %r1 = arith.shrui %r0, %c16 : i32
+    %r2 = arith.andi %r1, %c1 : i32
+    %r3 = arith.addi %r2, %c7fff : i32
+    %r4 = arith.addi %r0, %r3 : i32
+    %r5 = arith.shrui %r4, %c16 : i32
+    %r6 = arith.ori %r1, %c64 : i32
+    %r7 = arith.cmpf uno, %r, %r : f32
+    %r8 = arith.select %r7, %r6, %r5 : i32
+    %r9 = arith.trunci %r8 : i32 to i16
+    %ry = arith.bitcast %r9 : i16 to bf16
+    linalg.yield %ry : bf16
+  } -> tensor<?x?xbf16>
+  %g2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%g1b : tensor<?x?xbf16>) outs(%e : tensor<?x?xbf16>) {
+  ^bb0(%in: bf16, %out: bf16):
+    %xb = arith.bitcast %in : bf16 to i16
+    %xw = arith.extui %xb : i16 to i32
+    %xs = arith.shli %xw, %c16 : i32
+    %xf = arith.bitcast %xs : i32 to f32
+    %r = arith.mulf %xf, %k1 : f32
+    %r0 = arith.bitcast %r : f32 to i32
+    %r1 = arith.shrui %r0, %c16 : i32
+    %r2 = arith.andi %r1, %c1 : i32
+    %r3 = arith.addi %r2, %c7fff : i32
+    %r4 = arith.addi %r0, %r3 : i32
+    %r5 = arith.shrui %r4, %c16 : i32
+    %r6 = arith.ori %r1, %c64 : i32
+    %r7 = arith.cmpf uno, %r, %r : f32
+    %r8 = arith.select %r7, %r6, %r5 : i32
+    %r9 = arith.trunci %r8 : i32 to i16
+    %ry = arith.bitcast %r9 : i16 to bf16
+    linalg.yield %ry : bf16
+  } -> tensor<?x?xbf16>
+  %g3 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %g2 : tensor<?x?xbf16>, tensor<?x?xbf16>) outs(%e : tensor<?x?xbf16>) {
+  ^bb0(%in: bf16, %in2: bf16, %out: bf16):
+    %xb = arith.bitcast %in : bf16 to i16
+    %xw = arith.extui %xb : i16 to i32
+    %xs = arith.shli %xw, %c16 : i32
+    %xf = arith.bitcast %xs : i32 to f32
+    %zb = arith.bitcast %in2 : bf16 to i16
+    %zw = arith.extui %zb : i16 to i32
+    %zs = arith.shli %zw, %c16 : i32
+    %zf = arith.bitcast %zs : i32 to f32
+    %r = arith.addf %xf, %zf : f32
+    %r0 = arith.bitcast %r : f32 to i32
+    %r1 = arith.shrui %r0, %c16 : i32
+    %r2 = arith.andi %r1, %c1 : i32
+    %r3 = arith.addi %r2, %c7fff : i32
+    %r4 = arith.addi %r0, %r3 : i32
+    %r5 = arith.shrui %r4, %c16 : i32
+    %r6 = arith.ori %r1, %c64 : i32
+    %r7 = arith.cmpf uno, %r, %r : f32
+    %r8 = arith.select %r7, %r6, %r5 : i32
+    %r9 = arith.trunci %r8 : i32 to i16
+    %ry = arith.bitcast %r9 : i16 to bf16
+    linalg.yield %ry : bf16
+  } -> tensor<?x?xbf16>
+  %g4 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%g3 : tensor<?x?xbf16>) outs(%e : tensor<?x?xbf16>) {
+  ^bb0(%in: bf16, %out: bf16):
+    %xb = arith.bitcast %in : bf16 to i16
+    %xw = arith.extui %xb : i16 to i32
+    %xs = arith.shli %xw, %c16 : i32
+    %xf = arith.bitcast %xs : i32 to f32
+    %r = arith.mulf %xf, %k2 : f32
+    %r0 = arith.bitcast %r : f32 to i32
+    %r1 = arith.shrui %r0, %c16 : i32
+    %r2 = arith.andi %r1, %c1 : i32
+    %r3 = arith.addi %r2, %c7fff : i32
+    %r4 = arith.addi %r0, %r3 : i32
+    %r5 = arith.shrui %r4, %c16 : i32
+    %r6 = arith.ori %r1, %c64 : i32
+    %r7 = arith.cmpf uno, %r, %r : f32
+    %r8 = arith.select %r7, %r6, %r5 : i32
+    %r9 = arith.trunci %r8 : i32 to i16
+    %ry = arith.bitcast %r9 : i16 to bf16
+    linalg.yield %ry : bf16
+  } -> tensor<?x?xbf16>
+  %g5 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%g4 : tensor<?x?xbf16>) outs(%e : tensor<?x?xbf16>) {
+  ^bb0(%in: bf16, %out: bf16):
+    %xb = arith.bitcast %in : bf16 to i16
+    %xw = arith.extui %xb : i16 to i32
+    %xs = arith.shli %xw, %c16 : i32
+    %xf = arith.bitcast %xs : i32 to f32
+    %r = math.tanh %xf : f32
+    %r0 = arith.bitcast %r : f32 to i32
+    %r1 = arith.shrui %r0, %c16 : i32
+    %r2 = arith.andi %r1, %c1 : i32
+    %r3 = arith.addi %r2, %c7fff : i32
+    %r4 = arith.addi %r0, %r3 : i32
+    %r5 = arith.shrui %r4, %c16 : i32
+    %r6 = arith.ori %r1, %c64 : i32
+    %r7 = arith.cmpf uno, %r, %r : f32
+    %r8 = arith.select %r7, %r6, %r5 : i32
+    %r9 = arith.trunci %r8 : i32 to i16
+    %ry = arith.bitcast %r9 : i16 to bf16
+    linalg.yield %ry : bf16
+  } -> tensor<?x?xbf16>
+  %g6 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%g5 : tensor<?x?xbf16>) outs(%e : tensor<?x?xbf16>) {
+  ^bb0(%in: bf16, %out: bf16):
+    %xb = arith.bitcast %in : bf16 to i16
+    %xw = arith.extui %xb : i16 to i32
+    %xs = arith.shli %xw, %c16 : i32
+    %xf = arith.bitcast %xs : i32 to f32
+    %r = arith.addf %xf, %k3 : f32
+    %r0 = arith.bitcast %r : f32 to i32
+    %r1 = arith.shrui %r0, %c16 : i32
+    %r2 = arith.andi %r1, %c1 : i32
+    %r3 = arith.addi %r2, %c7fff : i32
+    %r4 = arith.addi %r0, %r3 : i32
+    %r5 = arith.shrui %r4, %c16 : i32
+    %r6 = arith.ori %r1, %c64 : i32
+    %r7 = arith.cmpf uno, %r, %r : f32
+    %r8 = arith.select %r7, %r6, %r5 : i32
+    %r9 = arith.trunci %r8 : i32 to i16
+    %ry = arith.bitcast %r9 : i16 to bf16
+    linalg.yield %ry : bf16
+  } -> tensor<?x?xbf16>
+  %y = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%g0, %g6 : tensor<?x?xbf16>, tensor<?x?xbf16>) outs(%e : tensor<?x?xbf16>) {
+  ^bb0(%in: bf16, %in2: bf16, %out: bf16):
+    %xb = arith.bitcast %in : bf16 to i16
+    %xw = arith.extui %xb : i16 to i32
+    %xs = arith.shli %xw, %c16 : i32
+    %xf = arith.bitcast %xs : i32 to f32
+    %zb = arith.bitcast %in2 : bf16 to i16
+    %zw = arith.extui %zb : i16 to i32
+    %zs = arith.shli %zw, %c16 : i32
+    %zf = arith.bitcast %zs : i32 to f32
+    %r = arith.mulf %xf, %zf : f32
+    %r0 = arith.bitcast %r : f32 to i32
+    %r1 = arith.shrui %r0, %c16 : i32
+    %r2 = arith.andi %r1, %c1 : i32
+    %r3 = arith.addi %r2, %c7fff : i32
+    %r4 = arith.addi %r0, %r3 : i32
+    %r5 = arith.shrui %r4, %c16 : i32
+    %r6 = arith.ori %r1, %c64 : i32
+    %r7 = arith.cmpf uno, %r, %r : f32
+    %r8 = arith.select %r7, %r6, %r5 : i32
+    %r9 = arith.trunci %r8 : i32 to i16
+    %ry = arith.bitcast %r9 : i16 to bf16
+    linalg.yield %ry : bf16
+  } -> tensor<?x?xbf16>
+  return %y : tensor<?x?xbf16>
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// A cheap bf16 producer with two users (a bf16 Mul: 15 ops written out,
+// cost 3) is cloned into each, as its f16 form is.
+// CHECK-LABEL: func.func @bf16_cheap_shared(
+// CHECK:         %[[A:.*]] = linalg.generic
+// CHECK:           arith.mulf
+// CHECK:           arith.addf
+// CHECK:         %[[B:.*]] = linalg.generic
+// CHECK:           arith.mulf
+// CHECK:           arith.subf
+// CHECK-NOT:     linalg.generic
+// CHECK:         return %[[A]], %[[B]]
+func.func @bf16_cheap_shared(%x: tensor<?x?xbf16>) -> (tensor<?x?xbf16>, tensor<?x?xbf16>) {
+  %c0 = arith.constant 0 : index
+  %c1i = arith.constant 1 : index
+  %c1 = arith.constant 1 : i32
+  %c16 = arith.constant 16 : i32
+  %c64 = arith.constant 64 : i32
+  %c7fff = arith.constant 32767 : i32
+  %k0 = arith.constant 5.000000e-01 : f32
+  %k1 = arith.constant 4.471500e-02 : f32
+  %k2 = arith.constant 7.978850e-01 : f32
+  %k3 = arith.constant 1.000000e+00 : f32
+  %m = tensor.dim %x, %c0 : tensor<?x?xbf16>
+  %n = tensor.dim %x, %c1i : tensor<?x?xbf16>
+  %e = tensor.empty(%m, %n) : tensor<?x?xbf16>
+  %h = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<?x?xbf16>) outs(%e : tensor<?x?xbf16>) {
+  ^bb0(%in: bf16, %out: bf16):
+    %xb = arith.bitcast %in : bf16 to i16
+    %xw = arith.extui %xb : i16 to i32
+    %xs = arith.shli %xw, %c16 : i32
+    %xf = arith.bitcast %xs : i32 to f32
+    %r = arith.mulf %xf, %k0 : f32
+    %r0 = arith.bitcast %r : f32 to i32
+    %r1 = arith.shrui %r0, %c16 : i32
+    %r2 = arith.andi %r1, %c1 : i32
+    %r3 = arith.addi %r2, %c7fff : i32
+    %r4 = arith.addi %r0, %r3 : i32
+    %r5 = arith.shrui %r4, %c16 : i32
+    %r6 = arith.ori %r1, %c64 : i32
+    %r7 = arith.cmpf uno, %r, %r : f32
+    %r8 = arith.select %r7, %r6, %r5 : i32
+    %r9 = arith.trunci %r8 : i32 to i16
+    %ry = arith.bitcast %r9 : i16 to bf16
+    linalg.yield %ry : bf16
+  } -> tensor<?x?xbf16>
+  %a = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%h, %x : tensor<?x?xbf16>, tensor<?x?xbf16>) outs(%e : tensor<?x?xbf16>) {
+  ^bb0(%in: bf16, %in2: bf16, %out: bf16):
+    %xb = arith.bitcast %in : bf16 to i16
+    %xw = arith.extui %xb : i16 to i32
+    %xs = arith.shli %xw, %c16 : i32
+    %xf = arith.bitcast %xs : i32 to f32
+    %zb = arith.bitcast %in2 : bf16 to i16
+    %zw = arith.extui %zb : i16 to i32
+    %zs = arith.shli %zw, %c16 : i32
+    %zf = arith.bitcast %zs : i32 to f32
+    %r = arith.addf %xf, %zf : f32
+    %r0 = arith.bitcast %r : f32 to i32
+    %r1 = arith.shrui %r0, %c16 : i32
+    %r2 = arith.andi %r1, %c1 : i32
+    %r3 = arith.addi %r2, %c7fff : i32
+    %r4 = arith.addi %r0, %r3 : i32
+    %r5 = arith.shrui %r4, %c16 : i32
+    %r6 = arith.ori %r1, %c64 : i32
+    %r7 = arith.cmpf uno, %r, %r : f32
+    %r8 = arith.select %r7, %r6, %r5 : i32
+    %r9 = arith.trunci %r8 : i32 to i16
+    %ry = arith.bitcast %r9 : i16 to bf16
+    linalg.yield %ry : bf16
+  } -> tensor<?x?xbf16>
+  %b = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%h, %x : tensor<?x?xbf16>, tensor<?x?xbf16>) outs(%e : tensor<?x?xbf16>) {
+  ^bb0(%in: bf16, %in2: bf16, %out: bf16):
+    %xb = arith.bitcast %in : bf16 to i16
+    %xw = arith.extui %xb : i16 to i32
+    %xs = arith.shli %xw, %c16 : i32
+    %xf = arith.bitcast %xs : i32 to f32
+    %zb = arith.bitcast %in2 : bf16 to i16
+    %zw = arith.extui %zb : i16 to i32
+    %zs = arith.shli %zw, %c16 : i32
+    %zf = arith.bitcast %zs : i32 to f32
+    %r = arith.subf %xf, %zf : f32
+    %r0 = arith.bitcast %r : f32 to i32
+    %r1 = arith.shrui %r0, %c16 : i32
+    %r2 = arith.andi %r1, %c1 : i32
+    %r3 = arith.addi %r2, %c7fff : i32
+    %r4 = arith.addi %r0, %r3 : i32
+    %r5 = arith.shrui %r4, %c16 : i32
+    %r6 = arith.ori %r1, %c64 : i32
+    %r7 = arith.cmpf uno, %r, %r : f32
+    %r8 = arith.select %r7, %r6, %r5 : i32
+    %r9 = arith.trunci %r8 : i32 to i16
+    %ry = arith.bitcast %r9 : i16 to bf16
+    linalg.yield %ry : bf16
+  } -> tensor<?x?xbf16>
+  return %a, %b : tensor<?x?xbf16>, tensor<?x?xbf16>
+}
