@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -129,6 +130,180 @@ DispatchLoops dispatchLoops(OpBuilder &kb, linalg::GenericOp op) {
                                           : loops.reductionDims)
         .push_back(d);
   return loops;
+}
+
+LaneAccess laneAccess(linalg::GenericOp op, OpOperand &operand) {
+  unsigned inner = op.getNumLoops() - 1;
+  AffineMap map = op.getMatchingIndexingMap(&operand);
+  if (!map.isFunctionOfDim(inner))
+    return LaneAccess::Invariant;
+  auto type = dyn_cast<MemRefType>(operand.get().getType());
+  if (!type || map.getNumResults() == 0)
+    return LaneAccess::PerLane;
+  Type element = type.getElementType();
+  if (!element.isIntOrFloat() || element.getIntOrFloatBitWidth() % 8 != 0 ||
+      element.getIntOrFloatBitWidth() > 64)
+    return LaneAccess::PerLane;
+  auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+  if (!last || last.getPosition() != inner)
+    return LaneAccess::PerLane;
+  for (AffineExpr expr : map.getResults().drop_back())
+    if (expr.isFunctionOfDim(inner))
+      return LaneAccess::PerLane;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || strides.empty() ||
+      strides.back() != 1)
+    return LaneAccess::PerLane;
+  return LaneAccess::Vector;
+}
+
+/// 16 bytes of the narrowest element type among the Vector operands of
+/// `op` for which `counts` holds, at most 8 elements; 1 when there are none,
+/// when the result is under 2, or when the innermost loop's static size is
+/// not a multiple of it.
+static int64_t vectorWidthOf(linalg::GenericOp op,
+                             function_ref<bool(OpOperand &)> counts) {
+  int64_t narrowest = 0;
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (!counts(operand) || laneAccess(op, operand) != LaneAccess::Vector)
+      continue;
+    int64_t bytes =
+        cast<MemRefType>(operand.get().getType()).getElementTypeBitWidth() / 8;
+    narrowest = narrowest ? std::min(narrowest, bytes) : bytes;
+  }
+  if (!narrowest)
+    return 1;
+  int64_t width = std::min<int64_t>(16 / narrowest, 8);
+  int64_t inner = op.getStaticLoopRanges().back();
+  if (width < 2 || (!ShapedType::isDynamic(inner) && inner % width != 0))
+    return 1;
+  return width;
+}
+
+int64_t dispatchVectorWidth(linalg::GenericOp op) {
+  if (op.getNumLoops() == 0 || op.getNumReductionLoops() != 0 ||
+      op.getNumParallelLoops() != op.getNumLoops() ||
+      !op.hasPureBufferSemantics())
+    return 1;
+  for (OpOperand &init : op.getDpsInitsMutable())
+    if (laneAccess(op, init) != LaneAccess::Vector)
+      return 1;
+  return vectorWidthOf(op, [](OpOperand &) { return true; });
+}
+
+int64_t reductionVectorWidth(linalg::GenericOp op) {
+  unsigned loops = op.getNumLoops();
+  if (loops == 0 || op.getNumReductionLoops() != 1 ||
+      !linalg::isReductionIterator(op.getIteratorTypesArray()[loops - 1]) ||
+      !op.hasPureBufferSemantics())
+    return 1;
+  return vectorWidthOf(
+      op, [&](OpOperand &operand) { return op.isDpsInput(&operand); });
+}
+
+llvm::MaybeAlign vectorAlignment(MemRefType type, int64_t width) {
+  return llvm::MaybeAlign(
+      std::min<int64_t>(width * type.getElementTypeBitWidth() / 8, 16));
+}
+
+Value vectorAccessConditions(OpBuilder &kb, linalg::GenericOp generic,
+                             const DispatchLoops &loops, int64_t width) {
+  Location loc = generic.getLoc();
+  Value zero = arith::ConstantIndexOp::create(kb, loc, 0);
+  Value widthValue = arith::ConstantIndexOp::create(kb, loc, width);
+  auto multipleOf = [&](Value v, Value m) {
+    return arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::eq,
+                                 arith::RemUIOp::create(kb, loc, v, m), zero);
+  };
+  Value ok = multipleOf(loops.sizes.back(), widthValue);
+  Value sixteen = arith::ConstantIndexOp::create(kb, loc, 16);
+  llvm::SetVector<Value> checked;
+  for (OpOperand &operand : generic->getOpOperands()) {
+    Value value = operand.get();
+    if (laneAccess(generic, operand) != LaneAccess::Vector ||
+        !checked.insert(value))
+      continue;
+    Value base = memref::ExtractAlignedPointerAsIndexOp::create(kb, loc, value);
+    ok = arith::AndIOp::create(kb, loc, ok, multipleOf(base, sixteen));
+    auto metadata = memref::ExtractStridedMetadataOp::create(kb, loc, value);
+    ok = arith::AndIOp::create(kb, loc, ok,
+                               multipleOf(metadata.getOffset(), widthValue));
+    for (Value stride : metadata.getStrides().drop_back())
+      ok = arith::AndIOp::create(kb, loc, ok, multipleOf(stride, widthValue));
+  }
+  return ok;
+}
+
+SmallVector<SmallVector<Value>> loadLanes(OpBuilder &b, Location loc,
+                                          linalg::GenericOp generic,
+                                          ArrayRef<Value> ivs, int64_t width,
+                                          MutableArrayRef<IRMapping> laneMaps) {
+  unsigned inner = generic.getNumLoops() - 1;
+  SmallVector<SmallVector<Value>> laneIvs(width, SmallVector<Value>(ivs));
+  for (int64_t k = 1; k < width; ++k)
+    laneIvs[k][inner] = arith::AddIOp::create(
+        b, loc, ivs[inner], arith::ConstantIndexOp::create(b, loc, k));
+  Block &body = generic.getRegion().front();
+  for (OpOperand &operand : generic->getOpOperands()) {
+    BlockArgument arg = body.getArgument(operand.getOperandNumber());
+    Value value = operand.get();
+    if (!isa<MemRefType>(value.getType())) {
+      for (IRMapping &map : laneMaps)
+        map.map(arg, value);
+      continue;
+    }
+    // Outputs the body does not read, and a reduction's accumulator (the
+    // caller maps it).
+    if (generic.isDpsInit(&operand) &&
+        (arg.use_empty() || generic.getNumReductionLoops() != 0))
+      continue;
+    AffineMap indexing = generic.getMatchingIndexingMap(&operand);
+    switch (laneAccess(generic, operand)) {
+    case LaneAccess::Vector: {
+      auto type = cast<MemRefType>(value.getType());
+      Value vector = vector::LoadOp::create(
+          b, loc, VectorType::get({width}, type.getElementType()), value,
+          applyIndexing(b, loc, indexing, ivs), /*nontemporal=*/false,
+          vectorAlignment(type, width));
+      for (int64_t k = 0; k < width; ++k)
+        laneMaps[k].map(arg, vector::ExtractOp::create(b, loc, vector,
+                                                       ArrayRef<int64_t>{k}));
+      break;
+    }
+    case LaneAccess::Invariant: {
+      Value element = memref::LoadOp::create(
+          b, loc, value, applyIndexing(b, loc, indexing, ivs));
+      for (IRMapping &map : laneMaps)
+        map.map(arg, element);
+      break;
+    }
+    case LaneAccess::PerLane:
+      for (int64_t k = 0; k < width; ++k)
+        laneMaps[k].map(arg, memref::LoadOp::create(
+                                 b, loc, value,
+                                 applyIndexing(b, loc, indexing, laneIvs[k])));
+      break;
+    }
+  }
+  return laneIvs;
+}
+
+void cloneLanes(OpBuilder &b, linalg::GenericOp generic,
+                ArrayRef<SmallVector<Value>> laneIvs,
+                MutableArrayRef<IRMapping> laneMaps, Operation *skip) {
+  Block &body = generic.getRegion().front();
+  // linalg.index (also in nested regions) is the lane's loop index.
+  for (auto [k, ivs] : llvm::enumerate(laneIvs))
+    for (Operation &bodyOp : body.without_terminator()) {
+      if (&bodyOp == skip)
+        continue;
+      if (auto index = dyn_cast<linalg::IndexOp>(bodyOp)) {
+        laneMaps[k].map(index.getResult(), ivs[index.getDim()]);
+        continue;
+      }
+      replaceIndexOps(b.clone(bodyOp, laneMaps[k]), ivs);
+    }
 }
 
 void replaceIndexOps(Operation *root, ArrayRef<Value> ivs) {

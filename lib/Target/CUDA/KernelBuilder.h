@@ -99,6 +99,67 @@ struct DispatchLoops {
 };
 DispatchLoops dispatchLoops(mlir::OpBuilder &kb, mlir::linalg::GenericOp op);
 
+/// How the vectorized grid-stride loop (onyx-cuda-lower-dispatch-loops)
+/// accesses an operand of an all-parallel dispatch op, each thread handling
+/// W consecutive points of the innermost loop:
+///  * Vector: W contiguous elements with one vector access (the operand's
+///    innermost index is the innermost loop, which indexes nothing else, its
+///    innermost stride is statically 1, and its element type is a float or
+///    integer of 8 to 64 bits);
+///  * Invariant: one scalar access for all W points (its map does not use
+///    the innermost loop: a bias per row, a LayerNorm's row statistics);
+///  * PerLane: W scalar accesses (anything else: a transposed read, i1).
+enum class LaneAccess { Vector, Invariant, PerLane };
+LaneAccess laneAccess(mlir::linalg::GenericOp op, mlir::OpOperand &operand);
+
+/// The points per thread W of the vectorized grid-stride loop of an
+/// all-parallel dispatch op: 16 bytes of the narrowest element type among
+/// its Vector operands, at most 8 (8 for f16/bf16, 4 for f32); 1 (a scalar
+/// loop only) when an output is not a Vector access, no operand is, or the
+/// innermost loop's static size is not a multiple of W. The host launches
+/// ceil(points / W) threads for W > 1; the kernel takes the vector loop when
+/// the run-time conditions hold (aligned bases, offsets and strides, a
+/// dynamic innermost size a multiple of W) and the scalar one otherwise.
+int64_t dispatchVectorWidth(mlir::linalg::GenericOp op);
+
+/// The W of a warp reduction over the innermost loop alone
+/// (onyx-cuda-lower-reductions): each lane folds W consecutive points per
+/// step, the Vector inputs read with one vector access; 16 bytes of their
+/// narrowest element type, at most 8; 1 when no input is a Vector access
+/// or the innermost loop's static size is not a multiple of W.
+int64_t reductionVectorWidth(mlir::linalg::GenericOp op);
+
+/// The alignment claimed by a W-element vector access of `type`'s
+/// elements: 16 bytes, or the vector's size when smaller.
+llvm::MaybeAlign vectorAlignment(mlir::MemRefType type, int64_t width);
+
+/// In a kernel: whether the vector accesses of `generic` at W = `width` are
+/// aligned (an i1): the innermost loop's size is a multiple of W, and every
+/// Vector operand's base is 16-byte aligned and its offset and outer
+/// strides are multiples of W elements (pool offsets are 256-byte aligned;
+/// a view, a caller's buffer may not be).
+mlir::Value vectorAccessConditions(mlir::OpBuilder &kb,
+                                   mlir::linalg::GenericOp generic,
+                                   const DispatchLoops &loops, int64_t width);
+
+/// The input reads of W = `width` lanes at `ivs` (the innermost index a
+/// multiple of W; lane k at innermost index + k), mapped into `laneMaps`
+/// (one per lane): a vector load for a Vector operand, one load for an
+/// Invariant one, one per lane for a PerLane one. Outputs the body reads
+/// are read too, except a reduction's (its accumulator). Returns each
+/// lane's loop indices.
+llvm::SmallVector<llvm::SmallVector<mlir::Value>>
+loadLanes(mlir::OpBuilder &b, mlir::Location loc,
+          mlir::linalg::GenericOp generic, llvm::ArrayRef<mlir::Value> ivs,
+          int64_t width, llvm::MutableArrayRef<mlir::IRMapping> laneMaps);
+
+/// The body of `generic` (its yield and `skip` excepted) cloned once per
+/// lane, its linalg.index ops the lane's loop indices.
+void cloneLanes(mlir::OpBuilder &b, mlir::linalg::GenericOp generic,
+                llvm::ArrayRef<llvm::SmallVector<mlir::Value>> laneIvs,
+                llvm::MutableArrayRef<mlir::IRMapping> laneMaps,
+                mlir::Operation *skip = nullptr);
+
 /// linalg.index ops under `root` (also in nested regions of the body)
 /// become the loop indices `ivs`.
 void replaceIndexOps(mlir::Operation *root, llvm::ArrayRef<mlir::Value> ivs);

@@ -16,6 +16,28 @@
 // statically, or else behind `scf.if %total <= 2^31 - 1` with the 64-bit
 // loop in the else branch.
 //
+// An all-parallel op whose outputs are contiguous along the innermost loop
+// (dispatchVectorWidth, KernelBuilder.h) handles W consecutive points per
+// thread and iteration: W = 16 bytes of its narrowest contiguous element
+// type (8 f16/bf16, 4 f32), each operand contiguous along the innermost
+// loop read with one 16-byte `vector.load`, an operand that does not
+// depend on it (a LayerNorm's row statistics) read once, any other (a
+// transposed read, i1) read per point, the body cloned once per point (its
+// f16/bf16 arithmetic is f32 inside already), and each output written with
+// one `vector.store`:
+//
+//   scf.if %aligned {                                   // checked per kernel
+//     scf.for %g = %thread to %total / W step %threads {
+//       %i = %g * W, delinearized; W loads -> W bodies -> one store
+//     }
+//   } else { the scalar loop above }
+//
+// %aligned: the innermost size is a multiple of W and every vector
+// operand's base is 16-byte aligned, its offset and outer strides multiples
+// of W (pool offsets are 256-byte aligned; views and callers' buffers may
+// not be). The host launches a thread per W points; the scalar fallback's
+// grid-stride loop covers every point with those threads too.
+//
 // A kernel with no parallel dims whose every result folds an integer with
 // an associative, commutative combiner (`yield minsi(out, v)`, maxsi,
 // minui, maxui, addi, ori, andi, xori: the Gather lowering's index range
@@ -36,6 +58,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
 
 #include <limits>
@@ -126,6 +149,52 @@ void buildDispatchLoop(OpBuilder &kb, linalg::GenericOp generic,
   }
   // linalg.index (also in nested regions of the body) is the loop index.
   replaceIndexOps(loop, ivs);
+}
+
+/// The vectorized grid-stride loop over `total` parallel points of the
+/// all-parallel `generic` (in a kernel), `width` (W) consecutive points of
+/// the innermost loop per iteration, built at `kb`: Vector operands are read
+/// and outputs written with one W-element vector access each, Invariant
+/// operands read once, PerLane operands read per point; the body is cloned
+/// once per point (lane). Needs the conditions vectorAccessConditions
+/// checks.
+void buildVectorLoop(OpBuilder &kb, linalg::GenericOp generic,
+                     const DispatchLoops &loops, Value total, bool narrow,
+                     int64_t width) {
+  Location loc = generic.getLoc();
+  ArrayRef<Value> loopSizes = loops.sizes;
+  Value widthValue = arith::ConstantIndexOp::create(kb, loc, width);
+  Value groups = arith::DivUIOp::create(kb, loc, total, widthValue);
+  auto [start, step] = gridStride(kb, loc);
+  auto loop = scf::ForOp::create(kb, loc, start, groups, step);
+
+  OpBuilder lb(loop.getBody()->getTerminator());
+  Value first =
+      arith::MulIOp::create(lb, loc, loop.getInductionVar(), widthValue);
+  SmallVector<Value> ivs(loopSizes.size());
+  if (narrow)
+    delinearize32(lb, loc, first, loops.parallelDims, loopSizes, ivs);
+  else
+    delinearize(lb, loc, first, loops.parallelDims, loopSizes, ivs);
+  SmallVector<IRMapping> laneMaps(width);
+  SmallVector<SmallVector<Value>> laneIvs =
+      loadLanes(lb, loc, generic, ivs, width, laneMaps);
+  cloneLanes(lb, generic, laneIvs, laneMaps);
+  Block &body = generic.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  for (OpOperand &init : generic.getDpsInitsMutable()) {
+    unsigned i = init.getOperandNumber() - generic.getNumDpsInputs();
+    SmallVector<Value> lanes;
+    for (IRMapping &map : laneMaps)
+      lanes.push_back(map.lookupOrDefault(yield.getOperand(i)));
+    auto type = cast<MemRefType>(init.get().getType());
+    Value vector = vector::FromElementsOp::create(
+        lb, loc, VectorType::get({width}, type.getElementType()), lanes);
+    vector::StoreOp::create(
+        lb, loc, vector, init.get(),
+        applyIndexing(lb, loc, generic.getMatchingIndexingMap(&init), ivs),
+        /*nontemporal=*/false, vectorAlignment(type, width));
+  }
 }
 
 /// The atomic kind of an integer combiner `op` of a reduction body.
@@ -237,6 +306,34 @@ bool buildAtomicReduction(OpBuilder &kb, linalg::GenericOp generic,
   return true;
 }
 
+/// The grid-stride loop over `total` parallel points, vectorized by
+/// `width` or scalar (width 1), with 32-bit delinearization where the
+/// points fit.
+void buildLoop(OpBuilder &kb, linalg::GenericOp generic,
+               const DispatchLoops &loops, Value total, int64_t width) {
+  Location loc = generic.getLoc();
+  auto build = [&](OpBuilder &b, bool narrow) {
+    if (width > 1)
+      buildVectorLoop(b, generic, loops, total, narrow, width);
+    else
+      buildDispatchLoop(b, generic, loops, total, narrow);
+  };
+  constexpr int64_t narrowLimit = std::numeric_limits<int32_t>::max();
+  // One parallel dim: nothing to divide.
+  if (loops.parallelDims.size() < 2)
+    return build(kb, /*narrow=*/false);
+  if (std::optional<int64_t> known = getConstantIntValue(total))
+    return build(kb, *known <= narrowLimit);
+  Value fits = arith::CmpIOp::create(
+      kb, loc, arith::CmpIPredicate::ule, total,
+      arith::ConstantIndexOp::create(kb, loc, narrowLimit));
+  auto branch = scf::IfOp::create(kb, loc, fits, /*withElseRegion=*/true);
+  OpBuilder tb = branch.getThenBodyBuilder();
+  build(tb, /*narrow=*/true);
+  OpBuilder eb = branch.getElseBodyBuilder();
+  build(eb, /*narrow=*/false);
+}
+
 /// The loop nest of `generic` (in a kernel), built at `kb`.
 void buildDispatchLoops(OpBuilder &kb, linalg::GenericOp generic,
                         const DispatchLoops &loops) {
@@ -246,24 +343,18 @@ void buildDispatchLoops(OpBuilder &kb, linalg::GenericOp generic,
   Value total = arith::ConstantIndexOp::create(kb, loc, 1);
   for (int64_t d : loops.parallelDims)
     total = arith::MulIOp::create(kb, loc, total, loops.sizes[d]);
-  constexpr int64_t narrowLimit = std::numeric_limits<int32_t>::max();
-  // One parallel dim: nothing to divide.
-  if (loops.parallelDims.size() < 2) {
-    buildDispatchLoop(kb, generic, loops, total, /*narrow=*/false);
-    return;
-  }
-  if (std::optional<int64_t> known = getConstantIntValue(total)) {
-    buildDispatchLoop(kb, generic, loops, total, *known <= narrowLimit);
-    return;
-  }
-  Value fits = arith::CmpIOp::create(
-      kb, loc, arith::CmpIPredicate::ule, total,
-      arith::ConstantIndexOp::create(kb, loc, narrowLimit));
-  auto branch = scf::IfOp::create(kb, loc, fits, /*withElseRegion=*/true);
+  int64_t width = dispatchVectorWidth(generic);
+  if (width == 1)
+    return buildLoop(kb, generic, loops, total, 1);
+  // The vector loop where its run-time conditions hold, else the scalar one
+  // (the host launched a thread per W points; the grid-stride loop covers
+  // every point either way).
+  Value ok = vectorAccessConditions(kb, generic, loops, width);
+  auto branch = scf::IfOp::create(kb, loc, ok, /*withElseRegion=*/true);
   OpBuilder tb = branch.getThenBodyBuilder();
-  buildDispatchLoop(tb, generic, loops, total, /*narrow=*/true);
+  buildLoop(tb, generic, loops, total, width);
   OpBuilder eb = branch.getElseBodyBuilder();
-  buildDispatchLoop(eb, generic, loops, total, /*narrow=*/false);
+  buildLoop(eb, generic, loops, total, 1);
 }
 
 struct CUDALowerDispatchLoopsPass

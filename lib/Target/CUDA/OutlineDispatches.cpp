@@ -24,7 +24,8 @@
 // onyx-cuda-lower-reductions and onyx-cuda-lower-dispatch-loops to lower.
 // Dynamic dims are scalar arguments, deduplicated by SSA value, so one
 // compiled kernel serves every shape. The grid covers the op's parallel
-// iteration space, 32 threads per point for a warp reduction.
+// iteration space, 32 threads per point for a warp reduction, one thread
+// per W points for a vectorized elementwise loop (dispatchVectorWidth).
 //
 // Before outlining, copies become linalg.copy and named ops generics, and a
 // constant fill right before a warp reduction is absorbed into it; after,
@@ -192,6 +193,14 @@ struct CUDAOutlineDispatchesPass
     if (warpReductionCombiner(op))
       total = arith::MulIOp::create(
           hb, loc, total, arith::ConstantIndexOp::create(hb, loc, kWarpSize));
+    // A vectorized loop (dispatchVectorWidth): a thread per W points.
+    if (int64_t width = dispatchVectorWidth(op); width > 1)
+      total = arith::DivUIOp::create(
+          hb, loc,
+          arith::AddIOp::create(
+              hb, loc, total,
+              arith::ConstantIndexOp::create(hb, loc, width - 1)),
+          arith::ConstantIndexOp::create(hb, loc, width));
     builder.launchKernel(hb, loc, kernel, builder.gridBlocks(hb, loc, total),
                          arith::ConstantIndexOp::create(hb, loc, blockSize),
                          hostArgs);

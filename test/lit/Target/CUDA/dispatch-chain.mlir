@@ -13,7 +13,7 @@
 // by SSA value (x, the temporary and the output share %d0 and %d1), the
 // kernel rebuilds its buffers from them (memref.reinterpret_cast: the shape
 // ties folded into the loads and stores), and the host computes the grid
-// from the same dims. Identical kernels are one executable, launched twice.
+// from the same dims (a thread per 4 f32 points: the vectorized loop). Identical kernels are one executable, launched twice.
 // The metadata gains `device cuda`.
 
 // CHECK-LABEL: module attributes {gpu.container_module
@@ -28,7 +28,9 @@
 // CHECK:         %[[A0:.*]] = arith.index_cast %[[D0]] : index to i64
 // CHECK:         %[[A1:.*]] = arith.index_cast %[[D1]] : index to i64
 // CHECK:         %[[N:.*]] = arith.muli %[[D0]], %[[D1]] : index
-// CHECK:         %[[R:.*]] = arith.addi %[[N]], %c255
+// CHECK:         %[[N3:.*]] = arith.addi %[[N]], %c3
+// CHECK:         %[[T4:.*]] = arith.divui %[[N3]], %c4
+// CHECK:         %[[R:.*]] = arith.addi %[[T4]], %c255
 // CHECK:         %[[B:.*]] = arith.divui %[[R]], %c256
 // CHECK:         %[[G:.*]] = arith.minui %[[B]], %c1048576
 // CHECK:         gpu.launch_func @onyx_main_dispatch_0::@onyx_main_dispatch_0
@@ -51,8 +53,15 @@
 // CHECK:           %[[VIN:.*]] = memref.reinterpret_cast %[[IN]] to offset: [0], sizes: [%[[E0]], %[[E1]]], strides: [%[[E1]], 1] : memref<f32> to memref<?x?xf32>
 // CHECK:           %[[VOUT:.*]] = memref.reinterpret_cast %[[OUT]] to offset: [0], sizes: [%[[E0]], %[[E1]]], strides: [%[[E1]], 1] : memref<f32> to memref<?x?xf32>
 // CHECK:           %[[TOTAL:.*]] = arith.muli %[[E0]], %[[E1]] : index
-// Grid-stride loop over the linearized iteration space: delinearized in 32
-// bits under 2^31 points, else (below) in 64.
+// Grid-stride loop over the linearized iteration space, 4 points per thread
+// with vector accesses where the buffers are aligned (the host launched a
+// thread per 4 points), else one: delinearized in 32 bits under 2^31
+// points, else (below) in 64.
+// CHECK:           scf.if
+// CHECK:             vector.load {{.*}} vector<4xf32>
+// CHECK:             vector.store
+// CHECK:             vector.store
+// CHECK:           } else {
 // CHECK:           scf.if
 // CHECK:             arith.remui %{{.*}} : i32
 // CHECK:           } else {

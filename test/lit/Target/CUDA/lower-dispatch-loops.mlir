@@ -15,6 +15,12 @@
 // CHECK:           %[[VIN:.*]] = memref.reinterpret_cast %[[IN]] to offset: [0], sizes: [%[[E0]], %[[E1]]], strides: [%[[E1]], 1] : memref<f32> to memref<?x?xf32>
 // CHECK:           %[[VOUT:.*]] = memref.reinterpret_cast %[[OUT]] to offset: [0], sizes: [%[[E0]], %[[E1]]], strides: [%[[E1]], 1] : memref<f32> to memref<?x?xf32>
 // CHECK:           %[[TOTAL:.*]] = arith.muli %[[E0]], %[[E1]] : index
+// The vector loop where the buffers are aligned (its 32- and 64-bit forms;
+// see the vector cases below), else the scalar loop.
+// CHECK:           scf.if %{{.*}} {
+// CHECK:             vector.store
+// CHECK:             vector.store
+// CHECK:           } else {
 // Under 2^31 points (known only at run time here): 32-bit divisions.
 // CHECK:           %[[FITS:.*]] = arith.cmpi ule, %[[TOTAL]], %c2147483647 : index
 // CHECK:           scf.if %[[FITS]] {
@@ -63,11 +69,23 @@ module attributes {gpu.container_module} {
 
 // -----
 
-// A static parallel space under 2^31 points: only the 32-bit loop.
+// A static parallel space under 2^31 points: only the 32-bit loops (the
+// vector one over 8 groups of 4 points, the scalar one over 32 points).
 
 // CHECK-LABEL: module attributes {gpu.container_module}
 // CHECK:       gpu.func @onyx_main_dispatch_0
-// CHECK-NOT:     scf.if
+// CHECK:         scf.if %{{.*}} {
+// CHECK-NOT:       scf.if
+// CHECK:           scf.for %[[G:.*]] = %{{.*}} to %c8 step %{{.*}} {
+// CHECK-NEXT:        %[[I4:.*]] = arith.muli %[[G]], %c4 : index
+// CHECK-NEXT:        %[[I32:.*]] = arith.index_castui %[[I4]] : index to i32
+// CHECK-NEXT:        %[[J32:.*]] = arith.remui %[[I32]], %c8_i32 : i32
+// CHECK-NEXT:        %[[J:.*]] = arith.index_castui %[[J32]] : i32 to index
+// CHECK-NEXT:        %[[K32:.*]] = arith.divui %[[I32]], %c8_i32 : i32
+// CHECK-NEXT:        %[[K:.*]] = arith.index_castui %[[K32]] : i32 to index
+// CHECK-NEXT:        vector.load %{{.*}}[%[[K]], %[[J]]] {alignment = 16 : i64} : memref<4x8xf32>, vector<4xf32>
+// CHECK:         } else {
+// CHECK-NOT:       scf.if
 // CHECK:         scf.for %[[I:.*]] = %{{.*}} to %c32 step %{{.*}} {
 // CHECK-NEXT:      %[[I32:.*]] = arith.index_castui %[[I]] : index to i32
 // CHECK-NEXT:      %[[J32:.*]] = arith.remui %[[I32]], %c8_i32 : i32
@@ -217,6 +235,187 @@ module attributes {gpu.container_module} {
       ^bb0(%in: i1, %out: i1):
         %2 = arith.andi %out, %in : i1
         linalg.yield %2 : i1
+      }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// A static f16 bias Add (the FFN's [tokens, 3072] kernel, smaller), 4 x 64
+// points: 8 per thread, one 16-byte load of x and of the bias and one
+// store per 8, the body cloned per point (f32 arithmetic inside); the
+// static offsets and strides fold, the base pointers' alignment is checked
+// in the kernel, the scalar loop is the fallback.
+
+// CHECK-LABEL: module attributes {gpu.container_module}
+// CHECK:       gpu.func @onyx_main_dispatch_0
+// CHECK:         %[[X:.*]] = memref.reinterpret_cast %arg0
+// CHECK:         %[[B:.*]] = memref.reinterpret_cast %arg1
+// CHECK:         %[[Y:.*]] = memref.reinterpret_cast %arg2
+// CHECK:         %[[PX:.*]] = memref.extract_aligned_pointer_as_index %[[X]]
+// CHECK-NEXT:    %[[RX:.*]] = arith.remui %[[PX]], %c16 : index
+// CHECK-NEXT:    %[[OX:.*]] = arith.cmpi eq, %[[RX]], %c0 : index
+// CHECK-NEXT:    %[[PB:.*]] = memref.extract_aligned_pointer_as_index %[[B]]
+// CHECK-NEXT:    %[[RB:.*]] = arith.remui %[[PB]], %c16 : index
+// CHECK-NEXT:    %[[OB:.*]] = arith.cmpi eq, %[[RB]], %c0 : index
+// CHECK-NEXT:    %[[OXB:.*]] = arith.andi %[[OX]], %[[OB]] : i1
+// CHECK-NEXT:    %[[PY:.*]] = memref.extract_aligned_pointer_as_index %[[Y]]
+// CHECK-NEXT:    %[[RY:.*]] = arith.remui %[[PY]], %c16 : index
+// CHECK-NEXT:    %[[OY:.*]] = arith.cmpi eq, %[[RY]], %c0 : index
+// CHECK-NEXT:    %[[OK:.*]] = arith.andi %[[OXB]], %[[OY]] : i1
+// CHECK-NEXT:    scf.if %[[OK]] {
+// CHECK:           scf.for %[[G:.*]] = %{{.*}} to %c32 step %{{.*}} {
+// CHECK-NEXT:        %[[I:.*]] = arith.muli %[[G]], %c8 : index
+// CHECK:             %[[J:.*]] = arith.index_castui %{{.*}} : i32 to index
+// CHECK:             %[[K:.*]] = arith.index_castui %{{.*}} : i32 to index
+// CHECK-NEXT:        %[[VX:.*]] = vector.load %[[X]][%[[K]], %[[J]]] {alignment = 16 : i64} : memref<4x64xf16>, vector<8xf16>
+// CHECK-COUNT-8:     vector.extract %[[VX]]
+// CHECK-NEXT:        %[[VB:.*]] = vector.load %[[B]][%[[J]]] {alignment = 16 : i64} : memref<64xf16>, vector<8xf16>
+// CHECK-COUNT-8:     vector.extract %[[VB]]
+// CHECK-COUNT-8:     arith.truncf %{{.*}} : f32 to f16
+// CHECK-NEXT:        %[[V:.*]] = vector.from_elements %{{.*}} : vector<8xf16>
+// CHECK-NEXT:        vector.store %[[V]], %[[Y]][%[[K]], %[[J]]] {alignment = 16 : i64} : memref<4x64xf16>, vector<8xf16>
+// CHECK:         } else {
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %c256 step
+// CHECK:             memref.load %[[X]]
+// CHECK:             memref.load %[[B]]
+// CHECK:             memref.store %{{.*}}, %[[Y]]
+
+module attributes {gpu.container_module} {
+  gpu.module @onyx_main_dispatch_0 [#nvvm.target<O = 3, chip = "sm_90">] {
+    gpu.func @onyx_main_dispatch_0(%arg0: memref<f16>, %arg1: memref<f16>, %arg2: memref<f16>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+      %x = memref.reinterpret_cast %arg0 to offset: [0], sizes: [4, 64], strides: [64, 1] : memref<f16> to memref<4x64xf16>
+      %b = memref.reinterpret_cast %arg1 to offset: [0], sizes: [64], strides: [1] : memref<f16> to memref<64xf16>
+      %y = memref.reinterpret_cast %arg2 to offset: [0], sizes: [4, 64], strides: [64, 1] : memref<f16> to memref<4x64xf16>
+      linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %b : memref<4x64xf16>, memref<64xf16>) outs(%y : memref<4x64xf16>) {
+      ^bb0(%in: f16, %in_0: f16, %out: f16):
+        %0 = arith.extf %in : f16 to f32
+        %1 = arith.extf %in_0 : f16 to f32
+        %2 = arith.addf %0, %1 : f32
+        %3 = arith.truncf %2 : f32 to f16
+        linalg.yield %3 : f16
+      }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// f32, 4 points per thread: x and y contiguous (vector accesses; their
+// dynamic row strides and the innermost size checked at run time), a row
+// statistic read once per 4 points (Invariant), a transposed read once per
+// point (PerLane), and linalg.index of the innermost loop the point's index.
+
+// CHECK-LABEL: module attributes {gpu.container_module}
+// CHECK:       gpu.func @onyx_main_dispatch_0
+// CHECK-DAG:     %[[N:.*]] = arith.index_cast %arg5 : i64 to index
+// CHECK-DAG:     %[[X:.*]] = memref.reinterpret_cast %arg0
+// CHECK-DAG:     %[[S:.*]] = memref.reinterpret_cast %arg1
+// CHECK-DAG:     %[[T:.*]] = memref.reinterpret_cast %arg2
+// CHECK-DAG:     %[[Y:.*]] = memref.reinterpret_cast %arg3
+// CHECK:         %[[NR:.*]] = arith.remui %[[N]], %c4 : index
+// CHECK-NEXT:    arith.cmpi eq, %[[NR]], %c0 : index
+// CHECK:         memref.extract_aligned_pointer_as_index %[[X]]
+// CHECK:         memref.extract_strided_metadata %[[X]]
+// CHECK-NOT:     memref.extract_aligned_pointer_as_index %[[S]]
+// CHECK-NOT:     memref.extract_aligned_pointer_as_index %[[T]]
+// CHECK:         memref.extract_aligned_pointer_as_index %[[Y]]
+// CHECK:         scf.for %[[G:.*]] =
+// CHECK:           %[[J:.*]] = arith.index_castui %{{.*}} : i32 to index
+// CHECK:           %[[K:.*]] = arith.index_castui %{{.*}} : i32 to index
+// CHECK-NEXT:      %[[J1:.*]] = arith.addi %[[J]], %c1 : index
+// CHECK-NEXT:      %[[J2:.*]] = arith.addi %[[J]], %c2 : index
+// CHECK-NEXT:      %[[J3:.*]] = arith.addi %[[J]], %c3 : index
+// CHECK-NEXT:      vector.load %[[X]][%[[K]], %[[J]]] {alignment = 16 : i64} : memref<?x?xf32>, vector<4xf32>
+// CHECK-COUNT-4:   vector.extract
+// CHECK-NEXT:      %[[SV:.*]] = memref.load %[[S]][%[[K]], %c0] : memref<?x1xf32>
+// CHECK-NEXT:      memref.load %[[T]][%[[J]], %[[K]]]
+// CHECK-NEXT:      memref.load %[[T]][%[[J1]], %[[K]]]
+// CHECK-NEXT:      memref.load %[[T]][%[[J2]], %[[K]]]
+// CHECK-NEXT:      memref.load %[[T]][%[[J3]], %[[K]]]
+// CHECK-NEXT:      arith.index_cast %[[J]] : index to i32
+// CHECK-NEXT:      arith.sitofp
+// CHECK-NEXT:      arith.mulf %{{.*}}, %[[SV]] : f32
+// CHECK:           arith.index_cast %[[J1]] : index to i32
+// CHECK:           arith.index_cast %[[J2]] : index to i32
+// CHECK:           arith.index_cast %[[J3]] : index to i32
+// CHECK:           vector.from_elements {{.*}} : vector<4xf32>
+// CHECK-NEXT:      vector.store {{.*}}, %[[Y]][%[[K]], %[[J]]] {alignment = 16 : i64}
+
+module attributes {gpu.container_module} {
+  gpu.module @onyx_main_dispatch_0 [#nvvm.target<O = 3, chip = "sm_90">] {
+    gpu.func @onyx_main_dispatch_0(%arg0: memref<f32>, %arg1: memref<f32>, %arg2: memref<f32>, %arg3: memref<f32>, %arg4: i64, %arg5: i64) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+      %0 = arith.index_cast %arg4 : i64 to index
+      %1 = arith.index_cast %arg5 : i64 to index
+      %x = memref.reinterpret_cast %arg0 to offset: [0], sizes: [%0, %1], strides: [%1, 1] : memref<f32> to memref<?x?xf32>
+      %s = memref.reinterpret_cast %arg1 to offset: [0], sizes: [%0, 1], strides: [1, 1] : memref<f32> to memref<?x1xf32>
+      %t = memref.reinterpret_cast %arg2 to offset: [0], sizes: [%1, %0], strides: [%0, 1] : memref<f32> to memref<?x?xf32>
+      %y = memref.reinterpret_cast %arg3 to offset: [0], sizes: [%0, %1], strides: [%1, 1] : memref<f32> to memref<?x?xf32>
+      linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %s, %t : memref<?x?xf32>, memref<?x1xf32>, memref<?x?xf32>) outs(%y : memref<?x?xf32>) {
+      ^bb0(%in: f32, %in_0: f32, %in_1: f32, %out: f32):
+        %j = linalg.index 1 : index
+        %ji = arith.index_cast %j : index to i32
+        %jf = arith.sitofp %ji : i32 to f32
+        %2 = arith.mulf %in, %in_0 : f32
+        %3 = arith.addf %2, %in_1 : f32
+        %4 = arith.addf %3, %jf : f32
+        linalg.yield %4 : f32
+      }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// An f16 innermost size that is not a multiple of 8: the scalar loop only.
+
+// CHECK-LABEL: module attributes {gpu.container_module}
+// CHECK:       gpu.func @onyx_main_dispatch_0
+// CHECK-NOT:     vector.
+// CHECK-NOT:     scf.if
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c48 step
+// CHECK-NOT:     vector.
+// CHECK:         gpu.return
+
+module attributes {gpu.container_module} {
+  gpu.module @onyx_main_dispatch_0 [#nvvm.target<O = 3, chip = "sm_90">] {
+    gpu.func @onyx_main_dispatch_0(%arg0: memref<f16>, %arg1: memref<f16>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+      %x = memref.reinterpret_cast %arg0 to offset: [0], sizes: [4, 12], strides: [12, 1] : memref<f16> to memref<4x12xf16>
+      %y = memref.reinterpret_cast %arg1 to offset: [0], sizes: [4, 12], strides: [12, 1] : memref<f16> to memref<4x12xf16>
+      linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<4x12xf16>) outs(%y : memref<4x12xf16>) {
+      ^bb0(%in: f16, %out: f16):
+        %0 = arith.negf %in : f16
+        linalg.yield %0 : f16
+      }
+      gpu.return
+    }
+  }
+}
+
+// -----
+
+// An output written through a transposing map: not vectorized.
+
+// CHECK-LABEL: module attributes {gpu.container_module}
+// CHECK:       gpu.func @onyx_main_dispatch_0
+// CHECK-NOT:     vector.
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c128 step
+// CHECK-NOT:     vector.
+// CHECK:         gpu.return
+
+module attributes {gpu.container_module} {
+  gpu.module @onyx_main_dispatch_0 [#nvvm.target<O = 3, chip = "sm_90">] {
+    gpu.func @onyx_main_dispatch_0(%arg0: memref<f16>, %arg1: memref<f16>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+      %x = memref.reinterpret_cast %arg0 to offset: [0], sizes: [8, 16], strides: [16, 1] : memref<f16> to memref<8x16xf16>
+      %y = memref.reinterpret_cast %arg1 to offset: [0], sizes: [16, 8], strides: [8, 1] : memref<f16> to memref<16x8xf16>
+      linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1, d0)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<8x16xf16>) outs(%y : memref<16x8xf16>) {
+      ^bb0(%in: f16, %out: f16):
+        %0 = arith.negf %in : f16
+        linalg.yield %0 : f16
       }
       gpu.return
     }

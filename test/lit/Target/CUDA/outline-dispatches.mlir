@@ -7,7 +7,8 @@
 // rebuilds each buffer (memref.reinterpret_cast) and holds the op on the
 // rebuilt buffers (onyx-cuda-lower-reductions and
 // onyx-cuda-lower-dispatch-loops lower it); the host launches it with the
-// grid computed from the dynamic dims. Kernels are numbered in order;
+// grid computed from the dynamic dims (a thread per W points for a
+// vectorized elementwise loop). Kernels are numbered in order;
 // identical ones are merged later (onyx-cuda-deduplicate-kernels).
 
 // CHECK-LABEL: module attributes {gpu.container_module
@@ -22,7 +23,10 @@
 // CHECK:         %[[A0:.*]] = arith.index_cast %[[D0]] : index to i64
 // CHECK:         %[[A1:.*]] = arith.index_cast %[[D1]] : index to i64
 // CHECK:         %[[N:.*]] = arith.muli %[[D0]], %[[D1]] : index
-// CHECK:         %[[R:.*]] = arith.addi %[[N]], %c255
+// A vectorized elementwise loop (f32: 4 points per thread): a thread per 4.
+// CHECK:         %[[N3:.*]] = arith.addi %[[N]], %c3
+// CHECK:         %[[T4:.*]] = arith.divui %[[N3]], %c4
+// CHECK:         %[[R:.*]] = arith.addi %[[T4]], %c255
 // CHECK:         %[[B:.*]] = arith.divui %[[R]], %c256
 // CHECK:         %[[G:.*]] = arith.minui %[[B]], %c1048576
 // CHECK:         gpu.launch_func @onyx_main_dispatch_0::@onyx_main_dispatch_0
