@@ -59,10 +59,13 @@ DEFAULT_CASES = ["resnet50_b1", "mobilenet_v2_b1", "squeezenet1_1_b1",
 
 ONYX_RUNNER = r'''
 import ctypes, json, statistics, sys, time
-import numpy as np
 so, runtime, threads, warmup, runs, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
-inputs = [np.ascontiguousarray(np.load(p)) for p in sys.argv[7:]]
+# The runtime before numpy: Debian's numpy loads OpenBLAS (libblas.so.3 ->
+# libopenblas.so.0), and the runtime can choose OpenBLAS's kernels only when
+# it loads the library first (runtime/src/cpu/Blas.cpp).
 rt = ctypes.CDLL(runtime, mode=ctypes.RTLD_GLOBAL)
+import numpy as np
+inputs = [np.ascontiguousarray(np.load(p)) for p in sys.argv[7:]]
 rt.onyxrt_cpu_set_threads.restype = ctypes.c_int32
 got = rt.onyxrt_cpu_set_threads(threads)
 lib = ctypes.CDLL(so)

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Internal.h"
+#include "cpu/Blas.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -97,6 +98,12 @@ bool hostHas(const std::string &name, const char *stand) {
 /// error and returns -1.
 extern "C" ONYX_API int32_t onyxrt_cpu_check_features(const char *target,
                                                       const char *features) {
+  // The CPU kernels' OpenBLAS (Blas.cpp) is a precondition of every CPU
+  // artifact: without it, the session is refused here, not killed later.
+  if (const char *blasError = onyx::cpu::blasError()) {
+    onyx::rt::threadCreateError() = blasError;
+    return -1;
+  }
   if (!features || !*features)
     return 0;
   __builtin_cpu_init();
