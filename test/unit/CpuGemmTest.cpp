@@ -3,11 +3,14 @@
 // The split GEMMs of the CPU target (runtime/src/cpu/Gemm.cpp) against a
 // reference in double, with every transpose, both orders, leading
 // dimensions larger than the matrices, shapes split by rows and by columns
-// and ones too small to split; the result must be bit-identical whatever
-// the thread count (each element is computed by one OpenBLAS call). Also
+// and ones too small to split, with 1-4 threads. The split results are
+// within fp32 rounding of the whole product's, not always bit-identical:
+// OpenBLAS picks its kernels by the product's size (e.g. its small-matrix
+// kernels), so a block may round differently than the whole product. Also
 // the same GEMMs from several caller threads at once (each caller's team
 // from the one pool), and the convolution and pooling kernels at sizes the
-// pool splits, bit-identical across thread counts.
+// pool splits: depthwise convolutions and max pooling bit-identical across
+// thread counts, the GEMM-based convolutions within rounding.
 //
 //===----------------------------------------------------------------------===//
 
@@ -109,13 +112,11 @@ template <typename T> std::vector<T> runGemm(const GemmCase &g, int threads) {
 
 template <typename T> void checkAcrossThreads(const GemmCase &g) {
   ThreadsGuard guard;
-  std::vector<T> one = runGemm<T>(g, 1);
-  for (int threads : {2, 3, 4}) {
-    std::vector<T> many = runGemm<T>(g, threads);
-    ASSERT_EQ(one.size(), many.size());
-    EXPECT_EQ(std::memcmp(one.data(), many.data(), one.size() * sizeof(T)), 0)
-        << threads << " threads: not bit-identical to 1 thread (m " << g.m
-        << ", n " << g.n << ", k " << g.k << ")";
+  // runGemm checks each against the double reference.
+  for (int threads : {1, 2, 3, 4}) {
+    SCOPED_TRACE(::testing::Message() << threads << " threads, m " << g.m
+                                      << ", n " << g.n << ", k " << g.k);
+    runGemm<T>(g, threads);
   }
 }
 
@@ -153,11 +154,10 @@ TEST(CpuGemm, EmptyIsANoOp) {
 
 TEST(CpuGemm, ConcurrentCallers) {
   // Four threads of the caller, each splitting its GEMMs across a team of
-  // two: every result as the single-threaded one.
+  // two: every result as the one of a lone caller with two threads.
   ThreadsGuard guard;
   GemmCase g{kRowMajor, kNoTrans, kNoTrans, 96, 700, 120, 0};
-  std::vector<float> want = runGemm<float>(g, 1);
-  onyxrt_cpu_set_threads(2);
+  std::vector<float> want = runGemm<float>(g, 2);
   int lda = g.k, ldb = g.n, ldc = g.n;
   auto a = randomVector<float>(size_t(g.m) * lda, 1);
   auto b = randomVector<float>(size_t(g.k) * ldb, 2);
@@ -232,7 +232,7 @@ std::vector<float> runConv(int64_t n, int64_t c, int64_t m, int64_t g,
   return y;
 }
 
-TEST(CpuThreads, ConvolutionsBitIdenticalAcrossThreads) {
+TEST(CpuThreads, ConvolutionsAcrossThreads) {
   ThreadsGuard guard;
   struct ConvCase {
     int64_t n, c, m, g, h, w, k, stride;
@@ -257,13 +257,26 @@ TEST(CpuThreads, ConvolutionsBitIdenticalAcrossThreads) {
   for (const ConvCase &cc : cases) {
     std::vector<float> one = runConv(cc.n, cc.c, cc.m, cc.g, cc.h, cc.w, cc.k,
                                      cc.stride, cc.flags, cc.residual, 1);
+    bool depthwise = cc.c == cc.g && cc.m == cc.g;
     for (int threads : {2, 3}) {
       std::vector<float> many =
           runConv(cc.n, cc.c, cc.m, cc.g, cc.h, cc.w, cc.k, cc.stride, cc.flags,
                   cc.residual, threads);
-      EXPECT_TRUE(one == many)
-          << threads << " threads, conv n " << cc.n << " c " << cc.c << " m "
-          << cc.m << " g " << cc.g << " " << cc.h << "x" << cc.w;
+      SCOPED_TRACE(::testing::Message()
+                   << threads << " threads, conv n " << cc.n << " c " << cc.c
+                   << " m " << cc.m << " g " << cc.g << " " << cc.h << "x"
+                   << cc.w);
+      ASSERT_EQ(one.size(), many.size());
+      if (depthwise) {
+        // No GEMM: the same operations per element.
+        EXPECT_TRUE(one == many);
+        continue;
+      }
+      // The GEMMs' blocks: within fp32 rounding (see the top).
+      double tol = 1e-6 * std::sqrt(double(cc.c / cc.g * cc.k * cc.k));
+      for (size_t i = 0; i < one.size(); ++i)
+        ASSERT_NEAR(one[i], many[i], tol * (1.0 + std::fabs(one[i])))
+            << "element " << i;
     }
   }
 }
