@@ -14,6 +14,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/UB/IR/UBOps.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OperationSupport.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/RegionUtils.h"
@@ -304,6 +305,104 @@ void cloneLanes(OpBuilder &b, linalg::GenericOp generic,
       }
       replaceIndexOps(b.clone(bodyOp, laneMaps[k]), ivs);
     }
+}
+
+/// Whether `v` is the integer constant `value`.
+static bool isIntConstant(Value v, int64_t value) {
+  APInt bits;
+  return matchPattern(v, m_ConstantInt(&bits)) && bits == value;
+}
+
+/// The f32 value whose bf16 rounding's bits `trunc` yields when that
+/// rounding is written out with integer ops as the ONNX lowering writes it
+/// (lib/Conversion/ONNXToTensor/Elementwise.cpp, f32ToBF16):
+///   bits = bitcast v : f32 to i32, upper = bits >> 16,
+///   rounded = (bits + (upper & 1) + 0x7fff) >> 16,
+///   trunci(select(cmpf uno v v, upper | 0x40, rounded)) : i16
+/// else null.
+static Value bf16RoundingSource(arith::TruncIOp trunc) {
+  auto select = trunc.getIn().getDefiningOp<arith::SelectOp>();
+  auto isNaN =
+      select ? select.getCondition().getDefiningOp<arith::CmpFOp>() : nullptr;
+  if (!trunc.getType().isInteger(16) || !isNaN ||
+      isNaN.getPredicate() != arith::CmpFPredicate::UNO ||
+      isNaN.getLhs() != isNaN.getRhs() || !isNaN.getLhs().getType().isF32())
+    return {};
+  Value v = isNaN.getLhs();
+  auto quiet = select.getTrueValue().getDefiningOp<arith::OrIOp>();
+  auto rounded = select.getFalseValue().getDefiningOp<arith::ShRUIOp>();
+  if (!quiet || !rounded || !isIntConstant(quiet.getRhs(), 0x40) ||
+      !isIntConstant(rounded.getRhs(), 16))
+    return {};
+  auto upper = quiet.getLhs().getDefiningOp<arith::ShRUIOp>();
+  auto bits = upper ? upper.getLhs().getDefiningOp<arith::BitcastOp>()
+                    : arith::BitcastOp();
+  if (!upper || !isIntConstant(upper.getRhs(), 16) || !bits ||
+      bits.getIn() != v)
+    return {};
+  auto sum = rounded.getLhs().getDefiningOp<arith::AddIOp>();
+  if (!sum || (sum.getLhs() != bits && sum.getRhs() != bits))
+    return {};
+  auto bias = (sum.getLhs() == bits ? sum.getRhs() : sum.getLhs())
+                  .getDefiningOp<arith::AddIOp>();
+  if (!bias)
+    return {};
+  auto lsb = bias.getLhs().getDefiningOp<arith::AndIOp>();
+  Value half = bias.getRhs();
+  if (!lsb) {
+    lsb = bias.getRhs().getDefiningOp<arith::AndIOp>();
+    half = bias.getLhs();
+  }
+  if (!lsb || !isIntConstant(half, 0x7fff) || lsb.getLhs() != upper ||
+      !isIntConstant(lsb.getRhs(), 1))
+    return {};
+  return v;
+}
+
+/// The native form of the bf16 conversion that `op` ends, written out with
+/// integer ops, created before `op`; null if `op` ends none:
+///   bitcast(rounding bits) : i16 to bf16              -> truncf v
+///   bitcast(shli(extui(bitcast x : bf16 to i16), 16)) -> extf x
+///   bitcast(shli(extui(rounding bits), 16)) : f32     -> extf(truncf v)
+/// (the last: a rounding and an extension whose bf16 bitcasts folded away
+/// when fusion joined them).
+static Value nativeBF16Conversion(OpBuilder &b, arith::BitcastOp op) {
+  Location loc = op.getLoc();
+  Type bf16 = b.getBF16Type();
+  if (op.getType().isBF16()) {
+    auto trunc = op.getIn().getDefiningOp<arith::TruncIOp>();
+    Value v = trunc ? bf16RoundingSource(trunc) : Value();
+    return v ? Value(arith::TruncFOp::create(b, loc, bf16, v)) : Value();
+  }
+  if (!op.getType().isF32())
+    return {};
+  auto shl = op.getIn().getDefiningOp<arith::ShLIOp>();
+  auto ext = shl ? shl.getLhs().getDefiningOp<arith::ExtUIOp>() : nullptr;
+  if (!ext || !isIntConstant(shl.getRhs(), 16) ||
+      !ext.getType().isInteger(32) || !ext.getIn().getType().isInteger(16))
+    return {};
+  Value x;
+  if (auto bits = ext.getIn().getDefiningOp<arith::BitcastOp>();
+      bits && bits.getIn().getType().isBF16())
+    x = bits.getIn();
+  else if (auto trunc = ext.getIn().getDefiningOp<arith::TruncIOp>())
+    if (Value v = bf16RoundingSource(trunc))
+      x = arith::TruncFOp::create(b, loc, bf16, v);
+  return x ? Value(arith::ExtFOp::create(b, loc, op.getType(), x)) : Value();
+}
+
+void useNativeBF16Conversions(gpu::GPUFuncOp kernel) {
+  SmallVector<arith::BitcastOp> casts;
+  kernel.walk([&](arith::BitcastOp op) { casts.push_back(op); });
+  for (arith::BitcastOp op : casts) {
+    OpBuilder b(op);
+    Value native = nativeBF16Conversion(b, op);
+    if (!native)
+      continue;
+    op.replaceAllUsesWith(native);
+    op.erase();
+  }
+  // The integer ops left unused go with the kernels' canonicalization.
 }
 
 void replaceIndexOps(Operation *root, ArrayRef<Value> ivs) {

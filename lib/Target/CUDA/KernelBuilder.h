@@ -160,6 +160,13 @@ void cloneLanes(mlir::OpBuilder &b, mlir::linalg::GenericOp generic,
                 llvm::MutableArrayRef<mlir::IRMapping> laneMaps,
                 mlir::Operation *skip = nullptr);
 
+/// In `kernel`, the bf16 <-> f32 conversions the ONNX lowering writes out
+/// with integer ops (the host's libgcc lacks __truncsfbf2) become
+/// arith.truncf / arith.extf, which the GPU does in one instruction each
+/// (`cvt.rn.bf16.f32`; the extension exact): the same round-to-nearest-even
+/// result for every non-NaN value, a NaN still a NaN (not its payload).
+void useNativeBF16Conversions(mlir::gpu::GPUFuncOp kernel);
+
 /// linalg.index ops under `root` (also in nested regions of the body)
 /// become the loop indices `ivs`.
 void replaceIndexOps(mlir::Operation *root, llvm::ArrayRef<mlir::Value> ivs);

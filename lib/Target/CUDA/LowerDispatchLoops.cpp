@@ -38,6 +38,13 @@
 // not be). The host launches a thread per W points; the scalar fallback's
 // grid-stride loop covers every point with those threads too.
 //
+// Last, in every kernel, the bf16 <-> f32 conversions the ONNX lowering
+// writes out with integer ops (11 for a rounding, 4 for an extension;
+// the host has no bf16 conversion routine) become arith.truncf / extf: one
+// `cvt.rn.bf16.f32` on the GPU, the same round-to-nearest-even result for
+// every non-NaN value (a NaN stays a NaN, its payload not kept). A fused
+// bf16 GELU spent most of its time in those integer ops.
+//
 // A kernel with no parallel dims whose every result folds an integer with
 // an associative, commutative combiner (`yield minsi(out, v)`, maxsi,
 // minui, maxui, addi, ori, andi, xori: the Gather lowering's index range
@@ -372,6 +379,10 @@ struct CUDALowerDispatchLoopsPass
       generic.erase();
       foldBindingDims(kernel);
     });
+    // Every kernel (dispatches, reductions, serial kernels): native bf16
+    // conversions (useNativeBF16Conversions).
+    getOperation().walk(
+        [](gpu::GPUFuncOp kernel) { useNativeBF16Conversions(kernel); });
   }
 };
 

@@ -421,3 +421,73 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// The bf16 conversions written out with integer ops (the ONNX lowering's
+// form: the host has no bf16 conversion routine) become arith.extf /
+// arith.truncf in the kernel: one cvt instruction each on the GPU. Also a
+// rounding joined to an extension by fusion (its bf16 bitcasts folded).
+
+// CHECK-LABEL: module attributes {gpu.container_module}
+// CHECK:       gpu.func @onyx_main_dispatch_0
+// CHECK-NOT:     arith.shrui
+// CHECK:         vector.load {{.*}} vector<8xbf16>
+// CHECK:         %[[X:.*]] = vector.extract
+// CHECK:         %[[W:.*]] = arith.extf %[[X]] : bf16 to f32
+// CHECK-NEXT:    %[[M:.*]] = arith.mulf %[[W]], %{{.*}} : f32
+// CHECK-NEXT:    %[[R:.*]] = arith.truncf %[[M]] : f32 to bf16
+// CHECK-NEXT:    %[[E:.*]] = arith.extf %[[R]] : bf16 to f32
+// CHECK-NEXT:    %[[A:.*]] = arith.addf %[[E]], %{{.*}} : f32
+// CHECK-NEXT:    arith.truncf %[[A]] : f32 to bf16
+// CHECK-NOT:     arith.shrui
+// CHECK:         gpu.return
+
+module attributes {gpu.container_module} {
+  gpu.module @onyx_main_dispatch_0 [#nvvm.target<O = 3, chip = "sm_90">] {
+    gpu.func @onyx_main_dispatch_0(%arg0: memref<bf16>, %arg1: memref<bf16>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+      %c1 = arith.constant 1 : i32
+      %c16 = arith.constant 16 : i32
+      %c64 = arith.constant 64 : i32
+      %c7fff = arith.constant 32767 : i32
+      %k = arith.constant 5.000000e-01 : f32
+      %x = memref.reinterpret_cast %arg0 to offset: [0], sizes: [4, 64], strides: [64, 1] : memref<bf16> to memref<4x64xbf16>
+      %y = memref.reinterpret_cast %arg1 to offset: [0], sizes: [4, 64], strides: [64, 1] : memref<bf16> to memref<4x64xbf16>
+      linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<4x64xbf16>) outs(%y : memref<4x64xbf16>) {
+      ^bb0(%in: bf16, %out: bf16):
+        %0 = arith.bitcast %in : bf16 to i16
+        %1 = arith.extui %0 : i16 to i32
+        %2 = arith.shli %1, %c16 : i32
+        %3 = arith.bitcast %2 : i32 to f32
+        %4 = arith.mulf %3, %k : f32
+        %5 = arith.bitcast %4 : f32 to i32
+        %6 = arith.shrui %5, %c16 : i32
+        %7 = arith.andi %6, %c1 : i32
+        %8 = arith.addi %7, %c7fff : i32
+        %9 = arith.addi %5, %8 : i32
+        %10 = arith.shrui %9, %c16 : i32
+        %11 = arith.ori %6, %c64 : i32
+        %12 = arith.cmpf uno, %4, %4 : f32
+        %13 = arith.select %12, %11, %10 : i32
+        %14 = arith.trunci %13 : i32 to i16
+        %15 = arith.extui %14 : i16 to i32
+        %16 = arith.shli %15, %c16 : i32
+        %17 = arith.bitcast %16 : i32 to f32
+        %18 = arith.addf %17, %3 : f32
+        %19 = arith.bitcast %18 : f32 to i32
+        %20 = arith.shrui %19, %c16 : i32
+        %21 = arith.andi %20, %c1 : i32
+        %22 = arith.addi %21, %c7fff : i32
+        %23 = arith.addi %19, %22 : i32
+        %24 = arith.shrui %23, %c16 : i32
+        %25 = arith.ori %20, %c64 : i32
+        %26 = arith.cmpf uno, %18, %18 : f32
+        %27 = arith.select %26, %25, %24 : i32
+        %28 = arith.trunci %27 : i32 to i16
+        %29 = arith.bitcast %28 : i16 to bf16
+        linalg.yield %29 : bf16
+      }
+      gpu.return
+    }
+  }
+}
