@@ -98,89 +98,109 @@ bool isIntConstant(Value v, int64_t value) {
   return matchPattern(v, m_ConstantInt(&bits)) && bits == value;
 }
 
-/// Adds to `steps` the ops of the bf16 -> f32 extension ending in `op`
-/// other than `op` itself, when `op` is that extension as the ONNX lowering
+/// Adds to `steps` the integer ops that feed `trunc` with the bits of an
+/// f32 rounded to bf16, when they are that rounding as the ONNX lowering
 /// writes it out (lib/Conversion/ONNXToTensor/Elementwise.cpp):
-/// bitcast(shli(extui(bitcast %x : bf16 to i16), 16)) : i32 to f32.
-void addBF16Extension(arith::BitcastOp op, llvm::DenseSet<Operation *> &steps) {
+/// trunci(select(isnan(v), quiet NaN, round to nearest even of
+/// bitcast(v) >> 16)) : i16, about ten integer ops that all compute the one
+/// conversion (none is used outside it). `trunc` itself is not added: it
+/// stands for the conversion. Returns whether they were.
+bool addBF16Rounding(arith::TruncIOp trunc,
+                     llvm::DenseSet<Operation *> &steps) {
+  if (!trunc.getType().isInteger(16))
+    return false;
+  Block *body = trunc->getBlock();
+  llvm::SetVector<Operation *> slice;
+  unsigned casts = 0, nanChecks = 0;
+  SmallVector<Operation *> worklist = {trunc};
+  while (!worklist.empty()) {
+    Operation *at = worklist.pop_back_val();
+    for (Value operand : at->getOperands()) {
+      // The f32 value being rounded (read by the bitcast and the NaN check).
+      if (isa<FloatType>(operand.getType()))
+        continue;
+      Operation *def = operand.getDefiningOp();
+      if (!def || def->getBlock() != body || isa<arith::ConstantOp>(def) ||
+          slice.contains(def))
+        continue;
+      if (auto cast = dyn_cast<arith::BitcastOp>(def)) {
+        if (!cast.getIn().getType().isF32())
+          return false;
+        ++casts;
+      } else if (auto cmp = dyn_cast<arith::CmpFOp>(def)) {
+        if (cmp.getPredicate() != arith::CmpFPredicate::UNO)
+          return false;
+        ++nanChecks;
+      } else if (!isa<arith::SelectOp, arith::OrIOp, arith::ShRUIOp,
+                      arith::AddIOp, arith::AndIOp>(def)) {
+        return false;
+      }
+      slice.insert(def);
+      worklist.push_back(def);
+    }
+  }
+  if (casts != 1 || nanChecks != 1)
+    return false;
+  for (Operation *step : slice)
+    for (Operation *user : step->getUsers())
+      if (user != trunc && !slice.contains(user))
+        return false;
+  steps.insert(slice.begin(), slice.end());
+  return true;
+}
+
+/// Adds to `steps` the ops of the bf16 <-> f32 conversions that `op` ends,
+/// written out with integer ops, other than the one op each conversion
+/// counts as:
+///   bitcast(rounding bits) : i16 to bf16 -- a rounding (counted: the
+///     trunci);
+///   bitcast(shli(extui(bitcast x : bf16 to i16), 16)) : i32 to f32 -- an
+///     extension (counted: the last bitcast);
+///   bitcast(shli(extui(rounding bits), 16)) : i32 to f32 -- a rounding and
+///     an extension whose bf16 bitcasts canonicalization folded when fusion
+///     joined them (counted: the trunci and the last bitcast).
+void addBF16Conversions(arith::BitcastOp op,
+                        llvm::DenseSet<Operation *> &steps) {
+  if (op.getType().isBF16()) {
+    auto trunc = op.getIn().getDefiningOp<arith::TruncIOp>();
+    if (trunc && trunc->hasOneUse() && addBF16Rounding(trunc, steps))
+      steps.insert(op);
+    return;
+  }
   if (!op.getType().isF32())
     return;
   auto shl = op.getIn().getDefiningOp<arith::ShLIOp>();
   if (!shl || !isIntConstant(shl.getRhs(), 16) || !shl->hasOneUse())
     return;
   auto ext = shl.getLhs().getDefiningOp<arith::ExtUIOp>();
-  if (!ext || !ext->hasOneUse())
+  if (!ext || !ext->hasOneUse() || !ext.getIn().getType().isInteger(16))
     return;
-  auto bits = ext.getIn().getDefiningOp<arith::BitcastOp>();
-  if (!bits || !bits.getIn().getType().isBF16() || !bits->hasOneUse())
+  if (auto bits = ext.getIn().getDefiningOp<arith::BitcastOp>()) {
+    if (!bits.getIn().getType().isBF16() || !bits->hasOneUse())
+      return;
+    steps.insert(bits);
+  } else if (auto trunc = ext.getIn().getDefiningOp<arith::TruncIOp>()) {
+    if (!trunc->hasOneUse() || !addBF16Rounding(trunc, steps))
+      return;
+  } else {
     return;
+  }
   steps.insert(shl);
   steps.insert(ext);
-  steps.insert(bits);
-}
-
-/// Adds to `steps` the integer ops of the f32 -> bf16 rounding ending in
-/// `op` other than `op`, when `op` is that rounding as the ONNX lowering
-/// writes it out: bitcast(trunci(select(isnan(v), quiet NaN, round to
-/// nearest even of bitcast(v) >> 16))) : i16 to bf16, about ten integer ops
-/// that all compute the one conversion (none is used outside it).
-void addBF16Rounding(arith::BitcastOp op, llvm::DenseSet<Operation *> &steps) {
-  if (!op.getType().isBF16())
-    return;
-  auto trunc = op.getIn().getDefiningOp<arith::TruncIOp>();
-  if (!trunc || !trunc->hasOneUse())
-    return;
-  Block *body = op->getBlock();
-  llvm::SetVector<Operation *> slice;
-  slice.insert(trunc);
-  unsigned casts = 0, nanChecks = 0;
-  for (unsigned i = 0; i < slice.size(); ++i) {
-    for (Value operand : slice[i]->getOperands()) {
-      // The f32 value being rounded (read by the bitcast and the NaN check).
-      if (isa<FloatType>(operand.getType()))
-        continue;
-      Operation *def = operand.getDefiningOp();
-      if (!def || def->getBlock() != body || isa<arith::ConstantOp>(def))
-        continue;
-      if (auto cast = dyn_cast<arith::BitcastOp>(def)) {
-        if (!cast.getIn().getType().isF32())
-          return;
-        casts += slice.insert(def);
-        continue;
-      }
-      if (auto cmp = dyn_cast<arith::CmpFOp>(def)) {
-        if (cmp.getPredicate() != arith::CmpFPredicate::UNO)
-          return;
-        nanChecks += slice.insert(def);
-        continue;
-      }
-      if (!isa<arith::SelectOp, arith::OrIOp, arith::ShRUIOp, arith::AddIOp,
-               arith::AndIOp>(def))
-        return;
-      slice.insert(def);
-    }
-  }
-  if (casts != 1 || nanChecks != 1)
-    return;
-  for (Operation *step : slice)
-    for (Operation *user : step->getUsers())
-      if (user != op && !slice.contains(user))
-        return;
-  steps.insert(slice.begin(), slice.end());
 }
 
 /// What a generic's payload costs, in ops (yield excluded): constants are
 /// free, and a bf16 <-> f32 conversion written out with integer ops counts
-/// as one op, like f16's extf / truncf. The bounds below then treat a bf16
-/// body as the f16 body of the same computation (a bf16 Mul is 15 ops
-/// written out, its f16 form 3), so that bf16 chains fuse as f16 ones do.
+/// as one op, like f16's extf / truncf (also in a fused body, where a
+/// rounding and the extension of its result lost their bf16 bitcasts). The
+/// bounds below then treat a bf16 body as the f16 body of the same computation
+/// (a bf16 Mul is 15 ops written out, its f16 form 3), so that bf16 chains fuse
+/// as f16 ones do.
 unsigned payloadCost(linalg::GenericOp op) {
   Block &body = op.getRegion().front();
   llvm::DenseSet<Operation *> steps;
-  for (auto cast : body.getOps<arith::BitcastOp>()) {
-    addBF16Extension(cast, steps);
-    addBF16Rounding(cast, steps);
-  }
+  for (auto cast : body.getOps<arith::BitcastOp>())
+    addBF16Conversions(cast, steps);
   unsigned cost = 0;
   for (Operation &inner : body.without_terminator())
     if (!isa<arith::ConstantOp>(inner) && !steps.contains(&inner))

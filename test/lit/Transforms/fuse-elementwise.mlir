@@ -675,3 +675,135 @@ func.func @bf16_cheap_shared(%x: tensor<?x?xbf16>) -> (tensor<?x?xbf16>, tensor<
   } -> tensor<?x?xbf16>
   return %a, %b : tensor<?x?xbf16>, tensor<?x?xbf16>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// Fused bf16 bodies, where canonicalization folded the bf16 bitcasts between
+// a rounding and the extension of its result (trunci -> extui -> shli ->
+// bitcast to f32), count that pair as two ops (truncf + extf in f16): three
+// such generics (30 ops written out, cost 6 each) become one.
+// CHECK-LABEL: func.func @bf16_fused_pairs(
+// CHECK:         linalg.generic
+// CHECK-COUNT-3:   arith.mulf
+// CHECK-NOT:     linalg.generic
+// CHECK:         return
+func.func @bf16_fused_pairs(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
+  %c0 = arith.constant 0 : index
+  %c1i = arith.constant 1 : index
+  %c1 = arith.constant 1 : i32
+  %c16 = arith.constant 16 : i32
+  %c64 = arith.constant 64 : i32
+  %c7fff = arith.constant 32767 : i32
+  %k0 = arith.constant 5.000000e-01 : f32
+  %m = tensor.dim %x, %c0 : tensor<?x?xbf16>
+  %n = tensor.dim %x, %c1i : tensor<?x?xbf16>
+  %e = tensor.empty(%m, %n) : tensor<?x?xbf16>
+  %g1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<?x?xbf16>) outs(%e : tensor<?x?xbf16>) {
+  ^bb0(%in: bf16, %out: bf16):
+    %xb = arith.bitcast %in : bf16 to i16
+    %xw = arith.extui %xb : i16 to i32
+    %xs = arith.shli %xw, %c16 : i32
+    %xf = arith.bitcast %xs : i32 to f32
+    %p = arith.mulf %xf, %k0 : f32
+    %q0 = arith.bitcast %p : f32 to i32
+    %q1 = arith.shrui %q0, %c16 : i32
+    %q2 = arith.andi %q1, %c1 : i32
+    %q3 = arith.addi %q2, %c7fff : i32
+    %q4 = arith.addi %q0, %q3 : i32
+    %q5 = arith.shrui %q4, %c16 : i32
+    %q6 = arith.ori %q1, %c64 : i32
+    %q7 = arith.cmpf uno, %p, %p : f32
+    %q8 = arith.select %q7, %q6, %q5 : i32
+    %q9 = arith.trunci %q8 : i32 to i16
+    %qw = arith.extui %q9 : i16 to i32
+    %qs = arith.shli %qw, %c16 : i32
+    %qf = arith.bitcast %qs : i32 to f32
+    %a = arith.addf %qf, %xf : f32
+    %r0 = arith.bitcast %a : f32 to i32
+    %r1 = arith.shrui %r0, %c16 : i32
+    %r2 = arith.andi %r1, %c1 : i32
+    %r3 = arith.addi %r2, %c7fff : i32
+    %r4 = arith.addi %r0, %r3 : i32
+    %r5 = arith.shrui %r4, %c16 : i32
+    %r6 = arith.ori %r1, %c64 : i32
+    %r7 = arith.cmpf uno, %a, %a : f32
+    %r8 = arith.select %r7, %r6, %r5 : i32
+    %r9 = arith.trunci %r8 : i32 to i16
+    %ry = arith.bitcast %r9 : i16 to bf16
+    linalg.yield %ry : bf16
+  } -> tensor<?x?xbf16>
+  %g2 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%g1 : tensor<?x?xbf16>) outs(%e : tensor<?x?xbf16>) {
+  ^bb0(%in: bf16, %out: bf16):
+    %xb = arith.bitcast %in : bf16 to i16
+    %xw = arith.extui %xb : i16 to i32
+    %xs = arith.shli %xw, %c16 : i32
+    %xf = arith.bitcast %xs : i32 to f32
+    %p = arith.mulf %xf, %k0 : f32
+    %q0 = arith.bitcast %p : f32 to i32
+    %q1 = arith.shrui %q0, %c16 : i32
+    %q2 = arith.andi %q1, %c1 : i32
+    %q3 = arith.addi %q2, %c7fff : i32
+    %q4 = arith.addi %q0, %q3 : i32
+    %q5 = arith.shrui %q4, %c16 : i32
+    %q6 = arith.ori %q1, %c64 : i32
+    %q7 = arith.cmpf uno, %p, %p : f32
+    %q8 = arith.select %q7, %q6, %q5 : i32
+    %q9 = arith.trunci %q8 : i32 to i16
+    %qw = arith.extui %q9 : i16 to i32
+    %qs = arith.shli %qw, %c16 : i32
+    %qf = arith.bitcast %qs : i32 to f32
+    %a = arith.addf %qf, %xf : f32
+    %r0 = arith.bitcast %a : f32 to i32
+    %r1 = arith.shrui %r0, %c16 : i32
+    %r2 = arith.andi %r1, %c1 : i32
+    %r3 = arith.addi %r2, %c7fff : i32
+    %r4 = arith.addi %r0, %r3 : i32
+    %r5 = arith.shrui %r4, %c16 : i32
+    %r6 = arith.ori %r1, %c64 : i32
+    %r7 = arith.cmpf uno, %a, %a : f32
+    %r8 = arith.select %r7, %r6, %r5 : i32
+    %r9 = arith.trunci %r8 : i32 to i16
+    %ry = arith.bitcast %r9 : i16 to bf16
+    linalg.yield %ry : bf16
+  } -> tensor<?x?xbf16>
+  %g3 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%g2 : tensor<?x?xbf16>) outs(%e : tensor<?x?xbf16>) {
+  ^bb0(%in: bf16, %out: bf16):
+    %xb = arith.bitcast %in : bf16 to i16
+    %xw = arith.extui %xb : i16 to i32
+    %xs = arith.shli %xw, %c16 : i32
+    %xf = arith.bitcast %xs : i32 to f32
+    %p = arith.mulf %xf, %k0 : f32
+    %q0 = arith.bitcast %p : f32 to i32
+    %q1 = arith.shrui %q0, %c16 : i32
+    %q2 = arith.andi %q1, %c1 : i32
+    %q3 = arith.addi %q2, %c7fff : i32
+    %q4 = arith.addi %q0, %q3 : i32
+    %q5 = arith.shrui %q4, %c16 : i32
+    %q6 = arith.ori %q1, %c64 : i32
+    %q7 = arith.cmpf uno, %p, %p : f32
+    %q8 = arith.select %q7, %q6, %q5 : i32
+    %q9 = arith.trunci %q8 : i32 to i16
+    %qw = arith.extui %q9 : i16 to i32
+    %qs = arith.shli %qw, %c16 : i32
+    %qf = arith.bitcast %qs : i32 to f32
+    %a = arith.addf %qf, %xf : f32
+    %r0 = arith.bitcast %a : f32 to i32
+    %r1 = arith.shrui %r0, %c16 : i32
+    %r2 = arith.andi %r1, %c1 : i32
+    %r3 = arith.addi %r2, %c7fff : i32
+    %r4 = arith.addi %r0, %r3 : i32
+    %r5 = arith.shrui %r4, %c16 : i32
+    %r6 = arith.ori %r1, %c64 : i32
+    %r7 = arith.cmpf uno, %a, %a : f32
+    %r8 = arith.select %r7, %r6, %r5 : i32
+    %r9 = arith.trunci %r8 : i32 to i16
+    %ry = arith.bitcast %r9 : i16 to bf16
+    linalg.yield %ry : bf16
+  } -> tensor<?x?xbf16>
+  return %g3 : tensor<?x?xbf16>
+}
