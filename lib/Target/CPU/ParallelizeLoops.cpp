@@ -268,6 +268,22 @@ struct CPUParallelizeLoopsPass
     Location loc = loop.getLoc();
     rewriter.setInsertionPoint(loop);
     WorkEstimate estimate(rewriter, loop);
+    // Distributed dims: all, or all but the innermost when the body is
+    // straight-line code (the innermost stays a vectorizable loop).
+    unsigned numDims = loop.getNumLoops();
+    unsigned distributed =
+        numDims > 1 && !hasLoops(loop.getBody()) ? numDims - 1 : numDims;
+    // A single distributed iteration (a batch of 1, a [1, N] tensor) gives
+    // the other threads nothing: such a loop stays serial (the estimate's
+    // constants are left to the canonicalizer).
+    Value rows = rewriter.createOrFold<arith::CmpIOp>(
+        loc, arith::CmpIPredicate::sgt,
+        estimate.trips(loop.getLowerBound().take_front(distributed),
+                       loop.getUpperBound().take_front(distributed),
+                       loop.getStep().take_front(distributed)),
+        estimate.constant(1));
+    if (matchPattern(rows, m_Zero()))
+      return;
     Value work = rewriter.createOrFold<arith::MulIOp>(
         loc,
         estimate.trips(loop.getLowerBound(), loop.getUpperBound(),
@@ -279,6 +295,8 @@ struct CPUParallelizeLoopsPass
     Value several = arith::CmpIOp::create(
         rewriter, loc, arith::CmpIPredicate::sgt, threads, one);
     Value go = arith::AndIOp::create(rewriter, loc, big, several);
+    if (!matchPattern(rows, m_One()))
+      go = arith::AndIOp::create(rewriter, loc, go, rows);
     auto branch = scf::IfOp::create(rewriter, loc, go, /*withElse=*/true);
 
     // The serial copy.
@@ -291,12 +309,6 @@ struct CPUParallelizeLoopsPass
         [&](scf::ParallelOp inner) { nested.push_back(inner); });
     for (scf::ParallelOp inner : llvm::reverse(nested))
       convertToFors(rewriter, inner);
-
-    // Distributed dims: all, or all but the innermost when the body is
-    // straight-line code (the innermost stays a vectorizable loop).
-    unsigned numDims = loop.getNumLoops();
-    unsigned distributed =
-        numDims > 1 && !hasLoops(loop.getBody()) ? numDims - 1 : numDims;
 
     rewriter.setInsertionPoint(branch.thenBlock()->getTerminator());
     omp::ParallelOperands parallelClauses;

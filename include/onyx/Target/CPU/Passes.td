@@ -109,9 +109,11 @@ def CPUParallelizeLoops
     `scf.if %go { omp.parallel num_threads(%n) { omp.wsloop {
     omp.loop_nest ... } } } else { <the serial loop> }`. `%n` is
     `onyxrt_cpu_get_threads()`, called once at the function's entry; `%go`
-    holds when `%n > 1` and the work (the outer trip counts times the
-    body's op count, nested loops counted trip-count times, at run time
-    for dynamic shapes) exceeds `threshold`. Only parallel dims are
+    holds when `%n > 1`, the distributed dims have more than one
+    iteration, and the work (the outer trip counts times the body's op
+    count, nested loops counted trip-count times, at run time for dynamic
+    shapes) exceeds `threshold`; a loop with one distributed iteration at
+    compile time stays serial. Only parallel dims are
     distributed: reductions run whole on one thread in their serial order.
     A body without loops keeps its innermost dim as a serial scf.for in
     each thread (the vectorizer's loop); the other distributed dims are

@@ -6,19 +6,23 @@
 
 // An elementwise op at dynamic shapes: the work is the trip counts times the
 // body's ops (load, exp, store: 3), computed at run time; above the
-// threshold and with more than one thread, the outer dim runs on the
+// threshold, with more than one thread and more than one row to split
+// (the distributed dims' trip count > 1), the outer dim runs on the
 // OpenMP threads and the innermost stays a serial loop in each of them; else
 // the original loop runs.
 // CHECK-LABEL: func.func @elementwise
 // CHECK-SAME: (%[[IN:.*]]: memref<?x?xf32>, %[[OUT:.*]]: memref<?x?xf32>, %[[N:.*]]: index, %[[M:.*]]: index)
 // CHECK: %[[T:.*]] = call @onyxrt_cpu_get_threads() : () -> i32
+// CHECK: %[[DROWS:.*]] = arith.maxsi %[[N]], %{{.*}} : index
+// CHECK: %[[MANY:.*]] = arith.cmpi sgt, %[[DROWS]], %c1{{.*}} : index
 // CHECK: %[[ROWS:.*]] = arith.maxsi %[[N]], %{{.*}} : index
 // CHECK: %[[COLS:.*]] = arith.maxsi %[[M]], %{{.*}} : index
 // CHECK: %[[TRIPS:.*]] = arith.muli %[[ROWS]], %[[COLS]] : index
 // CHECK: %[[WORK:.*]] = arith.muli %[[TRIPS]], %c3{{.*}} : index
 // CHECK: %[[BIG:.*]] = arith.cmpi sgt, %[[WORK]], %c131072{{.*}} : index
 // CHECK: %[[SEVERAL:.*]] = arith.cmpi sgt, %[[T]], %c1_i32 : i32
-// CHECK: %[[GO:.*]] = arith.andi %[[BIG]], %[[SEVERAL]] : i1
+// CHECK: %[[BOTH:.*]] = arith.andi %[[BIG]], %[[SEVERAL]] : i1
+// CHECK: %[[GO:.*]] = arith.andi %[[BOTH]], %[[MANY]] : i1
 // CHECK: scf.if %[[GO]] {
 // CHECK:   omp.parallel num_threads(%[[T]] : i32) {
 // CHECK:     omp.wsloop {
@@ -160,4 +164,25 @@ func.func @unsafe(%in: memref<?xf32>, %n: index) -> f32 {
     }
   }
   return %sum : f32
+}
+
+// One distributed iteration (an elementwise op on a [1, N] tensor: the
+// innermost dim stays serial, one row is left to split): serial whatever the
+// work.
+// CHECK-LABEL: func.func @one_row
+// CHECK-NOT: omp.
+// CHECK: scf.parallel
+// CHECK-NOT: omp.
+// CHECK: return
+func.func @one_row(%in: memref<1x1048576xf32>, %out: memref<1x1048576xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cn = arith.constant 1048576 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c1, %cn) step (%c1, %c1) {
+    %x = memref.load %in[%i, %j] : memref<1x1048576xf32>
+    %e = math.exp %x : f32
+    memref.store %e, %out[%i, %j] : memref<1x1048576xf32>
+    scf.reduce
+  }
+  return
 }
