@@ -152,6 +152,45 @@ TEST(CpuGemm, EmptyIsANoOp) {
   EXPECT_EQ(c, 5.0f);
 }
 
+/// onyxrt_cpu_sgemm_batched over a [2, 3] batch, A broadcast along the
+/// second batch dim (stride 0), B transposed, C with its own strides:
+/// every product against the double reference, and bit-identical for 1-4
+/// threads (whole small products per thread: the same calls as one thread).
+TEST(CpuGemm, BatchedAcrossThreads) {
+  ThreadsGuard guard;
+  const int m = 17, n = 40, k = 24, b0 = 2, b1 = 3;
+  auto a = randomVector<float>(size_t(b0) * m * k, 11);
+  auto b = randomVector<float>(size_t(b0) * b1 * n * k, 12);
+  const int64_t batch[8] = {b0,         b1,     // extents
+                            m * k,      0,      // A: broadcast along dim 1
+                            b1 * n * k, n * k,  // B
+                            b1 * m * n, m * n}; // C
+  std::vector<float> first;
+  for (int threads : {1, 2, 3, 4}) {
+    onyxrt_cpu_set_threads(threads);
+    std::vector<float> c(size_t(b0) * b1 * m * n, 0.5f);
+    onyxrt_cpu_sgemm_batched(2, batch, kRowMajor, kNoTrans, kTrans, m, n, k,
+                             1.0f, a.data(), k, b.data(), k, 1.0f, c.data(), n);
+    for (int i0 = 0; i0 < b0; ++i0)
+      for (int i1 = 0; i1 < b1; ++i1)
+        for (int i = 0; i < m; ++i)
+          for (int j = 0; j < n; ++j) {
+            double sum = 0.5;
+            for (int p = 0; p < k; ++p)
+              sum +=
+                  double(a[size_t(i0) * m * k + size_t(i) * k + p]) *
+                  double(b[(size_t(i0) * b1 + i1) * n * k + size_t(j) * k + p]);
+            EXPECT_NEAR(c[(size_t(i0) * b1 + i1) * m * n + size_t(i) * n + j],
+                        sum, 1e-4)
+                << "batch " << i0 << "," << i1 << " element " << i << "," << j;
+          }
+    if (first.empty())
+      first = c;
+    else
+      EXPECT_TRUE(c == first) << threads << " threads";
+  }
+}
+
 TEST(CpuGemm, ConcurrentCallers) {
   // Four threads of the caller, each splitting its GEMMs across a team of
   // two: every result as the one of a lone caller with two threads.

@@ -59,6 +59,28 @@ onyxrt_cpu_dgemm(int32_t order, int32_t transA, int32_t transB, int32_t m,
                  int32_t n, int32_t k, double alpha, const double *a,
                  int32_t lda, const double *b, int32_t ldb, double beta,
                  double *c, int32_t ldc);
+
+/* Batched GEMMs (MatMul with batch dims): the product above for every index
+ * of `batchRank` batch dims. `batch` holds 4 x batchRank int64 values: the
+ * extents, then the element strides of A, of B and of C along each batch dim
+ * (0 where an operand is broadcast); a, b and c point at index 0. When each
+ * product is too small to split, whole products go to the pool's threads
+ * (each one single-threaded OpenBLAS call, as with one thread); otherwise
+ * they run one after the other, each split as onyxrt_cpu_sgemm does. */
+#define ONYXRT_FN_CPU_SGEMM_BATCHED "onyxrt_cpu_sgemm_batched"
+#define ONYXRT_FN_CPU_DGEMM_BATCHED "onyxrt_cpu_dgemm_batched"
+__attribute__((visibility("default"))) void
+onyxrt_cpu_sgemm_batched(int32_t batchRank, const int64_t *batch, int32_t order,
+                         int32_t transA, int32_t transB, int32_t m, int32_t n,
+                         int32_t k, float alpha, const float *a, int32_t lda,
+                         const float *b, int32_t ldb, float beta, float *c,
+                         int32_t ldc);
+__attribute__((visibility("default"))) void
+onyxrt_cpu_dgemm_batched(int32_t batchRank, const int64_t *batch, int32_t order,
+                         int32_t transA, int32_t transB, int32_t m, int32_t n,
+                         int32_t k, double alpha, const double *a, int32_t lda,
+                         const double *b, int32_t ldb, double beta, double *c,
+                         int32_t ldc);
 #ifdef __cplusplus
 }
 #endif

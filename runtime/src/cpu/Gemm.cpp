@@ -4,6 +4,8 @@
 // signature, called by CPU artifacts for MatMul and Gemm
 // (onyx-lower-contractions-to-blas). The product is split across the pool
 // (Gemm.h), each block one single-threaded OpenBLAS call.
+// onyxrt_cpu_{s,d}gemm_batched: MatMuls with batch dims (attention's
+// per-head products), whole small products across the pool.
 //
 //===----------------------------------------------------------------------===//
 
@@ -98,4 +100,81 @@ extern "C" void onyxrt_cpu_dgemm(int32_t order, int32_t transA, int32_t transB,
                                  int32_t ldc) {
   splitGemm<double>(cblas_dgemm, order, transA, transB, m, n, k, alpha, a, lda,
                     b, ldb, beta, c, ldc);
+}
+
+namespace {
+
+/// Element offsets of batch index `index` (row-major over the extents).
+struct BatchOffsets {
+  int64_t a = 0, b = 0, c = 0;
+};
+
+BatchOffsets batchOffsets(int32_t rank, const int64_t *batch, int64_t index) {
+  BatchOffsets o;
+  for (int32_t d = rank - 1; d >= 0; --d) {
+    int64_t extent = batch[d];
+    int64_t i = index % extent;
+    index /= extent;
+    o.a += i * batch[rank + d];
+    o.b += i * batch[2 * rank + d];
+    o.c += i * batch[3 * rank + d];
+  }
+  return o;
+}
+
+template <typename T, typename Blas>
+void batchedGemm(Blas blas, int32_t rank, const int64_t *batch, int32_t order,
+                 int32_t transA, int32_t transB, int32_t m, int32_t n,
+                 int32_t k, T alpha, const T *a, int32_t lda, const T *b,
+                 int32_t ldb, T beta, T *c, int32_t ldc) {
+  int64_t count = 1;
+  for (int32_t d = 0; d < rank; ++d)
+    count *= batch[d];
+  if (count <= 0 || m <= 0 || n <= 0)
+    return;
+  auto one = [&](int64_t index, bool split) {
+    BatchOffsets o = batchOffsets(rank, batch, index);
+    if (split)
+      splitGemm<T>(blas, order, transA, transB, m, n, k, alpha, a + o.a, lda,
+                   b + o.b, ldb, beta, c + o.c, ldc);
+    else
+      blas(order, transA, transB, m, n, k, alpha, a + o.a, lda, b + o.b, ldb,
+           beta, c + o.c, ldc);
+  };
+  // A product the pool would split runs split, one after the other;
+  // otherwise whole products per thread (the same calls as one thread).
+  if (planGemm(m, n, k).pieces > 1 || count == 1) {
+    for (int64_t i = 0; i < count; ++i)
+      one(i, /*split=*/true);
+    return;
+  }
+  int64_t work = int64_t(m) * n * std::max<int32_t>(k, 1);
+  int64_t grain =
+      std::max<int64_t>(1, kMinBlockWork / std::max<int64_t>(work, 1));
+  parallelFor(count, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i)
+      one(i, /*split=*/false);
+  });
+}
+
+} // namespace
+
+extern "C" void
+onyxrt_cpu_sgemm_batched(int32_t batchRank, const int64_t *batch, int32_t order,
+                         int32_t transA, int32_t transB, int32_t m, int32_t n,
+                         int32_t k, float alpha, const float *a, int32_t lda,
+                         const float *b, int32_t ldb, float beta, float *c,
+                         int32_t ldc) {
+  batchedGemm<float>(cblas_sgemm, batchRank, batch, order, transA, transB, m, n,
+                     k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+
+extern "C" void
+onyxrt_cpu_dgemm_batched(int32_t batchRank, const int64_t *batch, int32_t order,
+                         int32_t transA, int32_t transB, int32_t m, int32_t n,
+                         int32_t k, double alpha, const double *a, int32_t lda,
+                         const double *b, int32_t ldb, double beta, double *c,
+                         int32_t ldc) {
+  batchedGemm<double>(cblas_dgemm, batchRank, batch, order, transA, transB, m,
+                      n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
