@@ -41,8 +41,8 @@ def test_one_event_per_op_per_call(tmp_path):
     ops = [e for e in events if e["cat"] == "op"]
     assert len(calls) == len(batches)
     nodes = {n.name for n in onnx.load(EXAMPLE).graph.node}
-    # One event per dispatch: every op once a call, except the batched
-    # MatMul 'mix', one onyxrt_cpu_sgemm per batch element (a loop over the batch).
+    # One event per dispatch: every op once a call, the batched MatMul 'mix'
+    # included (one onyxrt_cpu_sgemm_batched call for the whole batch).
     counts = []
     covered = 0
     for k, call in enumerate(sorted(calls, key=lambda e: e["ts"])):
@@ -50,7 +50,7 @@ def test_one_event_per_op_per_call(tmp_path):
                   e["ts"] + e["dur"] <= call["ts"] + call["dur"] + 1e-3]
         covered += len(inside)
         c = collections.Counter((e["name"], e["args"]["op"]) for e in inside)
-        assert c.pop(("mix", "onyxrt_cpu_sgemm")) == batches[k]
+        assert c.pop(("mix", "onyxrt_cpu_sgemm_batched")) == 1
         counts.append(c)
         # The batch of that call appears in the shapes of its ops.
         assert any(s and s[0] == batches[k]
