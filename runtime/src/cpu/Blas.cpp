@@ -37,14 +37,12 @@ using SgemmFn = void (*)(int, int, int, int, int, int, float, const float *,
 using DgemmFn = void (*)(int, int, int, int, int, int, double, const double *,
                          int, const double *, int, double, double *, int);
 using SetThreadsFn = void (*)(int);
-using CoreNameFn = char *(*)();
 
 struct Blas {
   void *handle = nullptr;
   SgemmFn sgemm = nullptr;
   DgemmFn dgemm = nullptr;
   SetThreadsFn setThreads = nullptr;
-  CoreNameFn coreName = nullptr;
   std::string error;
 };
 
@@ -81,8 +79,6 @@ Blas load() {
   blas.dgemm = reinterpret_cast<DgemmFn>(dlsym(handle, "cblas_dgemm"));
   blas.setThreads =
       reinterpret_cast<SetThreadsFn>(dlsym(handle, "openblas_set_num_threads"));
-  blas.coreName =
-      reinterpret_cast<CoreNameFn>(dlsym(handle, "openblas_get_corename"));
   if (!blas.sgemm || !blas.dgemm || !blas.setThreads) {
     blas.error = std::string(name) + " lacks cblas_sgemm, cblas_dgemm or "
                                      "openblas_set_num_threads";
@@ -110,15 +106,11 @@ const char *blasError() {
   return b.handle ? nullptr : b.error.c_str();
 }
 
-const char *blasCoreName() {
-  const Blas &b = blas();
-  return b.handle && b.coreName ? b.coreName() : "";
-}
-
 } // namespace onyx::cpu
 
-// The forwarders (local to the runtime: exports.map). Before a session of a
-// CPU artifact exists they are not called; after one, OpenBLAS is loaded.
+// The forwarders (local to the runtime: exports.map). Threads.cpp calls
+// openblas_set_num_threads when the runtime loads; without OpenBLAS it does
+// nothing, and the GEMMs are not reached (CPU sessions are refused).
 extern "C" void cblas_sgemm(int order, int transA, int transB, int m, int n,
                             int k, float alpha, const float *a, int lda,
                             const float *b, int ldb, float beta, float *c,

@@ -13,10 +13,6 @@ namespace onyx::cpu {
 /// Null when OpenBLAS is loaded; otherwise why it could not be.
 const char *blasError();
 
-/// OpenBLAS's name for the kernels it uses ("SkylakeX", "Haswell",
-/// "Prescott"...), empty when it is not loaded.
-const char *blasCoreName();
-
 } // namespace onyx::cpu
 
 #endif // ONYX_RUNTIME_CPU_BLAS_H
