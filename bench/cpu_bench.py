@@ -7,7 +7,11 @@ count, in one run; median latency per call and the ratio per case.
         [-o build/cpu_bench.md]
 
 Models come from test/e2e/real_models (build/real_models, written by its
-make_models.py when missing). Each case's input is random with a fixed seed
+make_models.py when missing), bench/bench_models.py (the BERT-base-sized
+encoder, 340 MB: build/bench_models) and the bundled example
+(examples/transformer_example.py, build/example; the cases example_* are the
+shapes of scripts/demo.sh), each exported on demand into its cache folder.
+Default cases: all of issue 16's. Each case's input is random with a fixed seed
 (token ids below the vocabulary for the decoder), written once as .npy for
 Onyx and as raw bytes for ONNX Runtime.
 
@@ -44,6 +48,9 @@ BIN_DIR = os.environ.get("ONYX_BIN_DIR", os.path.join(REPO, "build", "bin"))
 RUNTIME_LIB = os.environ.get("ONYX_RUNTIME_LIB",
                              os.path.join(REPO, "build", "lib", "libonyx_runtime.so"))
 DATA = os.path.join(REPO, "build", "real_models")
+BENCH_DATA = os.path.join(REPO, "build", "bench_models")
+EXAMPLE_DATA = os.path.join(REPO, "build", "example")
+BENCH_MODELS = ("bert_base_encoder",)
 
 # name: (model, {input: (dtype, shape)})
 CASES = {
@@ -53,9 +60,18 @@ CASES = {
     "squeezenet1_1_b1": ("squeezenet1_1", {"x": ("float32", [1, 3, 224, 224])}),
     "transformer_encoder_b8_s128": ("transformer_encoder", {"x": ("float32", [8, 128, 64])}),
     "causal_decoder_b1_s128": ("causal_decoder", {"tokens": ("int64", [1, 128])}),
+    "bert_base_encoder_b1_s128": ("bert_base_encoder", {"x": ("float32", [1, 128, 768])}),
+    "bert_base_encoder_b8_s128": ("bert_base_encoder", {"x": ("float32", [8, 128, 768])}),
+    # The bundled example (scripts/demo.sh, examples/transformer_example.py)
+    # at the demo's three shapes.
+    "example_b1_s1": ("example", {"x": ("float32", [1, 1, 64])}),
+    "example_b7_s16": ("example", {"x": ("float32", [7, 16, 64])}),
+    "example_b64_s32": ("example", {"x": ("float32", [64, 32, 64])}),
 }
-DEFAULT_CASES = ["resnet50_b1", "mobilenet_v2_b1", "squeezenet1_1_b1",
-                 "transformer_encoder_b8_s128", "causal_decoder_b1_s128"]
+DEFAULT_CASES = ["resnet50_b1", "resnet50_b8", "mobilenet_v2_b1", "squeezenet1_1_b1",
+                 "transformer_encoder_b8_s128", "causal_decoder_b1_s128",
+                 "bert_base_encoder_b1_s128", "bert_base_encoder_b8_s128",
+                 "example_b1_s1", "example_b7_s16", "example_b64_s32"]
 
 ONYX_RUNNER = r'''
 import ctypes, json, statistics, sys, time
@@ -158,6 +174,29 @@ def cpu_model():
     return platform.processor() or "unknown"
 
 
+def model_files(models):
+    """{model: .onnx path}, exporting what is missing: the real-model test
+    set's models (test/e2e/real_models/make_models.py, build/real_models),
+    the benchmark's own (bench/bench_models.py, build/bench_models) and the
+    bundled example (examples/transformer_example.py, build/example)."""
+    files = {}
+    real = [m for m in models if m not in BENCH_MODELS and m != "example"]
+    if real:
+        subprocess.run([sys.executable, os.path.join(REPO, "test", "e2e", "real_models", "make_models.py"),
+                        "--out", DATA, "--models", ",".join(real)], check=True, stdout=subprocess.DEVNULL)
+        files.update({m: os.path.join(DATA, m + ".onnx") for m in real})
+    bench = [m for m in models if m in BENCH_MODELS]
+    if bench:
+        subprocess.run([sys.executable, os.path.join(HERE, "bench_models.py"), "--out", BENCH_DATA,
+                        "--models", ",".join(bench)], check=True, stdout=subprocess.DEVNULL)
+        files.update({m: os.path.join(BENCH_DATA, m + ".onnx") for m in bench})
+    if "example" in models:
+        subprocess.run([sys.executable, os.path.join(REPO, "examples", "transformer_example.py"),
+                        "--out", EXAMPLE_DATA], check=True, stdout=subprocess.DEVNULL)
+        files["example"] = os.path.join(EXAMPLE_DATA, "transformer_encoder.onnx")
+    return files
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--threads", default="2,1", help="thread counts, comma-separated (default 2,1)")
@@ -179,8 +218,7 @@ def main():
         if c not in CASES:
             sys.exit("unknown case %r (known: %s)" % (c, ", ".join(CASES)))
     models = sorted({CASES[c][0] for c in cases})
-    subprocess.run([sys.executable, os.path.join(REPO, "test", "e2e", "real_models", "make_models.py"),
-                    "--out", DATA, "--models", ",".join(models)], check=True, stdout=subprocess.DEVNULL)
+    onnx_files = model_files(models)
     threads = [int(t) for t in args.threads.split(",")]
     work = tempfile.mkdtemp(prefix="onyx-cpu-bench-")
     ort_js = os.path.join(work, "ort.js")
@@ -194,7 +232,7 @@ def main():
     for m in models:
         for cpu in cpus:
             so = os.path.join(work, "%s-%s.so" % (m, cpu))
-            subprocess.run([os.path.join(BIN_DIR, "onyx-compile"), os.path.join(DATA, m + ".onnx"), "-o", so,
+            subprocess.run([os.path.join(BIN_DIR, "onyx-compile"), onnx_files[m], "-o", so,
                             "--cpu=" + cpu], check=True)
             artifacts[m, cpu] = so
     rows = []
@@ -224,7 +262,7 @@ def main():
                 if r.returncode:
                     sys.exit("onyx failed on %s (--cpu=%s): %s" % (c, cpu, r.stderr[-2000:]))
                 onyx[cpu] = (json.loads(r.stdout)["median_ms"], onyx_out)
-            r = subprocess.run(["node", ort_js, ort_module, os.path.join(DATA, model + ".onnx"), str(t),
+            r = subprocess.run(["node", ort_js, ort_module, onnx_files[model], str(t),
                                 str(args.warmup), str(args.runs), ort_out] + ort_args,
                                capture_output=True, text=True)
             if r.returncode:

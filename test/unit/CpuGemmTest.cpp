@@ -191,6 +191,49 @@ TEST(CpuGemm, BatchedAcrossThreads) {
   }
 }
 
+/// A weight shared by every product (B's batch strides 0) and A's and C's
+/// rows continuing across the batch dims (torch's [seq, batch, d] x [d, e]
+/// projections): the runtime folds the batch into the rows of one product.
+/// Against the double reference with 1 and 2 threads, with a batch dim
+/// that cannot fold (A's rows padded) in front of two that can.
+TEST(CpuGemm, BatchedSharedWeightFoldsIntoRows) {
+  ThreadsGuard guard;
+  const int m = 3, n = 70, k = 50, b0 = 2, b1 = 5, b2 = 4, padRows = 1;
+  // A: [b0][b1 * b2 * m + padRows rows][k]: dims 1 and 2 fold, dim 0 not.
+  const int64_t aPlane = int64_t(b1 * b2 * m + padRows) * k;
+  auto a = randomVector<float>(size_t(b0) * aPlane, 21);
+  auto b = randomVector<float>(size_t(k) * n, 22);
+  const int64_t batch[12] = {b0,
+                             b1,
+                             b2, // extents
+                             aPlane,
+                             b2 * m * k,
+                             m * k, // A
+                             0,
+                             0,
+                             0, // B: shared
+                             b1 * b2 * m * n,
+                             b2 * m * n,
+                             m * n}; // C
+  for (int threads : {1, 2}) {
+    onyxrt_cpu_set_threads(threads);
+    std::vector<float> c(size_t(b0) * b1 * b2 * m * n, 0.25f);
+    onyxrt_cpu_sgemm_batched(3, batch, kRowMajor, kNoTrans, kNoTrans, m, n, k,
+                             1.0f, a.data(), k, b.data(), n, 1.0f, c.data(), n);
+    for (int i0 = 0; i0 < b0; ++i0)
+      for (int r = 0; r < b1 * b2 * m; ++r)
+        for (int j = 0; j < n; ++j) {
+          double sum = 0.25;
+          for (int p = 0; p < k; ++p)
+            sum += double(a[size_t(i0) * aPlane + size_t(r) * k + p]) *
+                   double(b[size_t(p) * n + j]);
+          EXPECT_NEAR(c[(size_t(i0) * b1 * b2 * m + r) * n + j], sum, 1e-4)
+              << threads << " threads, batch " << i0 << " row " << r
+              << " column " << j;
+        }
+  }
+}
+
 TEST(CpuGemm, ConcurrentCallers) {
   // Four threads of the caller, each splitting its GEMMs across a team of
   // two: every result as the one of a lone caller with two threads.

@@ -5,7 +5,8 @@
 // (onyx-lower-contractions-to-blas). The product is split across the pool
 // (Gemm.h), each block one single-threaded OpenBLAS call.
 // onyxrt_cpu_{s,d}gemm_batched: MatMuls with batch dims (attention's
-// per-head products), whole small products across the pool.
+// per-head products), whole small products across the pool; batch dims
+// along which B is shared and A's rows continue are one product's rows.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +15,7 @@
 #include "onyx/onyx_cpu_conv.h"
 
 #include <algorithm>
+#include <climits>
 
 namespace onyx::cpu {
 namespace {
@@ -54,6 +56,26 @@ namespace {
 
 using namespace onyx::cpu;
 
+/// A row-major product (m, n > 0) as planned by planGemm.
+template <typename T, typename Blas>
+void runSplitGemm(const GemmSplit &split, Blas blas, int32_t order,
+                  int32_t transA, int32_t transB, int32_t m, int32_t n,
+                  int32_t k, T alpha, const T *a, int32_t lda, const T *b,
+                  int32_t ldb, T beta, T *c, int32_t ldc) {
+  if (split.pieces <= 1) {
+    blas(order, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    return;
+  }
+  bool ta = transA == kTrans, tb = transB == kTrans;
+  forEachBlock(split, m, n,
+               [&](int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
+                 const T *ap = a + (ta ? m0 : m0 * lda);
+                 const T *bp = b + (tb ? n0 * ldb : n0);
+                 blas(order, transA, transB, int(m1 - m0), int(n1 - n0), k,
+                      alpha, ap, lda, bp, ldb, beta, c + m0 * ldc + n0, ldc);
+               });
+}
+
 template <typename T, typename Blas>
 void splitGemm(Blas blas, int32_t order, int32_t transA, int32_t transB,
                int32_t m, int32_t n, int32_t k, T alpha, const T *a,
@@ -67,19 +89,8 @@ void splitGemm(Blas blas, int32_t order, int32_t transA, int32_t transB,
   }
   if (m <= 0 || n <= 0)
     return;
-  GemmSplit split = planGemm(m, n, k);
-  if (split.pieces <= 1) {
-    blas(order, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-    return;
-  }
-  bool ta = transA == kTrans, tb = transB == kTrans;
-  forEachBlock(split, m, n,
-               [&](int64_t m0, int64_t m1, int64_t n0, int64_t n1) {
-                 const T *ap = a + (ta ? m0 : m0 * lda);
-                 const T *bp = b + (tb ? n0 * ldb : n0);
-                 blas(order, transA, transB, int(m1 - m0), int(n1 - n0), k,
-                      alpha, ap, lda, bp, ldb, beta, c + m0 * ldc + n0, ldc);
-               });
+  runSplitGemm<T>(planGemm(m, n, k), blas, order, transA, transB, m, n, k,
+                  alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 } // namespace
@@ -132,28 +143,62 @@ void batchedGemm(Blas blas, int32_t rank, const int64_t *batch, int32_t order,
     count *= batch[d];
   if (count <= 0 || m <= 0 || n <= 0)
     return;
-  auto one = [&](int64_t index, bool split) {
-    BatchOffsets o = batchOffsets(rank, batch, index);
-    if (split)
-      splitGemm<T>(blas, order, transA, transB, m, n, k, alpha, a + o.a, lda,
-                   b + o.b, ldb, beta, c + o.c, ldc);
-    else
-      blas(order, transA, transB, m, n, k, alpha, a + o.a, lda, b + o.b, ldb,
-           beta, c + o.c, ldc);
-  };
+  // Batch dims along which B is shared (stride 0) and A's and C's rows
+  // continue (A untransposed, row-major: the next product's rows follow the
+  // last one's, lda and ldc apart) are more rows of one product: a
+  // MatMul of activations [seq, batch, d] by a weight [d, e] (torch's
+  // attention projections) is one [seq * batch, d] x [d, e] GEMM, not seq
+  // small ones that each read the whole weight. Innermost dims first.
+  int32_t kept = rank;
+  int64_t rows = m;
+  if (order == kRowMajor && transA == kNoTrans) {
+    for (; kept > 0; --kept) {
+      int32_t d = kept - 1;
+      if (batch[2 * rank + d] != 0 || batch[rank + d] != rows * lda ||
+          batch[3 * rank + d] != rows * ldc ||
+          rows * batch[d] > int64_t(INT32_MAX))
+        break;
+      rows *= batch[d];
+    }
+  }
+  // The remaining batch dims' extents and strides, in the array's layout.
+  constexpr int32_t kMaxKept = 8;
+  int64_t keptBatch[4 * kMaxKept];
+  if (kept < rank && kept <= kMaxKept) {
+    for (int32_t part = 0; part < 4; ++part)
+      for (int32_t d = 0; d < kept; ++d)
+        keptBatch[part * kept + d] = batch[part * rank + d];
+    batch = keptBatch;
+    rank = kept;
+    m = int32_t(rows);
+    count = 1;
+    for (int32_t d = 0; d < rank; ++d)
+      count *= batch[d];
+  }
   // A product the pool would split runs split, one after the other;
   // otherwise whole products per thread (the same calls as one thread).
-  if (planGemm(m, n, k).pieces > 1 || count == 1) {
-    for (int64_t i = 0; i < count; ++i)
-      one(i, /*split=*/true);
+  GemmSplit split = planGemm(m, n, k);
+  if (split.pieces > 1 || count == 1) {
+    for (int64_t i = 0; i < count; ++i) {
+      BatchOffsets o = batchOffsets(rank, batch, i);
+      if (order == kRowMajor)
+        runSplitGemm<T>(split, blas, order, transA, transB, m, n, k, alpha,
+                        a + o.a, lda, b + o.b, ldb, beta, c + o.c, ldc);
+      else
+        splitGemm<T>(blas, order, transA, transB, m, n, k, alpha, a + o.a, lda,
+                     b + o.b, ldb, beta, c + o.c, ldc);
+    }
     return;
   }
   int64_t work = int64_t(m) * n * std::max<int32_t>(k, 1);
   int64_t grain =
       std::max<int64_t>(1, kMinBlockWork / std::max<int64_t>(work, 1));
   parallelFor(count, grain, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i)
-      one(i, /*split=*/false);
+    for (int64_t i = begin; i < end; ++i) {
+      BatchOffsets o = batchOffsets(rank, batch, i);
+      blas(order, transA, transB, m, n, k, alpha, a + o.a, lda, b + o.b, ldb,
+           beta, c + o.c, ldc);
+    }
   });
 }
 
