@@ -236,6 +236,41 @@ translateAndOptimize(ModuleOp module, llvm::LLVMContext &llvmCtx,
   // before the defaults, which would otherwise provide a TLI without it.
   llvm::TargetLibraryInfoImpl tlii(tm.getTargetTriple(),
                                    llvm::VectorLibrary::LIBMVEC);
+  // LLVM's libmvec list stops at sin, cos, tan, exp, log and pow; glibc's
+  // libmvec (2.35 and later: Debian 12's 2.36) also has erf and tanh, which
+  // GELU (erf) and tanh-based activations call once per element: scalar
+  // libm calls, they kept those loops from vectorizing. Same widths and
+  // ABI as LLVM's entries: 4 (SSE, 'b') and 8 (AVX2, 'd') lanes of f32, 2
+  // and 4 of f64.
+  static const llvm::VecDesc moreLibmvec[] = {
+      {"erff", "_ZGVbN4v_erff", llvm::ElementCount::getFixed(4), false,
+       "_ZGV_LLVM_N4v", std::nullopt},
+      {"erff", "_ZGVdN8v_erff", llvm::ElementCount::getFixed(8), false,
+       "_ZGV_LLVM_N8v", std::nullopt},
+      {"erf", "_ZGVbN2v_erf", llvm::ElementCount::getFixed(2), false,
+       "_ZGV_LLVM_N2v", std::nullopt},
+      {"erf", "_ZGVdN4v_erf", llvm::ElementCount::getFixed(4), false,
+       "_ZGV_LLVM_N4v", std::nullopt},
+      {"tanhf", "_ZGVbN4v_tanhf", llvm::ElementCount::getFixed(4), false,
+       "_ZGV_LLVM_N4v", std::nullopt},
+      {"tanhf", "_ZGVdN8v_tanhf", llvm::ElementCount::getFixed(8), false,
+       "_ZGV_LLVM_N8v", std::nullopt},
+      {"tanh", "_ZGVbN2v_tanh", llvm::ElementCount::getFixed(2), false,
+       "_ZGV_LLVM_N2v", std::nullopt},
+      {"tanh", "_ZGVdN4v_tanh", llvm::ElementCount::getFixed(4), false,
+       "_ZGV_LLVM_N4v", std::nullopt},
+      // math.tanh becomes this intrinsic (convert-math-to-llvm), which the
+      // backend would otherwise expand lane by lane into tanhf calls.
+      {"llvm.tanh.f32", "_ZGVbN4v_tanhf", llvm::ElementCount::getFixed(4),
+       false, "_ZGV_LLVM_N4v", std::nullopt},
+      {"llvm.tanh.f32", "_ZGVdN8v_tanhf", llvm::ElementCount::getFixed(8),
+       false, "_ZGV_LLVM_N8v", std::nullopt},
+      {"llvm.tanh.f64", "_ZGVbN2v_tanh", llvm::ElementCount::getFixed(2), false,
+       "_ZGV_LLVM_N2v", std::nullopt},
+      {"llvm.tanh.f64", "_ZGVdN4v_tanh", llvm::ElementCount::getFixed(4), false,
+       "_ZGV_LLVM_N4v", std::nullopt},
+  };
+  tlii.addVectorizableFunctions(moreLibmvec);
   fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tlii); });
   llvm::PassBuilder pb(&tm);
   pb.registerModuleAnalyses(mam);
