@@ -7,11 +7,12 @@
 // cuDNN 9 is loaded with dlopen (libcudnn.so.9, or $ONYX_CUDNN_LIBRARY): no
 // link dependency, and the runtime still loads without a GPU. The legacy
 // convolution API (still in cuDNN 9's cnn library) is enough here: NCHW
-// fp32 tensors, grouped convolutions, and
-// cudnnGetConvolutionForwardAlgorithm_v7 (heuristics, no exhaustive search) to
-// choose the algorithm once per shape; descriptors, algorithm and workspace
-// size are cached per shape in the session, and the workspace grows to the
-// largest one used.
+// tensors, grouped convolutions, and the algorithm chosen once per shape by
+// cudnnGetConvolutionForwardAlgorithm_v7's heuristics
+// ($ONYX_CUDNN_ALGO_SEARCH=exhaustive: by timing every one,
+// cudnnFindConvolutionForwardAlgorithm);
+// descriptors, algorithm and workspace size are cached per shape in the
+// session, and the workspace grows to the largest one used.
 //
 // Precision: CUDNN_FMA_MATH (plain fp32, no TF32) unless the artifact asked
 // for tf32 (CUDNN_TENSOR_OP_MATH, which allows it). fp16 and bf16 tensors
@@ -68,6 +69,7 @@ struct DnnApi {
   ONYX_DNN_FN(cudnnSetConvolutionMathType)
   ONYX_DNN_FN(cudnnDestroyConvolutionDescriptor)
   ONYX_DNN_FN(cudnnGetConvolutionForwardAlgorithm_v7)
+  ONYX_DNN_FN(cudnnFindConvolutionForwardAlgorithm)
   ONYX_DNN_FN(cudnnGetConvolutionForwardWorkspaceSize)
   ONYX_DNN_FN(cudnnConvolutionForward)
   ONYX_DNN_FN(cudnnConvolutionBiasActivationForward)
@@ -109,6 +111,7 @@ DnnApi loadDnn() {
   ONYX_DNN_LOAD(cudnnSetConvolutionMathType)
   ONYX_DNN_LOAD(cudnnDestroyConvolutionDescriptor)
   ONYX_DNN_LOAD(cudnnGetConvolutionForwardAlgorithm_v7)
+  ONYX_DNN_LOAD(cudnnFindConvolutionForwardAlgorithm)
   ONYX_DNN_LOAD(cudnnGetConvolutionForwardWorkspaceSize)
   ONYX_DNN_LOAD(cudnnConvolutionForward)
   ONYX_DNN_LOAD(cudnnConvolutionBiasActivationForward)
@@ -147,6 +150,20 @@ struct ConvPlan {
 /// A workspace above this is not considered (the heuristics list
 /// alternatives that need less).
 constexpr size_t kMaxWorkspaceBytes = size_t(1) << 30;
+
+/// How a convolution's algorithm is chosen, once per shape in a session:
+/// the first usable one of cudnnGetConvolutionForwardAlgorithm_v7's list (no
+/// timing), unless $ONYX_CUDNN_ALGO_SEARCH is `exhaustive`
+/// (cudnnFindConvolutionForwardAlgorithm times them all, as ONNX Runtime's
+/// EXHAUSTIVE search and cudnn.benchmark do: a slower first call per shape;
+/// on the H200 it made ResNet-50 no faster, docs/cuda-backend.md).
+bool exhaustiveAlgoSearch() {
+  static const bool exhaustive = [] {
+    const char *mode = std::getenv("ONYX_CUDNN_ALGO_SEARCH");
+    return mode && std::strcmp(mode, "exhaustive") == 0;
+  }();
+  return exhaustive;
+}
 
 struct DnnState final : LibraryState {
   cudnnHandle_t handle = nullptr;
@@ -394,11 +411,22 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
     }
     cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
     int count = 0;
-    if (!check("cudnnGetConvolutionForwardAlgorithm_v7",
-               api.cudnnGetConvolutionForwardAlgorithm_v7(
-                   state->handle, plan.x, plan.w, plan.conv, plan.y,
-                   CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count, perf)))
+    if (exhaustiveAlgoSearch()) {
+      // Every algorithm timed once on this shape (cuDNN's own buffers),
+      // fastest first.
+      if (!device.synchronize(error))
+        return false;
+      if (!check("cudnnFindConvolutionForwardAlgorithm",
+                 api.cudnnFindConvolutionForwardAlgorithm(
+                     state->handle, plan.x, plan.w, plan.conv, plan.y,
+                     CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count, perf)))
+        return false;
+    } else if (!check("cudnnGetConvolutionForwardAlgorithm_v7",
+                      api.cudnnGetConvolutionForwardAlgorithm_v7(
+                          state->handle, plan.x, plan.w, plan.conv, plan.y,
+                          CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count, perf))) {
       return false;
+    }
     bool chosen = false;
     for (int i = 0; i < count && !chosen; ++i) {
       if (perf[i].status != CUDNN_STATUS_SUCCESS)
@@ -414,6 +442,12 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
               &bytes) != CUDNN_STATUS_SUCCESS ||
           bytes > kMaxWorkspaceBytes)
         continue;
+      // Half types and tf32 run the algorithm in the math mode it was
+      // listed (or timed) with; fp32 keeps CUDNN_FMA_MATH (no TF32).
+      if ((half || (flags & ONYXRT_CONV_TF32)) &&
+          !check("cudnnSetConvolutionMathType",
+                 api.cudnnSetConvolutionMathType(plan.conv, perf[i].mathType)))
+        return false;
       plan.algo = perf[i].algo;
       plan.workspace = bytes;
       chosen = true;
