@@ -123,6 +123,11 @@ class InferenceSession:
     weights: the external weights file (or its directory) of an artifact
         compiled with --external-weights; for an .onnx, compile it that way
         and read the weights from there.
+    enable_cuda_graph: a 'cuda' session records each input signature's
+        call as a CUDA graph on its second use and replays it afterwards
+        (ONNX Runtime's enable_cuda_graph; cuda_graph_cache_size
+        signatures, 0: 8). Models that read device data back on the host
+        run without graphs (cuda_graph_stats() says why).
     enable_profiling: record a Chrome trace (one event per call, per op on
         the CPU and per kernel or library call on CUDA, with their shapes --
         an .onnx is compiled with --profile), written by end_profiling() or
@@ -132,7 +137,8 @@ class InferenceSession:
 
     def __init__(self, path, target="cpu", precision=None, device_id=0,
                  threads=None, cache_dir=None, weights=None,
-                 enable_profiling=False, profile_file=None, cuda_stream=None):
+                 enable_profiling=False, profile_file=None, cuda_stream=None,
+                 enable_cuda_graph=False, cuda_graph_cache_size=0):
         path = os.fspath(path)
         if target not in _TARGETS:
             raise OnyxError("target must be 'cpu' or 'cuda', not %r" % (target,))
@@ -170,6 +176,13 @@ class InferenceSession:
                               else os.fspath(weights), device_id, stream)
         if threads is not None:
             self._art.set_threads(threads)
+        if enable_cuda_graph:
+            # docs/runtime.md, "CUDA graphs": one graph per input signature
+            # (shapes, device input addresses), recorded on its second call.
+            if not self._art.on_device:
+                raise OnyxError("enable_cuda_graph is for a model compiled "
+                                "for cuda; '%s' runs on the host" % artifact)
+            self._art.set_cuda_graphs(True, int(cuda_graph_cache_size))
         self._profile_file = None
         if enable_profiling:
             if profile_file is None:
@@ -195,6 +208,15 @@ class InferenceSession:
         path, self._profile_file = self._profile_file, None
         self._art.end_profiling()
         return path
+
+    def cuda_graph_stats(self):
+        """CUDA graphs of the session (onyx_state_cuda_graph_stats,
+        docs/runtime.md "CUDA graphs"): enabled, active, last_call
+        ('normal', 'captured', 'replayed', 'fallback'), captures, replays,
+        failed_captures, evictions, invalidations, cached_graphs,
+        graph_bytes, last_graph_nodes, and status (why graphs are not
+        used, '' when they are)."""
+        return self._art.cuda_graph_stats()
 
     def memory_stats(self):
         """Memory of the last run (onyx_state_memory_stats, docs/runtime.md):

@@ -539,6 +539,43 @@ public:
   }
 
   /// onyx_state_sync_stats: host synchronizations for readbacks.
+  void setCudaGraphs(bool enable, uint32_t cacheSize) {
+    std::lock_guard<std::mutex> guard(callMutex);
+    if (onyx_state_set_cuda_graphs(state, enable ? 1 : 0, cacheSize) != 0)
+      throw OnyxException("CUDA graphs are for a model compiled for cuda");
+  }
+
+  py::dict cudaGraphStats() {
+    OnyxCudaGraphStats st = {};
+    st.structSize = sizeof(st);
+    std::string status;
+    int rc;
+    {
+      std::lock_guard<std::mutex> guard(callMutex);
+      rc = onyx_state_cuda_graph_stats(state, &st);
+      status = onyx_state_cuda_graph_status(state);
+    }
+    if (rc != 0)
+      throw OnyxException("the session has no CUDA graph statistics");
+    static const char *kinds[] = {"normal", "captured", "replayed",
+                                  "fallback"};
+    py::dict d;
+    d["enabled"] = bool(st.enabled);
+    d["active"] = bool(st.active);
+    d["last_call"] = st.lastCall >= 0 && st.lastCall < 4 ? kinds[st.lastCall]
+                                                         : "?";
+    d["captures"] = st.captures;
+    d["replays"] = st.replays;
+    d["failed_captures"] = st.failedCaptures;
+    d["evictions"] = st.evictions;
+    d["invalidations"] = st.invalidations;
+    d["cached_graphs"] = st.cachedGraphs;
+    d["graph_bytes"] = st.graphBytes;
+    d["last_graph_nodes"] = st.lastGraphNodes;
+    d["status"] = status;
+    return d;
+  }
+
   py::dict syncStats() {
     uint64_t last = 0, total = 0, calls = 0;
     int rc;
@@ -923,6 +960,9 @@ PYBIND11_MODULE(_onyx, m) {
       .def("end_profiling", &Artifact::endProfiling)
       .def("memory_stats", &Artifact::memoryStats)
       .def("sync_stats", &Artifact::syncStats)
+      .def("set_cuda_graphs", &Artifact::setCudaGraphs, py::arg("enable"),
+           py::arg("cache_size") = 0)
+      .def("cuda_graph_stats", &Artifact::cudaGraphStats)
       .def("inject_fault", &Artifact::injectFault, py::arg("kind"),
            py::arg("nth"))
       .def("metadata", &Artifact::metadata)

@@ -19,11 +19,25 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace onyx {
 namespace rt {
 
 class Profiler;
+
+/// A recorded graph of a device (Device::endCapture): frees what it owns
+/// when destroyed.
+class DeviceGraph {
+public:
+  virtual ~DeviceGraph() = default;
+  /// Bytes of device memory it owns (outputs, temporaries, inputs).
+  uint64_t ownedBytes = 0;
+  /// Operations recorded (kernels, copies, library calls' kernels).
+  uint64_t nodes = 0;
+  /// Parts: 1, plus one per readback point the graph is split at.
+  uint64_t segments = 1;
+};
 
 class Device {
 public:
@@ -56,6 +70,52 @@ public:
   /// Waits for all work of the session; reports errors of earlier
   /// asynchronous work.
   virtual bool synchronize(std::string &error) = 0;
+
+  /// Graphs (docs/runtime.md, "CUDA graphs"): a backend that can record a
+  /// call's device work and replay it. Why it cannot now ("" when it can;
+  /// the default: it never can).
+  virtual std::string graphsUnavailable() const {
+    return "this device cannot record graphs";
+  }
+  /// Starts recording the session's work instead of running it; from here
+  /// to endCapture, allocations belong to the graph and are never freed
+  /// before it. A readback splits the graph: the part recorded so far runs,
+  /// the values are read back (and recorded), recording goes on. Anything
+  /// else that cannot be recorded (a synchronization, an upload of host
+  /// data) breaks the capture.
+  virtual bool beginCapture(std::string &error) {
+    error = "this device cannot record graphs";
+    return false;
+  }
+  /// Ends the recording. With `keep` (the call succeeded), returns the
+  /// graph, owning what was allocated while recording plus `adopt`
+  /// (buffers of the call allocated before it, the uploaded inputs); every
+  /// other live allocation except `transient` (the previous call's
+  /// outputs, released at this call's end) counts as one the graph reads,
+  /// and releasing it later bumps graphEpoch(). NULL with `error` set
+  /// when the capture broke or `keep` is false (nothing leaks either way).
+  virtual std::unique_ptr<DeviceGraph>
+  endCapture(bool keep, const std::vector<void *> &adopt,
+             const std::vector<void *> &transient, std::string &error) {
+    (void)keep, (void)adopt, (void)transient;
+    error = "this device cannot record graphs";
+    return nullptr;
+  }
+  /// Runs a recorded graph on the session's stream. A graph split at
+  /// readbacks reads the same values back between its parts and compares
+  /// them with the recorded ones: kGraphStale when one differs (the host
+  /// code would have decided otherwise; nothing was handed out and the call
+  /// must run normally), kGraphError with `error` set on a failure.
+  enum { kGraphOk = 0, kGraphError = 1, kGraphStale = 2 };
+  virtual int launchGraph(DeviceGraph &graph, std::string &error) {
+    (void)graph;
+    error = "this device cannot record graphs";
+    return kGraphError;
+  }
+  /// Incremented whenever a buffer some graph reads is released (a pool
+  /// that grows or is trimmed, a library workspace): graphs recorded
+  /// before are stale.
+  virtual uint64_t graphEpoch() const { return 0; }
 };
 
 /// What the caller chose for the device (OnyxSessionOptions).

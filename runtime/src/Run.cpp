@@ -286,6 +286,269 @@ OnyxTensorList *runProfiled(OnyxState *state, const OnyxTensorList *inputs) {
   return result;
 }
 
+/// Launches `entry`'s graph for a call with (bound) `inputs`: uploads the
+/// host inputs into the graph's buffers, launches it, and hands out the
+/// outputs from the graph's buffers (downloaded, or copied into fresh
+/// device buffers for IO binding: the graph's own never leave it).
+OnyxTensorList *launchRecorded(OnyxState *state, const OnyxTensorList *inputs,
+                               GraphCache::Entry &entry, std::string &error,
+                               bool &stale) {
+  Device &device = *state->device;
+  const ModelMetadata &md = state->metadata;
+  std::string why;
+  for (size_t i = 0; i < entry.inputBuffers.size(); ++i) {
+    const OnyxTensor *tensor = inputs->tensors[i];
+    if (tensor->onDevice || !entry.inputBuffers[i])
+      continue;
+    if (!device.upload(entry.inputBuffers[i], tensor->data, tensor->byteSize,
+                       why)) {
+      error = "copying " + inputLabel(md, i) + " to the " + device.name() +
+              " device: " + why;
+      return nullptr;
+    }
+  }
+  int launched = device.launchGraph(*entry.graph, why);
+  if (launched == Device::kGraphStale) {
+    stale = true;
+    return nullptr;
+  }
+  if (launched != Device::kGraphOk) {
+    error = "launching the call's CUDA graph: " + why;
+    return nullptr;
+  }
+  state->lastCallSyncs = entry.graph->segments - 1;
+  state->totalSyncs += entry.graph->segments - 1;
+  struct Outputs {
+    std::vector<OnyxTensor *> tensors;
+    ~Outputs() {
+      for (OnyxTensor *t : tensors)
+        destroyTensor(t);
+    }
+  } outputs;
+  for (size_t k = 0; k < entry.outputShapes.size(); ++k) {
+    const std::vector<int64_t> &shape = entry.outputShapes[k];
+    std::string label =
+        "output " + std::to_string(k) + " " + quoted(md.outputs[k].name);
+    OnyxTensor *tensor =
+        createTensor(md.outputs[k].elemType, int64_t(shape.size()),
+                     shape.data(), /*zero=*/!state->deviceOutputs, why);
+    if (!tensor) {
+      error = label + ": " + why;
+      return nullptr;
+    }
+    outputs.tensors.push_back(tensor);
+    if (state->deviceOutputs) {
+      void *data = device.allocate(tensor->byteSize, why);
+      if (!data) {
+        error = label + ": " + why;
+        return nullptr;
+      }
+      freeAligned(tensor->data);
+      tensor->data = data;
+      tensor->onDevice = true;
+      tensor->ownsData = false;
+      state->heldOutputs.push_back(data);
+      if (!device.copy(data, entry.outputBuffers[k], tensor->byteSize, why)) {
+        error = "copying " + label + " out of the CUDA graph: " + why;
+        return nullptr;
+      }
+    } else if (!device.download(tensor->data, entry.outputBuffers[k],
+                                tensor->byteSize, why)) {
+      error = "copying " + label + " to the host: " + why;
+      return nullptr;
+    }
+  }
+  if (!device.synchronize(why)) {
+    error = "running the model's CUDA graph on the " +
+            std::string(device.name()) + " device: " + why;
+    return nullptr;
+  }
+  OnyxTensorList *result = new OnyxTensorList();
+  result->tensors = std::move(outputs.tensors);
+  outputs.tensors.clear();
+  state->stats = entry.stats;
+  state->stats.retainedBytes = state->retainedBytes;
+  return result;
+}
+
+/// One call through the generated code. With `capture`, its device work
+/// is recorded into a graph for that entry and then launched; when the
+/// recording fails, `fellBack` is set and nothing ran (the caller runs
+/// the call again without recording). `transient`: the previous call's
+/// outputs, released when this call returns.
+OnyxTensorList *runCall(OnyxState *state, const OnyxTensorList *inputs,
+                        GraphCache::Entry *capture,
+                        const std::vector<void *> &transient, bool &fellBack) {
+  std::string error;
+  StringCallScope strings; // Outlives ctx: its outputs point into it.
+  CallContext ctx(state, inputs);
+  if (!ctx.bindInputs(error)) {
+    state->lastError = error;
+    return nullptr;
+  }
+  if (ctx.device && !uploadInputs(ctx, error)) {
+    state->lastError = error;
+    return nullptr;
+  }
+  for (auto &entry : state->pools)
+    entry.second.requested = 0;
+  // A recording that fails leaves the host synchronization counters as
+  // they were: the call runs again.
+  const uint64_t syncs[4] = {state->lastCallSyncs, state->totalSyncs,
+                             state->faultReadbackAt,
+                             state->syncsSinceFaultArmed};
+  auto fallBack = [&](const std::string &why) {
+    state->lastCallSyncs = syncs[0];
+    state->totalSyncs = syncs[1];
+    state->faultReadbackAt = syncs[2];
+    state->syncsSinceFaultArmed = syncs[3];
+    state->graphsLastFailure = why;
+    state->graphs->captureFailed(*capture);
+    fellBack = true;
+    return nullptr;
+  };
+  if (capture && !ctx.device->beginCapture(error))
+    return fallBack(error);
+  // An exception while recording still ends the recording.
+  struct EndCapture {
+    Device *device;
+    bool active;
+    ~EndCapture() {
+      std::string ignored;
+      if (active)
+        device->endCapture(false, {}, {}, ignored);
+    }
+  } guard{ctx.device, capture != nullptr};
+  int32_t status = state->entry(&ctx);
+  summarizePlan(ctx);
+  ctx.stats.retainedBytes = state->retainedBytes;
+  if (capture) {
+    guard.active = false;
+    bool ok = status == 0 && !ctx.failed;
+    for (OnyxTensor *tensor : ctx.outputs)
+      ok = ok && tensor && ctx.outputs.size() == ctx.deviceOutputs.size();
+    std::vector<void *> adopt;
+    for (void *ptr : ctx.deviceInputs)
+      if (ptr)
+        adopt.push_back(ptr);
+    std::unique_ptr<DeviceGraph> graph =
+        ctx.device->endCapture(ok, adopt, transient, error);
+    if (!graph)
+      return fallBack(error);
+    capture->inputBuffers = ctx.deviceInputs;
+    capture->outputBuffers = ctx.deviceOutputs;
+    capture->outputShapes.clear();
+    for (OnyxTensor *tensor : ctx.outputs)
+      capture->outputShapes.emplace_back(tensor->shape,
+                                         tensor->shape + tensor->rank);
+    capture->stats = ctx.stats;
+    state->lastGraphNodes = graph->nodes;
+    state->graphsLastFailure.clear();
+    state->graphs->captured(*capture, std::move(graph));
+    // The buffers are the graph's now (releasing them is a no-op).
+    bool stale = false;
+    OnyxTensorList *result =
+        launchRecorded(state, ctx.inputs, *capture, error, stale);
+    if (stale) { // The values read back changed between the two runs
+      capture->failures = GraphCache::kMaxFailures; // (the graph goes
+      return fallBack("the values read back differ from the recorded ones");
+    } // when ctx has let go of its buffers)
+    if (!result) {
+      state->graphs->drop(*capture);
+      state->lastError = error;
+    }
+    state->lastCallGraph = ONYX_GRAPH_CAPTURED;
+    return result;
+  }
+  state->stats = ctx.stats;
+  if (status != 0 || ctx.failed) {
+    if (!ctx.error.empty())
+      state->lastError = ctx.error;
+    else if (ctx.failed)
+      state->lastError = "out of memory";
+    else
+      state->lastError = "model failed with status " + std::to_string(status) +
+                         " (no message recorded)";
+    return nullptr;
+  }
+  for (size_t k = 0; k < ctx.outputs.size(); ++k) {
+    if (!ctx.outputs[k]) {
+      state->lastError = "output " + std::to_string(k) + " was not produced (" +
+                         quoted(state->metadata.outputs[k].name) + ")";
+      return nullptr;
+    }
+  }
+  if (ctx.device && !downloadOutputs(ctx, error)) {
+    state->lastError = error;
+    return nullptr;
+  }
+  if (!finishStringOutputs(ctx.outputs, error)) {
+    state->lastError = error;
+    return nullptr;
+  }
+  OnyxTensorList *result = new OnyxTensorList();
+  result->tensors = std::move(ctx.outputs); // May throw; ctx still owns.
+  ctx.outputs.clear();
+  return result;
+}
+
+/// How a device session with graphs enabled runs a call: normally, by
+/// recording it, or by launching a graph recorded earlier (GraphCache.h).
+OnyxTensorList *runWithGraphs(OnyxState *state, const OnyxTensorList *inputs,
+                              const std::vector<void *> &transient) {
+  bool fellBack = false;
+  GraphCache::Entry *entry = nullptr;
+  GraphCache::Action action = GraphCache::Action::Run;
+  std::string unavailable = state->device->graphsUnavailable();
+  if (state->graphsOff.empty() && unavailable.empty())
+    action = state->graphs->lookup(graphKey(*inputs),
+                                   state->device->graphEpoch(), entry);
+  if (action == GraphCache::Action::Replay) {
+    std::string error;
+    CallContext ctx(state, inputs); // binds canonical bool inputs
+    if (!ctx.bindInputs(error) || !ctx.device->beginCall(error)) {
+      state->lastError = error;
+      return nullptr;
+    }
+    bool stale = false;
+    OnyxTensorList *result =
+        launchRecorded(state, ctx.inputs, *entry, error, stale);
+    if (result) {
+      state->graphs->replays++;
+      state->lastGraphNodes = entry->graph->nodes;
+      state->lastCallGraph = ONYX_GRAPH_REPLAYED;
+      return result;
+    }
+    if (!stale) {
+      state->graphs->drop(*entry);
+      state->lastError = error;
+      return nullptr;
+    }
+    // A value read back differs from the recorded one: the host code
+    // decides otherwise for these data. The key runs normally from now on.
+    state->graphsLastFailure =
+        "the values read back differ from the recorded ones";
+    entry->graph.reset();
+    entry->failures = GraphCache::kMaxFailures;
+    state->graphs->failedCaptures++;
+    state->lastCallSyncs = 0;
+    OnyxTensorList *rerun =
+        runCall(state, inputs, nullptr, transient, fellBack);
+    state->lastCallGraph = ONYX_GRAPH_FALLBACK;
+    return rerun;
+  }
+  if (action == GraphCache::Action::Capture) {
+    OnyxTensorList *result = runCall(state, inputs, entry, transient, fellBack);
+    if (!fellBack)
+      return result;
+    entry->graph.reset();
+    state->lastError.clear();
+  }
+  OnyxTensorList *result = runCall(state, inputs, nullptr, transient, fellBack);
+  state->lastCallGraph = fellBack ? ONYX_GRAPH_FALLBACK : ONYX_GRAPH_NONE;
+  return result;
+}
+
 /// onyxrt_run with the session's mutex held.
 OnyxTensorList *runLocked(OnyxState *state, const OnyxTensorList *inputs) {
   try {
@@ -325,54 +588,13 @@ OnyxTensorList *runLocked(OnyxState *state, const OnyxTensorList *inputs) {
       }
     } previous{state, {}};
     previous.held.swap(state->heldOutputs);
-    StringCallScope strings; // Outlives ctx: its outputs point into it.
-    CallContext ctx(state, inputs);
     state->calls++;
     state->lastCallSyncs = 0;
-    if (!ctx.bindInputs(error)) {
-      state->lastError = error;
-      return nullptr;
-    }
-    if (ctx.device && !uploadInputs(ctx, error)) {
-      state->lastError = error;
-      return nullptr;
-    }
-    for (auto &entry : state->pools)
-      entry.second.requested = 0;
-    int32_t status = state->entry(&ctx);
-    summarizePlan(ctx);
-    ctx.stats.retainedBytes = state->retainedBytes;
-    state->stats = ctx.stats;
-    if (status != 0 || ctx.failed) {
-      if (!ctx.error.empty())
-        state->lastError = ctx.error;
-      else if (ctx.failed)
-        state->lastError = "out of memory";
-      else
-        state->lastError = "model failed with status " +
-                           std::to_string(status) + " (no message recorded)";
-      return nullptr;
-    }
-    for (size_t k = 0; k < ctx.outputs.size(); ++k) {
-      if (!ctx.outputs[k]) {
-        state->lastError = "output " + std::to_string(k) +
-                           " was not produced (" +
-                           quoted(state->metadata.outputs[k].name) + ")";
-        return nullptr;
-      }
-    }
-    if (ctx.device && !downloadOutputs(ctx, error)) {
-      state->lastError = error;
-      return nullptr;
-    }
-    if (!finishStringOutputs(ctx.outputs, error)) {
-      state->lastError = error;
-      return nullptr;
-    }
-    OnyxTensorList *result = new OnyxTensorList();
-    result->tensors = std::move(ctx.outputs); // May throw; ctx still owns.
-    ctx.outputs.clear();
-    return result;
+    state->lastCallGraph = ONYX_GRAPH_NONE;
+    if (state->graphs && state->device)
+      return runWithGraphs(state, inputs, previous.held);
+    bool fellBack = false;
+    return runCall(state, inputs, nullptr, previous.held, fellBack);
   } catch (const std::bad_alloc &) {
     state->lastError = "out of memory";
   } catch (...) {

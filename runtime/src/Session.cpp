@@ -133,6 +133,19 @@ static bool memoryLimitFromEnvironment(OnyxState &state, std::string &error) {
 /// Options for the artifact trampoline that onyx_session_create calls on
 /// this thread (an artifact's onyx_state_create_with_weights knows no
 /// options); NULL otherwise.
+/// CUDA graphs for a device session (docs/runtime.md, "CUDA graphs"); a
+/// model with sequence or optional inputs or outputs runs without them.
+static void enableGraphs(OnyxState &state, uint32_t cacheSize) {
+  state.graphs = std::make_unique<GraphCache>(cacheSize);
+  state.graphsOff.clear();
+  state.graphsLastFailure.clear();
+  for (const auto *list : {&state.metadata.inputs, &state.metadata.outputs})
+    for (const ValueSpec &spec : *list)
+      if (spec.kind != ONYX_SIGNATURE_TENSOR)
+        state.graphsOff = "the model has sequence or optional inputs or "
+                          "outputs (their elements are copied by the host)";
+}
+
 static thread_local const OnyxSessionOptions *pendingOptions = nullptr;
 
 ONYX_API void onyx_session_options_init(OnyxSessionOptions *options) {
@@ -220,6 +233,17 @@ onyxrt_state_create_with_options(const OnyxModelDesc *desc,
         state->entry = desc->entry;
         if (chosen.memoryLimit)
           state->memoryLimit = chosen.memoryLimit;
+        if (chosen.cudaGraphs) {
+          if (!state->device) {
+            error = "the session options enable CUDA graphs, but this "
+                    "model runs on the host";
+            delete state;
+            if (errorOut)
+              *errorOut = error.c_str();
+            return nullptr;
+          }
+          enableGraphs(*state, chosen.cudaGraphCacheSize);
+        }
         if (chosen.threads != 0)
           onyxrt_cpu_set_threads(chosen.threads);
         if (chosen.profilePath && *chosen.profilePath) {
@@ -343,10 +367,83 @@ ONYX_API int onyx_state_pool_info(const OnyxState *state, size_t index,
   return 0;
 }
 
+ONYX_API int onyx_state_set_cuda_graphs(OnyxState *state, int enable,
+                                        uint32_t cacheSize) {
+  if (!state || !state->device)
+    return -1;
+  std::lock_guard<std::mutex> lock(state->mutex);
+  try {
+    if (enable)
+      enableGraphs(*state, cacheSize);
+    else
+      state->graphs.reset();
+  } catch (...) {
+    state->graphs.reset();
+    return -1;
+  }
+  return 0;
+}
+
+ONYX_API int onyx_state_cuda_graph_stats(const OnyxState *state,
+                                         OnyxCudaGraphStats *out) {
+  if (!state || !out || out->structSize < sizeof(uint32_t) ||
+      out->structSize > sizeof(OnyxCudaGraphStats))
+    return -1;
+  std::lock_guard<std::mutex> lock(state->mutex);
+  OnyxCudaGraphStats stats = {};
+  stats.structSize = out->structSize;
+  const GraphCache *graphs = state->graphs.get();
+  stats.enabled = graphs ? 1 : 0;
+  stats.active = graphs && state->graphsOff.empty() && state->device &&
+                 state->device->graphsUnavailable().empty();
+  stats.lastCall = state->lastCallGraph;
+  if (graphs) {
+    stats.captures = graphs->captures;
+    stats.replays = graphs->replays;
+    stats.failedCaptures = graphs->failedCaptures;
+    stats.evictions = graphs->evictions;
+    stats.invalidations = graphs->invalidations;
+    stats.cachedGraphs = graphs->graphs();
+    stats.graphBytes = graphs->ownedBytes();
+  }
+  stats.lastGraphNodes = state->lastCallGraph == ONYX_GRAPH_CAPTURED ||
+                                 state->lastCallGraph == ONYX_GRAPH_REPLAYED
+                             ? state->lastGraphNodes
+                             : 0;
+  std::memcpy(out, &stats, out->structSize);
+  return 0;
+}
+
+ONYX_API const char *onyx_state_cuda_graph_status(const OnyxState *state) {
+  if (!state)
+    return "the state is NULL";
+  std::lock_guard<std::mutex> lock(state->mutex);
+  thread_local std::string status;
+  try {
+    status.clear();
+    if (state->graphs) {
+      std::string unavailable =
+          state->device ? state->device->graphsUnavailable() : "no device";
+      if (!state->graphsOff.empty())
+        status = state->graphsOff;
+      else if (!unavailable.empty())
+        status = unavailable;
+      else if (!state->graphsLastFailure.empty())
+        status = "the last recording failed: " + state->graphsLastFailure;
+    }
+  } catch (...) {
+    status.clear();
+  }
+  return status.c_str();
+}
+
 ONYX_API int onyx_state_set_memory_limit(OnyxState *state, uint64_t bytes) {
   if (!state || bytes == 0)
     return -1;
   std::lock_guard<std::mutex> lock(state->mutex);
+  // A graph recorded under another limit replays what the limit decided.
+  if (state->graphs && bytes != state->memoryLimit)
+    state->graphs->invalidate();
   state->memoryLimit = bytes;
   return 0;
 }

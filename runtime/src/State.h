@@ -30,6 +30,7 @@
 #define ONYX_RUNTIME_STATE_H
 
 #include "Device.h"
+#include "GraphCache.h"
 #include "Internal.h"
 #include "Profile.h"
 #include "Sequence.h"
@@ -107,6 +108,16 @@ struct OnyxState {
   /// device; the last call's output buffers, released by the next call.
   bool deviceOutputs = false;
   std::vector<void *> heldOutputs;
+  /// CUDA graphs (docs/runtime.md, "CUDA graphs"): the session's recorded
+  /// calls when enabled (NULL: off). Declared after `device`, whose memory
+  /// the graphs own, so destroyed before it. `graphsOff`: why this session
+  /// runs without them although they are enabled ("" when it does not);
+  /// `graphsLastFailure`: why the last capture failed; `lastCallGraph`:
+  /// how the last call ran (ONYX_GRAPH_* of onyx_runtime.h).
+  std::unique_ptr<onyx::rt::GraphCache> graphs;
+  std::string graphsOff, graphsLastFailure;
+  int32_t lastCallGraph = 0;
+  uint64_t lastGraphNodes = 0;
 
   void releaseHeldOutputs() {
     for (void *ptr : heldOutputs)

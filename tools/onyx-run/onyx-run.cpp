@@ -70,6 +70,10 @@ const char kUsage[] =
     "  --memory-report FILE|-   write memory statistics as JSON ('-': "
     "stdout,\n"
     "                           the output summary then goes to stderr)\n"
+    "  --cuda-graphs            CUDA models: record each input signature's\n"
+    "                           call as a CUDA graph on its second run and\n"
+    "                           replay it after (docs/runtime.md); --stats\n"
+    "                           then also prints captures and replays\n"
     "  --stats                  print host synchronizations (readbacks of\n"
     "                           computed sizes and conditions) per call on\n"
     "                           stderr\n"
@@ -98,6 +102,7 @@ struct Options {
   std::string outputDir = ".";
   int64_t repeat = 1;
   bool repeatGiven = false;
+  bool cudaGraphs = false;
   int32_t threads = -1; // -1: not given
   std::string memoryReport;
   std::string profile;
@@ -148,6 +153,12 @@ bool parseArgs(int argc, char **argv, Options &opts) {
       if (hasValue)
         fail("--external-weights takes no value");
       opts.externalWeights = true;
+      continue;
+    }
+    if (name == "cuda-graphs") {
+      if (hasValue)
+        fail("--cuda-graphs takes no value");
+      opts.cudaGraphs = true;
       continue;
     }
     if (name == "stats") {
@@ -538,6 +549,8 @@ int runMain(int argc, char **argv) {
   if (!opts.profile.empty() &&
       onyx_state_enable_profiling(state, opts.profile.c_str()) != 0)
     fail("cannot enable profiling");
+  if (opts.cudaGraphs && onyx_state_set_cuda_graphs(state, 1, 0) != 0)
+    fail("--cuda-graphs applies to a model compiled for cuda");
 
   ListPtr outputs;
   std::vector<double> millis;
@@ -640,6 +653,15 @@ int runMain(int argc, char **argv) {
               << ", host synchronizations per call: "
               << (syncsPerCall.empty() ? 0 : syncsPerCall.back()) << " (last), "
               << total << " in all\n";
+    OnyxCudaGraphStats graphs = {};
+    graphs.structSize = sizeof(graphs);
+    if (opts.cudaGraphs && onyx_state_cuda_graph_stats(state, &graphs) == 0) {
+      std::string status = onyx_state_cuda_graph_status(state);
+      std::cerr << "stats: cuda graphs: " << graphs.captures << " captured, "
+                << graphs.replays << " replayed, " << graphs.failedCaptures
+                << " failed captures"
+                << (status.empty() ? "" : "; not used: " + status) << "\n";
+    }
   }
   std::cout.flush();
   if (!std::cout)

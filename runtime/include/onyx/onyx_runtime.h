@@ -250,6 +250,39 @@ ONYX_API int onyx_state_set_device_outputs(OnyxState *state, int enable);
 ONYX_API int onyx_state_sync_stats(const OnyxState *state,
                                    uint64_t *lastCallSyncs,
                                    uint64_t *totalSyncs, uint64_t *calls);
+/* CUDA graphs of a session (docs/runtime.md, "CUDA graphs"). Enables
+ * (non-zero) or disables them; `cacheSize` signatures are kept (0: 8).
+ * Disabling drops every graph. Returns 0; -1 for a NULL state or a session
+ * without a device. */
+ONYX_API int onyx_state_set_cuda_graphs(OnyxState *state, int enable,
+                                        uint32_t cacheSize);
+/* How a call ran (OnyxCudaGraphStats.lastCall). */
+#define ONYX_GRAPH_NONE 0     /* normally: graphs off, or a first call */
+#define ONYX_GRAPH_CAPTURED 1 /* recorded, then the graph launched */
+#define ONYX_GRAPH_REPLAYED 2 /* a graph recorded earlier launched */
+#define ONYX_GRAPH_FALLBACK 3 /* recording failed; ran normally */
+typedef struct OnyxCudaGraphStats {
+  uint32_t structSize;     /* set by the caller: sizeof(OnyxCudaGraphStats) */
+  int32_t enabled;         /* graphs requested for the session */
+  int32_t active;          /* enabled and usable for this model (see status) */
+  int32_t lastCall;        /* ONYX_GRAPH_* */
+  uint64_t captures;       /* graphs recorded */
+  uint64_t replays;        /* calls that launched a graph recorded earlier */
+  uint64_t failedCaptures; /* recordings that failed (calls fell back) */
+  uint64_t evictions;      /* signatures dropped for the cache's size */
+  uint64_t invalidations;  /* times every graph was dropped (a pool grew) */
+  uint64_t cachedGraphs;   /* graphs held now */
+  uint64_t graphBytes;     /* device memory the held graphs own */
+  uint64_t lastGraphNodes; /* operations in the last call's graph */
+} OnyxCudaGraphStats;
+/* Fills `out` (its structSize set by the caller); -1 for a NULL state or
+ * out, or a structSize larger than the library's. */
+ONYX_API int onyx_state_cuda_graph_stats(const OnyxState *state,
+                                         OnyxCudaGraphStats *out);
+/* Why graphs are not used ("" when they are, or are off): the model reads
+ * device data back on the host, has sequence inputs, the session profiles,
+ * or the last recording failed and why. Valid until the next call. */
+ONYX_API const char *onyx_state_cuda_graph_status(const OnyxState *state);
 /* Fault injection for tests: with kind "readback", the `nth` (>= 1) host
  * synchronization from now on fails; the call returns an error naming the
  * node and the session stays usable. nth = 0 disarms. The environment
@@ -315,6 +348,14 @@ typedef struct OnyxSessionOptions {
   /* The memory limit in bytes (onyx_state_set_memory_limit); 0 (default):
    * ONYX_MAX_ALLOC_BYTES, else the machine's memory. */
   uint64_t memoryLimit;
+  /* CUDA graphs (docs/runtime.md, "CUDA graphs"): non-zero records a CUDA
+   * session's call per input signature (shapes and device input addresses)
+   * on its second use and replays it on later calls; 0 (default): off.
+   * An error for a host model. */
+  int32_t cudaGraphs;
+  /* Signatures the session keeps graphs for (least recently used ones are
+   * dropped); 0 (default): 8. */
+  uint32_t cudaGraphCacheSize;
 } OnyxSessionOptions;
 ONYX_API void onyx_session_options_init(OnyxSessionOptions *options);
 /* A session of the artifact loaded at `artifact` (a dlopen handle) with

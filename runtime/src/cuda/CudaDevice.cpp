@@ -141,6 +141,20 @@ DriverApi loadDriver() {
   load(api.cuEventDestroy, "cuEventDestroy_v2");
   load(api.cuGetErrorName, "cuGetErrorName");
   load(api.cuGetErrorString, "cuGetErrorString");
+  // Graphs are optional: sessions say why they run without them.
+  auto optional = [&](auto &fn, const char *symbol) {
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(
+        dlsym(handle, symbol));
+  };
+  optional(api.cuStreamBeginCapture, "cuStreamBeginCapture_v2");
+  optional(api.cuStreamEndCapture, "cuStreamEndCapture");
+  optional(api.cuThreadExchangeStreamCaptureMode,
+           "cuThreadExchangeStreamCaptureMode");
+  optional(api.cuGraphInstantiate, "cuGraphInstantiateWithFlags");
+  optional(api.cuGraphLaunch, "cuGraphLaunch");
+  optional(api.cuGraphExecDestroy, "cuGraphExecDestroy");
+  optional(api.cuGraphDestroy, "cuGraphDestroy");
+  optional(api.cuGraphGetNodes, "cuGraphGetNodes");
   // The handle stays open for the life of the process: sessions may come
   // and go, and the driver does not like being unloaded.
   return api;
@@ -321,24 +335,59 @@ void *CudaDevice::allocate(size_t bytes, std::string &error) {
     return nullptr;
   }
   CUdeviceptr ptr = 0;
-  CUresult result = api.cuMemAlloc(&ptr, size);
+  CUresult result;
+  if (segmentOpen) {
+    // cuMemAlloc is not stream work: allowed while this thread captures
+    // in relaxed mode only.
+    CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+    api.cuThreadExchangeStreamCaptureMode(&mode);
+    result = api.cuMemAlloc(&ptr, size);
+    api.cuThreadExchangeStreamCaptureMode(&mode);
+  } else {
+    result = api.cuMemAlloc(&ptr, size);
+  }
   if (result != CUDA_SUCCESS) {
     error = describe("cuMemAlloc", result) + " allocating " +
             std::to_string(size) + " bytes";
     return nullptr;
   }
-  return reinterpret_cast<void *>(ptr);
+  void *address = reinterpret_cast<void *>(ptr);
+  try {
+    live[address] = {size, false};
+    if (capturing)
+      captureAllocated.push_back(address);
+  } catch (...) {
+    api.cuMemFree(ptr);
+    error = "out of memory tracking a device allocation";
+    return nullptr;
+  }
+  return address;
 }
 
 void CudaDevice::release(void *ptr) {
-  if (ptr)
-    api.cuMemFree(reinterpret_cast<CUdeviceptr>(ptr));
+  if (!ptr || graphOwned.count(ptr))
+    return; // A graph's: freed with the graph.
+  if (capturing) {
+    // The recorded work may still read it: it goes with the graph (or is
+    // freed when the capture ends without one).
+    captureReleased.push_back(ptr);
+    return;
+  }
+  auto found = live.find(ptr);
+  if (found != live.end()) {
+    if (found->second.readByGraph)
+      ++epoch; // Graphs that read it are stale.
+    live.erase(found);
+  }
+  api.cuMemFree(reinterpret_cast<CUdeviceptr>(ptr));
 }
 
 bool CudaDevice::upload(void *deviceDst, const void *hostSrc, size_t bytes,
                         std::string &error) {
   if (bytes == 0)
     return true;
+  if (capturing) // A replay would read host memory that may be gone.
+    return breakCapture("an upload of host data", error);
   CUresult result = api.cuMemcpyHtoDAsync(
       reinterpret_cast<CUdeviceptr>(deviceDst), hostSrc, bytes, stream);
   if (result != CUDA_SUCCESS) {
@@ -381,6 +430,17 @@ bool CudaDevice::stageReadback(void *hostDst, const void *deviceSrc,
                                size_t bytes, std::string &error) {
   if (bytes == 0)
     return true;
+  if (segmentOpen) {
+    // A split graph: the part recorded so far runs now, its values are
+    // read back, and recording goes on after the wait.
+    if (!closeSegment(error))
+      return false;
+    CUresult result = api.cuGraphLaunch(segments.back().exec, stream);
+    if (result != CUDA_SUCCESS) {
+      error = describe("cuGraphLaunch", result);
+      return breakCapture("a failed launch", error);
+    }
+  }
   // 16-byte slots, so that every staged value is aligned.
   size_t need = stagingUsed + ((bytes + 15) & ~size_t(15));
   if (need > stagingBytes) {
@@ -408,7 +468,7 @@ bool CudaDevice::stageReadback(void *hostDst, const void *deviceSrc,
     error = describe("cuMemcpyDtoHAsync", result);
     return false;
   }
-  staged.push_back({hostDst, offset, bytes});
+  staged.push_back({hostDst, offset, bytes, deviceSrc});
   stagingUsed = need;
   return true;
 }
@@ -418,12 +478,29 @@ bool CudaDevice::finishReadbacks(std::string &error) {
   if (ok)
     for (const StagedReadback &r : staged)
       std::memcpy(r.hostDst, staging + r.offset, r.bytes);
+  if (ok && capturing && !segmentOpen) {
+    // A split graph: the values are recorded with the part before them
+    // (a replay compares them), then recording goes on.
+    try {
+      for (const StagedReadback &r : staged)
+        segments.back().readbacks.push_back(
+            {r.deviceSrc, std::vector<char>(staging + r.offset,
+                                            staging + r.offset + r.bytes)});
+    } catch (...) {
+      ok = breakCapture("out of memory", error);
+    }
+    staged.clear();
+    stagingUsed = 0;
+    return ok && openSegment(error);
+  }
   staged.clear();
   stagingUsed = 0;
   return ok;
 }
 
 bool CudaDevice::synchronize(std::string &error) {
+  if (segmentOpen)
+    return breakCapture("a host synchronization", error);
   CUresult result = api.cuStreamSynchronize(stream);
   if (result != CUDA_SUCCESS) {
     error = describe("cuStreamSynchronize", result);

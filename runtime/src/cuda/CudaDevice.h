@@ -89,6 +89,16 @@ struct DriverApi {
   ONYX_CU_FN(cuEventDestroy)
   ONYX_CU_FN(cuGetErrorName)
   ONYX_CU_FN(cuGetErrorString)
+  // Graphs (optional: a driver without them leaves them NULL and sessions
+  // run without graphs).
+  ONYX_CU_FN(cuStreamBeginCapture)
+  ONYX_CU_FN(cuStreamEndCapture)
+  ONYX_CU_FN(cuThreadExchangeStreamCaptureMode)
+  ONYX_CU_FN(cuGraphInstantiate)
+  ONYX_CU_FN(cuGraphLaunch)
+  ONYX_CU_FN(cuGraphExecDestroy)
+  ONYX_CU_FN(cuGraphDestroy)
+  ONYX_CU_FN(cuGraphGetNodes)
 #undef ONYX_CU_FN
 };
 
@@ -119,6 +129,20 @@ public:
   bool copy(void *deviceDst, const void *deviceSrc, size_t bytes,
             std::string &error) override;
   bool synchronize(std::string &error) override;
+
+  /// CUDA graphs (docs/runtime.md, "CUDA graphs"): stream capture in
+  /// thread-local mode; allocations while capturing switch the thread to
+  /// relaxed mode around cuMemAlloc.
+  std::string graphsUnavailable() const override;
+  bool beginCapture(std::string &error) override;
+  std::unique_ptr<DeviceGraph> endCapture(bool keep,
+                                          const std::vector<void *> &adopt,
+                                          const std::vector<void *> &transient,
+                                          std::string &error) override;
+  int launchGraph(DeviceGraph &graph, std::string &error) override;
+  uint64_t graphEpoch() const override { return epoch; }
+  /// Frees a buffer a graph owned (the graph is being destroyed).
+  void releaseGraphOwned(void *ptr);
 
   /// Readbacks through pinned staging: `stageReadback` queues an async copy
   /// of device memory into the staging buffer, `finishReadbacks` waits for
@@ -208,8 +232,42 @@ private:
   struct StagedReadback {
     void *hostDst;
     size_t offset, bytes;
+    const void *deviceSrc;
   };
   std::vector<StagedReadback> staged;
+
+  /// Graphs: every live allocation of the session (size, and whether a
+  /// graph reads it), the buffers graphs own (release() leaves them
+  /// alone), and while capturing: what was allocated, what was released
+  /// (kept for the graph), and why the capture broke ("" if it did not).
+  struct LiveAllocation {
+    size_t bytes;
+    bool readByGraph;
+  };
+  std::unordered_map<void *, LiveAllocation> live;
+  std::unordered_map<void *, size_t> graphOwned;
+  /// `capturing`: between beginCapture and endCapture; `segmentOpen`: the
+  /// stream is recording (not between a readback and its wait).
+  bool capturing = false, segmentOpen = false;
+  std::vector<void *> captureAllocated, captureReleased;
+  /// The parts recorded so far, each with the readbacks that follow it.
+  struct Readback {
+    const void *deviceSrc;
+    std::vector<char> value;
+  };
+  struct Segment {
+    CUgraphExec exec = nullptr;
+    size_t nodes = 0;
+    std::vector<Readback> readbacks;
+  };
+  std::vector<Segment> segments;
+  /// Ends the part being recorded and runs it; false with `error` set.
+  bool closeSegment(std::string &error);
+  bool openSegment(std::string &error);
+  std::string captureBroken;
+  uint64_t epoch = 0;
+  /// Records why the capture in progress cannot be a graph; false.
+  bool breakCapture(const char *what, std::string &error);
 };
 
 /// A device buffer a library service keeps across calls (the computation of
