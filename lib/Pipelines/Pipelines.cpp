@@ -144,6 +144,8 @@ void buildCPUCodegenPipeline(OpPassManager &pm, bool profileOps) {
   pm.addPass(createConvertLinalgToParallelLoopsPass());
   // Reduction loops carry their accumulator in a register (vectorizable).
   pm.addPass(createCPURegisterAccumulators());
+  // Their float sums may be vectorized as partial sums (not in order).
+  pm.addPass(createCPUReassociateSums());
   // The outermost parallel loops with enough work run on libomp's threads
   // (onyxrt_cpu_get_threads() of them); the others stay serial loops.
   if (cpuParallelThreshold >= 0) {

@@ -78,6 +78,21 @@ def CPURegisterAccumulators
   ];
 }
 
+def CPUReassociateSums : Pass<"onyx-cpu-reassociate-sums", "mlir::ModuleOp"> {
+  let summary = "Float sums of reduction loops may be vectorized out of order";
+  let description = [{
+    After onyx-cpu-register-accumulators: an scf.for whose f32 or f64
+    iter_args accumulator is updated by one `arith.addf` (acc + x, the
+    accumulator used only there) gets `fastmath<reassoc>` on that add, so
+    LLVM's loop vectorizer keeps vector partial sums instead of an in-order
+    `llvm.vector.reduce.fadd` chain per vector. Loops with float extensions
+    or truncations (f16 sums widened to f32) are left in order. A row's sum
+    still runs on one thread in a fixed order: results do not depend on the
+    thread count, and differ from the scalar order by rounding.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def CPUProfileOps : Pass<"onyx-cpu-profile-ops", "mlir::ModuleOp"> {
   let summary = "Per-op timing hooks (onyx-compile --profile)";
   let description = [{
