@@ -177,16 +177,25 @@ def cmd_run(args):
             set_tf32(False)
             torch.cuda.empty_cache()
             so = os.path.join(args.art, "%s_%s.so" % (model, prec))
-            try:
-                onyx = gb.Onyx(so, **({"cuda_graphs": True} if args.cuda_graphs else {}))
-                feeds = dict(zip(onyx.names, xs))
-                torch.cuda.synchronize()
-                r["onyx_err"] = gb.rel_err(onyx.call(feeds)[0], ref)
-                r["onyx_ms"] = events_ms(lambda: onyx.call(feeds, read=False, device_outputs=True))
-                r["onyx_mib"] = (onyx.activation_bytes() or 0) / 2**20
-                onyx.close()
-            except Exception as e:  # reported, the case goes on
-                r["onyx_error"] = str(e)[:300]
+            sessions = [("onyx", {})]
+            if args.cuda_graphs:
+                sessions.append(("graphs", {"enable_cuda_graph": True}))
+            for name, options in sessions:
+                try:
+                    onyx = gb.Onyx(so, **options)
+                    feeds = dict(zip(onyx.names, xs))
+                    torch.cuda.synchronize()
+                    r[name + "_err"] = gb.rel_err(onyx.call(feeds)[0], ref)
+                    r[name + "_ms"] = events_ms(
+                        lambda: onyx.call(feeds, read=False, device_outputs=True))
+                    r[name + "_mib"] = (onyx.activation_bytes() or 0) / 2**20
+                    if options:
+                        st = onyx.session.cuda_graph_stats()
+                        r[name + "_stats"] = {k: st.get(k) for k in
+                                              ("last_call", "captures", "replays", "status")}
+                    onyx.close()
+                except Exception as e:  # reported, the case goes on
+                    r[name + "_error"] = str(e)[:300]
             print(json.dumps(r), flush=True)
             rows.append(r)
             if out:
@@ -199,8 +208,8 @@ def print_table(rows):
     fp32 = {r["case"]: r.get("onyx_ms") for r in rows if r["precision"] == "fp32"}
     print("\n| case | prec | eager ms | torch.compile ms | Onyx ms | Onyx / compile "
           "| err eager / compile / Onyx | Onyx err / eager err | MiB eager / compile / Onyx "
-          "| tf32 / fp32 (Onyx) |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+          "| tf32 / fp32 (Onyx) | Onyx + CUDA graphs ms |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 
     def f(r, k, fmt):
         return fmt % r[k] if k in r else "-"
@@ -212,14 +221,15 @@ def print_table(rows):
         tf = "-"
         if r["precision"] == "tf32" and "onyx_ms" in r and fp32.get(r["case"]):
             tf = "%.2f" % (r["onyx_ms"] / fp32[r["case"]])
-        print("| %s | %s | %s | %s | %s | %s | %s / %s / %s | %s | %s / %s / %s | %s |" % (
+        print("| %s | %s | %s | %s | %s | %s | %s / %s / %s | %s | %s / %s / %s | %s | %s |" % (
             r["case"], r["precision"], f(r, "eager_ms", "%.2f"), f(r, "compile_ms", "%.2f"),
             f(r, "onyx_ms", "%.2f") if "onyx_ms" in r else "error", ratio,
             f(r, "eager_err", "%.1e"), f(r, "compile_err", "%.1e"), f(r, "onyx_err", "%.1e"), acc,
-            f(r, "eager_mib", "%.0f"), f(r, "compile_mib", "%.0f"), f(r, "onyx_mib", "%.0f"), tf),
+            f(r, "eager_mib", "%.0f"), f(r, "compile_mib", "%.0f"), f(r, "onyx_mib", "%.0f"), tf,
+            f(r, "graphs_ms", "%.2f")),
             flush=True)
     for r in rows:
-        for k in ("onyx_error", "compile_error"):
+        for k in ("onyx_error", "graphs_error", "compile_error"):
             if k in r:
                 print("%s %s: %s: %s" % (r["case"], r["precision"], k, r[k]))
 
@@ -243,7 +253,7 @@ def main():
                    help="seconds since the start after which torch.compile is skipped")
     r.add_argument("--budget", type=float, default=1e9, help="seconds after which no case starts")
     r.add_argument("--cuda-graphs", action="store_true",
-                   help="Onyx sessions with CUDA graphs (the session option cuda_graphs)")
+                   help="also time Onyx with CUDA graphs (the session option enable_cuda_graph)")
     r.add_argument("--out")
     args = p.parse_args()
     {"compile": cmd_compile, "run": cmd_run}[args.cmd](args)
