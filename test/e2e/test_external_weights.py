@@ -27,11 +27,13 @@ DATA = "weights.bin"
 
 
 def make_model(directory):
-    """y = relu(x @ W + b) @ V with W, b, V in an external data file."""
+    """y = relu(x @ W + b) @ V with W, b, V in an external data file (25 KiB:
+    several pages, so that section alignment in the artifacts cannot hide
+    whether the weights are embedded)."""
     rng = np.random.default_rng(7)
-    w = rng.standard_normal((16, 32)).astype(np.float32)
-    b = rng.standard_normal((32,)).astype(np.float32)
-    v = rng.standard_normal((32, 8)).astype(np.float32)
+    w = rng.standard_normal((16, 256)).astype(np.float32)
+    b = rng.standard_normal((256,)).astype(np.float32)
+    v = rng.standard_normal((256, 8)).astype(np.float32)
     inits = [numpy_helper.from_array(w, "W"), numpy_helper.from_array(b, "b"),
              numpy_helper.from_array(v, "V")]
     nodes = [helper.make_node("MatMul", ["x", "W"], ["h"], name="mm1"),
