@@ -538,7 +538,7 @@ public:
     return d;
   }
 
-  /// onyx_state_sync_stats: host synchronizations for readbacks.
+  /// onyx_state_set_cuda_graphs: CUDA graphs on or off, and the cache size.
   void setCudaGraphs(bool enable, uint32_t cacheSize) {
     std::lock_guard<std::mutex> guard(callMutex);
     if (onyx_state_set_cuda_graphs(state, enable ? 1 : 0, cacheSize) != 0)
@@ -557,13 +557,12 @@ public:
     }
     if (rc != 0)
       throw OnyxException("the session has no CUDA graph statistics");
-    static const char *kinds[] = {"normal", "captured", "replayed",
-                                  "fallback"};
+    static const char *kinds[] = {"normal", "captured", "replayed", "fallback"};
     py::dict d;
     d["enabled"] = bool(st.enabled);
     d["active"] = bool(st.active);
-    d["last_call"] = st.lastCall >= 0 && st.lastCall < 4 ? kinds[st.lastCall]
-                                                         : "?";
+    d["last_call"] =
+        st.lastCall >= 0 && st.lastCall < 4 ? kinds[st.lastCall] : "?";
     d["captures"] = st.captures;
     d["replays"] = st.replays;
     d["failed_captures"] = st.failedCaptures;
@@ -576,6 +575,7 @@ public:
     return d;
   }
 
+  /// onyx_state_sync_stats: host synchronizations for readbacks.
   py::dict syncStats() {
     uint64_t last = 0, total = 0, calls = 0;
     int rc;
