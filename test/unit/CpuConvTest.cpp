@@ -240,14 +240,25 @@ TEST(CpuConv, DepthwisePaddedClip) {
   check(oneD);
 }
 
+/// Max pooling against a direct reference. With `padBegin`/`padEnd` the
+/// call reads the unpadded input (ONYXRT_POOL_PADDED) and a tap outside it
+/// is `fill`, as over the MaxPool lowering's padded copy.
 void checkMaxPool(int64_t planes, std::vector<int64_t> in,
                   std::vector<int64_t> k, std::vector<int64_t> st,
-                  std::vector<int64_t> dl, bool init) {
+                  std::vector<int64_t> dl, bool init,
+                  std::vector<int64_t> padBegin = {},
+                  std::vector<int64_t> padEnd = {}, float fill = -INFINITY) {
   int64_t rank = int64_t(in.size());
+  bool padded = !padBegin.empty();
+  if (!padded) {
+    padBegin.assign(rank, 0);
+    padEnd.assign(rank, 0);
+  }
   std::vector<int64_t> out(rank);
   int64_t inSize = 1, outSize = 1, taps = 1;
   for (int64_t i = 0; i < rank; ++i) {
-    out[i] = (in[i] - (k[i] - 1) * dl[i] - 1) / st[i] + 1;
+    out[i] =
+        (in[i] + padBegin[i] + padEnd[i] - (k[i] - 1) * dl[i] - 1) / st[i] + 1;
     inSize *= in[i];
     outSize *= out[i];
     taps *= k[i];
@@ -267,13 +278,16 @@ void checkMaxPool(int64_t planes, std::vector<int64_t> in,
       float m = init ? -INFINITY : y[p * outSize + o];
       for (int64_t t = 0; t < taps; ++t) {
         int64_t xi = 0;
+        bool inside = true;
         for (int64_t i = 0, r = t, div = taps; i < rank; ++i) {
           div /= k[i];
           int64_t ti = r / div;
           r %= div;
-          xi = xi * in[i] + oi[i] * st[i] + ti * dl[i];
+          int64_t pos = oi[i] * st[i] + ti * dl[i] - padBegin[i];
+          inside = inside && pos >= 0 && pos < in[i];
+          xi = xi * in[i] + pos;
         }
-        float v = x[p * inSize + xi];
+        float v = inside ? x[p * inSize + xi] : fill;
         m = std::isnan(m) || std::isnan(v) ? NAN : std::max(m, v);
       }
       ref[p * outSize + o] = m;
@@ -281,8 +295,14 @@ void checkMaxPool(int64_t planes, std::vector<int64_t> in,
   std::vector<int64_t> dims = {planes};
   for (auto *v : {&in, &k, &out, &st, &dl})
     dims.insert(dims.end(), v->begin(), v->end());
-  onyxrt_cpu_maxpool_f32(init ? ONYXRT_POOL_INIT : 0, rank, dims.data(),
-                         floatBits(-INFINITY), x.data(), y.data());
+  int32_t flags = init ? ONYXRT_POOL_INIT : 0;
+  if (padded) {
+    flags |= ONYXRT_POOL_PADDED;
+    dims.insert(dims.end(), padBegin.begin(), padBegin.end());
+    dims.push_back(floatBits(fill));
+  }
+  onyxrt_cpu_maxpool_f32(flags, rank, dims.data(), floatBits(-INFINITY),
+                         x.data(), y.data());
   for (size_t i = 0; i < y.size(); ++i) {
     if (std::isnan(ref[i]))
       ASSERT_TRUE(std::isnan(y[i])) << "element " << i;
@@ -297,6 +317,20 @@ TEST(CpuConv, MaxPool) {
   checkMaxPool(2, {8, 8}, {3, 3}, {3, 3}, {1, 1}, false);
   checkMaxPool(2, {17}, {3}, {2}, {1}, true);
   checkMaxPool(1, {5, 6, 7}, {2, 2, 2}, {1, 2, 1}, {1, 1, 2}, true);
+}
+
+TEST(CpuConv, MaxPoolPadded) {
+  // ResNet's stem pool (pads 1), ceil_mode's end overhang (SqueezeNet),
+  // asymmetric and dilated windows, a 1-d and a 3-d one, windows wholly in
+  // the padding, and a finite fill (combined, not skipped).
+  checkMaxPool(3, {12, 12}, {3, 3}, {2, 2}, {1, 1}, true, {1, 1}, {1, 1});
+  checkMaxPool(2, {13, 13}, {3, 3}, {2, 2}, {1, 1}, true, {0, 0}, {1, 1});
+  checkMaxPool(2, {9, 10}, {2, 3}, {1, 2}, {2, 1}, true, {2, 0}, {0, 3});
+  checkMaxPool(2, {17}, {3}, {2}, {1}, false, {2}, {4});
+  checkMaxPool(1, {5, 6, 7}, {2, 2, 2}, {1, 2, 1}, {1, 1, 2}, true, {1, 0, 1},
+               {1, 2, 0});
+  checkMaxPool(2, {4, 4}, {2, 2}, {2, 2}, {1, 1}, true, {0, 0}, {3, 3});
+  checkMaxPool(2, {7, 7}, {3, 3}, {2, 2}, {1, 1}, true, {1, 1}, {2, 2}, -5.0f);
 }
 
 TEST(CpuConv, SplitAcrossThreads) {

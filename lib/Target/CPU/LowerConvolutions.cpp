@@ -26,8 +26,11 @@
 //   Y[n, c, o...] = maximumf(Y[n, c, o...], X[n, c, o * s + t * d])
 //
 // (with a window operand giving the kernel extents) over the padded input,
-// becomes onyxrt_cpu_maxpool_f32 (an output row at a time, vectorized over
-// columns), the fill of Y right before it the call's initial value.
+// becomes onyxrt_cpu_maxpool_f32 (runtime/src/cpu/Pool.cpp: an output row
+// at a time, vectorized over columns), the fill of Y right before it the
+// call's initial value; the padding of its input (-inf, ceil_mode's
+// overhang) folds into the call as the convolution's does, with its fill
+// value.
 //
 //===----------------------------------------------------------------------===//
 
@@ -447,10 +450,13 @@ bool isExtentMinusOne(Value bound, Value buffer, int64_t d) {
 /// right before `conv` (past neutral ops and `bias`) writing all of `padded`
 /// (dims [N, C, spatial...]) as
 ///   select(in bounds, src[n, c, i - p...] (indices clamped), 0)
-/// with a dense `src` of the same N and C. Returns it with `src` and the
-/// begin pad of each dim.
+/// with a dense `src` of the same N and C (a dim without a begin pad reads
+/// the clamped `i`). Returns it with `src` and the begin pad of each dim.
+/// With `fill`, the padding value may be any f32 constant (the MaxPool
+/// lowering's -inf), returned there.
 linalg::GenericOp findPadding(Operation *conv, Operation *bias, Value padded,
-                              Value &src, SmallVector<int64_t> &pads) {
+                              Value &src, SmallVector<int64_t> &pads,
+                              std::optional<float> *fill = nullptr) {
   Operation *prev = conv->getPrevNode();
   while (prev && (isNeutral(prev) || prev == bias))
     prev = prev->getPrevNode();
@@ -464,9 +470,17 @@ linalg::GenericOp findPadding(Operation *conv, Operation *bias, Value padded,
   Block &body = g.getRegion().front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
   auto select = yield.getOperand(0).getDefiningOp<arith::SelectOp>();
-  if (!select || select->getBlock() != &body ||
-      !isZeroConstant(select.getFalseValue()))
+  if (!select || select->getBlock() != &body)
     return {};
+  if (fill) {
+    auto cst = select.getFalseValue().getDefiningOp<arith::ConstantOp>();
+    auto value = cst ? dyn_cast<FloatAttr>(cst.getValue()) : FloatAttr();
+    if (!value || !value.getType().isF32())
+      return {};
+    *fill = value.getValue().convertToFloat();
+  } else if (!isZeroConstant(select.getFalseValue())) {
+    return {};
+  }
   auto load = select.getTrueValue().getDefiningOp<memref::LoadOp>();
   if (!load || load->getBlock() != &body)
     return {};
@@ -518,10 +532,17 @@ linalg::GenericOp findPadding(Operation *conv, Operation *bias, Value padded,
                                              : inner->getOperand(1);
     Value upper = isa<arith::MaxSIOp>(outer) ? inner->getOperand(1)
                                              : outer->getOperand(1);
-    auto sub = inner->getOperand(0).getDefiningOp<arith::SubIOp>();
     auto lowerValue = intConstant(lower);
-    if (!sub || !isIndex(sub.getLhs(), d) || !lowerValue || *lowerValue != 0 ||
-        !isExtentMinusOne(upper, src, d))
+    if (!lowerValue || *lowerValue != 0 || !isExtentMinusOne(upper, src, d))
+      return {};
+    Value position = inner->getOperand(0);
+    if (isIndex(position, d)) {
+      // No begin pad (e.g. ceil_mode's overhang at the end only).
+      shifted[d] = position;
+      continue;
+    }
+    auto sub = position.getDefiningOp<arith::SubIOp>();
+    if (!sub || !isIndex(sub.getLhs(), d))
       return {};
     auto p = intConstant(sub.getRhs());
     if (!p || *p < 0)
@@ -561,8 +582,11 @@ linalg::GenericOp findPadding(Operation *conv, Operation *bias, Value padded,
     else
       return {};
   }
+  // Without a begin pad the lower check may have folded away (an index is
+  // never negative).
   for (int64_t d = 0; d < paddedType.getRank(); ++d)
-    if (shifted[d] && (lowSeen[d] != 1 || highSeen[d] != 1))
+    if (shifted[d] && (lowSeen[d] > 1 || (lowSeen[d] == 0 && pads[d] != 0) ||
+                       highSeen[d] != 1))
       return {};
   return g;
 }
@@ -801,6 +825,22 @@ struct CPULowerConvolutionsPass
   void lowerMaxPool(ModuleOp module, linalg::GenericOp op,
                     const PoolMatch &match) {
     std::optional<float> init = absorbFill(op, match.y);
+    // The padding of the input (-inf, ceil_mode's overhang): the call reads
+    // the unpadded source when nothing else reads the padded copy, and
+    // combines the fill for taps outside it. Only neutral ops sit in
+    // between, so the source still holds its values at the call.
+    Value source;
+    SmallVector<int64_t> pads;
+    std::optional<float> fill;
+    if (linalg::GenericOp padding =
+            findPadding(op, nullptr, match.x, source, pads, &fill)) {
+      if (fill && onlyUsedBy(match.x, {padding, op}))
+        padding->erase();
+      else
+        source = Value();
+    } else {
+      source = Value();
+    }
     OpBuilder b(op);
     Location loc = op.getLoc();
     auto i64 = [&](int64_t v) -> Value {
@@ -824,7 +864,7 @@ struct CPULowerConvolutionsPass
     SmallVector<Value> dims = {
         arith::MulIOp::create(b, loc, dim(match.y, 0), dim(match.y, 1))};
     for (int64_t i = 0; i < r; ++i)
-      dims.push_back(dim(match.x, 2 + i));
+      dims.push_back(dim(source ? source : match.x, 2 + i));
     for (int64_t i = 0; i < r; ++i)
       dims.push_back(i64(match.kernel[i]));
     for (int64_t i = 0; i < r; ++i)
@@ -833,6 +873,11 @@ struct CPULowerConvolutionsPass
       dims.push_back(i64(match.strides[i]));
     for (int64_t i = 0; i < r; ++i)
       dims.push_back(i64(match.dilations[i]));
+    if (source) {
+      for (int64_t i = 0; i < r; ++i)
+        dims.push_back(i64(pads[2 + i]));
+      dims.push_back(i64(int64_t(llvm::bit_cast<uint32_t>(*fill))));
+    }
     Value array = LLVM::AllocaOp::create(b, loc, ptr, b.getI64Type(),
                                          i64(int64_t(dims.size())), 8);
     for (auto [i, value] : llvm::enumerate(dims)) {
@@ -854,11 +899,12 @@ struct CPULowerConvolutionsPass
     }
     int64_t initBits =
         init ? int64_t(llvm::bit_cast<uint32_t>(*init)) : int64_t(0);
-    Value flags =
-        arith::ConstantIntOp::create(b, loc, init ? ONYXRT_POOL_INIT : 0, 32);
+    Value flags = arith::ConstantIntOp::create(
+        b, loc,
+        (init ? ONYXRT_POOL_INIT : 0) | (source ? ONYXRT_POOL_PADDED : 0), 32);
     Value rank = i64(r);
     Value initValue = i64(initBits);
-    Value x = pointer(match.x), y = pointer(match.y);
+    Value x = pointer(source ? source : match.x), y = pointer(match.y);
     func::CallOp::create(b, loc, fn,
                          ValueRange{flags, rank, array, initValue, x, y});
     op->erase();

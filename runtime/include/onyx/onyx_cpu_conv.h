@@ -25,15 +25,20 @@
 #define ONYXRT_CONV_CLIP 8
 
 /* Max pooling of dense row-major f32 buffers (the ONNX MaxPool lowering's
- * window generic, its input already padded, every window inside it):
+ * window generic; without ONYXRT_POOL_PADDED its input already padded, every
+ * window inside it):
  *   y[P, out...] = max(y or init, max over the window of x[P, in...])
  * with P = N * C planes. `dims` holds 1 + 5 * spatialRank values: P, then
  * per spatial dim in..., kernel..., out..., strides..., dilations...; with
  * ONYXRT_POOL_INIT y starts as the float whose bits are `init` (the fill
  * before the pool), else as y's contents. NaN propagates (arith.maximumf).
- * Cannot fail. */
+ * With ONYXRT_POOL_PADDED x is the unpadded input: in... are its extents,
+ * and `dims` holds spatialRank more values, the begin pads, then the float
+ * bits of the padding's fill value; a tap outside [0, in) combines the fill
+ * (the padded copy's value there). Cannot fail. */
 #define ONYXRT_FN_CPU_MAXPOOL_F32 "onyxrt_cpu_maxpool_f32"
 #define ONYXRT_POOL_INIT 1
+#define ONYXRT_POOL_PADDED 2
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -18,9 +18,9 @@
 // Bias, the residual and ReLU or Clip are applied in one pass over each
 // output block, while it is in cache.
 // Threads (Threads.h): image-groups, or a band's column-matrix rows and its
-// GEMM's blocks (Gemm.h), depthwise channels and pooling planes are split
-// across the pool; every output element is computed by one thread, with the
-// same operations in the same order as with one thread.
+// GEMM's blocks (Gemm.h) and depthwise channels are split across the pool;
+// every output element is computed by one thread, with the same operations in
+// the same order as with one thread.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,7 +41,7 @@ using namespace onyx::cpu;
 
 // Column-matrix scratch per band (floats): 4 MiB.
 constexpr int64_t kScratchFloats = int64_t(1) << 20;
-// Elements (multiply-adds, copies, max) per thread below which a kernel's
+// Elements (multiply-adds, copies) per thread below which a kernel's
 // loop is not split: a fork and join costs a few microseconds.
 constexpr int64_t kMinPieceWork = int64_t(1) << 15;
 // Multiply-adds per thread below which a convolution's images and groups
@@ -534,68 +534,4 @@ extern "C" void onyxrt_cpu_conv_f32(int32_t flags, int64_t spatialRank,
                    });
     }
   }
-}
-
-namespace {
-
-/// dst[j] = max(dst[j], src[j * stride]) for j in [0, count), NaN kept
-/// (arith.maximumf).
-__attribute__((target_clones("avx512f", "avx2", "default"))) void
-maxRow(const float *__restrict src, int64_t stride, int64_t count,
-       float *__restrict dst) {
-  auto combine = [](float a, float b) { return a > b || a != a ? a : b; };
-  if (stride == 1) {
-    for (int64_t j = 0; j < count; ++j)
-      dst[j] = combine(dst[j], src[j]);
-  } else if (stride == 2) {
-    for (int64_t j = 0; j < count; ++j)
-      dst[j] = combine(dst[j], src[2 * j]);
-  } else {
-    for (int64_t j = 0; j < count; ++j)
-      dst[j] = combine(dst[j], src[j * stride]);
-  }
-}
-
-} // namespace
-
-extern "C" void onyxrt_cpu_maxpool_f32(int32_t flags, int64_t spatialRank,
-                                       const int64_t *dims, int64_t init,
-                                       const float *x, float *y) {
-  int64_t planes = dims[0];
-  int64_t in[3] = {1, 1, 1}, k[3] = {1, 1, 1}, out[3] = {1, 1, 1},
-          st[3] = {1, 1, 1}, dl[3] = {1, 1, 1};
-  int64_t lead = 3 - spatialRank;
-  const int64_t *p = dims + 1;
-  for (int64_t i = 0; i < spatialRank; ++i) {
-    in[lead + i] = p[i];
-    k[lead + i] = p[spatialRank + i];
-    out[lead + i] = p[2 * spatialRank + i];
-    st[lead + i] = p[3 * spatialRank + i];
-    dl[lead + i] = p[4 * spatialRank + i];
-  }
-  int64_t inSize = in[0] * in[1] * in[2], outSize = out[0] * out[1] * out[2];
-  float initValue = bitsToFloat(init);
-  // The planes across the pool.
-  parallelFor(planes, grainFor(outSize * k[0] * k[1] * k[2]),
-              [&](int64_t begin, int64_t end) {
-                for (int64_t plane = begin; plane < end; ++plane) {
-                  const float *xp = x + plane * inSize;
-                  float *yp = y + plane * outSize;
-                  if (flags & ONYXRT_POOL_INIT)
-                    std::fill(yp, yp + outSize, initValue);
-                  for (int64_t od = 0; od < out[0]; ++od)
-                    for (int64_t oh = 0; oh < out[1]; ++oh) {
-                      float *dst = yp + (od * out[1] + oh) * out[2];
-                      for (int64_t kd = 0; kd < k[0]; ++kd)
-                        for (int64_t kh = 0; kh < k[1]; ++kh) {
-                          const float *row =
-                              xp + ((od * st[0] + kd * dl[0]) * in[1] +
-                                    oh * st[1] + kh * dl[1]) *
-                                       in[2];
-                          for (int64_t kw = 0; kw < k[2]; ++kw)
-                            maxRow(row + kw * dl[2], st[2], out[2], dst);
-                        }
-                    }
-                }
-              });
 }

@@ -398,3 +398,154 @@ func.func @max_pool(%in: memref<?x8x11x11xf32>, %win: memref<3x3xf32>, %out: mem
   }
   return
 }
+
+// -----
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#x = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 2 + d4, d3 * 2 + d5)>
+#win = affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>
+#y = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>
+
+// MaxPool with ceil_mode (3x3, stride 2, 10 -> 5): the lowering pads the
+// input to 11x11 with -inf at the end only (indices clamped, no shift).
+// The padding folds into the call: flags INIT | PADDED (3), the unpadded
+// input, dims P, in (10, 10), kernel, out, strides, dilations, begin pads
+// (0, 0) and the fill's bits: 14 values.
+// CHECK-LABEL: func.func @max_pool_ceil
+// CHECK-NOT:     linalg.generic
+// CHECK:         %[[DIMS:.*]] = llvm.alloca %{{.*}} x i64
+// CHECK:         llvm.store %c10_i64
+// CHECK-COUNT-12: llvm.store
+// CHECK-NOT:     llvm.store
+// CHECK:         call @onyxrt_cpu_maxpool_f32(%c3_i32, %c2_i64{{.*}}, %[[DIMS]], %c4286578688_i64{{.*}},
+// CHECK-NOT:     linalg.generic
+func.func @max_pool_ceil(%src: memref<?x4x10x10xf32>, %win: memref<3x3xf32>, %out: memref<?x4x5x5xf32>) {
+  %c0 = arith.constant 0 : index
+  %n0 = memref.dim %src, %c0 : memref<?x4x10x10xf32>
+  %pad = memref.alloc(%n0) : memref<?x4x11x11xf32>
+  %c9 = arith.constant 9 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%pad : memref<?x4x11x11xf32>) {
+  ^bb0(%o: f32):
+    %n = linalg.index 0 : index
+    %c = linalg.index 1 : index
+    %h = linalg.index 2 : index
+    %h0 = arith.cmpi sge, %h, %c0 : index
+    %h1 = arith.cmpi sle, %h, %c9 : index
+    %hin = arith.andi %h0, %h1 : i1
+    %hlo = arith.minsi %h, %c9 : index
+    %hc = arith.maxsi %hlo, %c0 : index
+    %w = linalg.index 3 : index
+    %w0 = arith.cmpi sge, %w, %c0 : index
+    %in0 = arith.andi %hin, %w0 : i1
+    %w1 = arith.cmpi sle, %w, %c9 : index
+    %in1 = arith.andi %in0, %w1 : i1
+    %wlo = arith.minsi %w, %c9 : index
+    %wc = arith.maxsi %wlo, %c0 : index
+    %v = memref.load %src[%n, %c, %hc, %wc] : memref<?x4x10x10xf32>
+    %s = arith.select %in1, %v, %ninf : f32
+    linalg.yield %s : f32
+  }
+  linalg.fill ins(%ninf : f32) outs(%out : memref<?x4x5x5xf32>)
+  linalg.generic {indexing_maps = [#x, #win, #y], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%pad, %win : memref<?x4x11x11xf32>, memref<3x3xf32>) outs(%out : memref<?x4x5x5xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.maximumf %o, %a : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#x = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2 * 2 + d4, d3 * 2 + d5)>
+#win = affine_map<(d0, d1, d2, d3, d4, d5) -> (d4, d5)>
+#y = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3)>
+
+// MaxPool with pads 1 (ResNet's stem pool, 8 -> 4): the begin pads (1, 1)
+// go to the call. The second function's padded copy has another reader:
+// the padding stays and the call reads the copy (flags INIT only).
+// CHECK-LABEL: func.func @max_pool_pads
+// CHECK-NOT:     linalg.generic
+// CHECK:         call @onyxrt_cpu_maxpool_f32(%c3_i32,
+// CHECK-LABEL: func.func @max_pool_pads_shared
+// CHECK:         linalg.generic
+// CHECK:         call @onyxrt_cpu_maxpool_f32(%c1_i32,
+func.func @max_pool_pads(%src: memref<?x4x8x8xf32>, %win: memref<3x3xf32>, %out: memref<?x4x4x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %n0 = memref.dim %src, %c0 : memref<?x4x8x8xf32>
+  %pad = memref.alloc(%n0) : memref<?x4x10x10xf32>
+  %c1 = arith.constant 1 : index
+  %c7 = arith.constant 7 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%pad : memref<?x4x10x10xf32>) {
+  ^bb0(%o: f32):
+    %n = linalg.index 0 : index
+    %c = linalg.index 1 : index
+    %h = linalg.index 2 : index
+    %hs = arith.subi %h, %c1 : index
+    %h0 = arith.cmpi sge, %hs, %c0 : index
+    %h1 = arith.cmpi sle, %hs, %c7 : index
+    %hin = arith.andi %h0, %h1 : i1
+    %hlo = arith.minsi %hs, %c7 : index
+    %hc = arith.maxsi %hlo, %c0 : index
+    %w = linalg.index 3 : index
+    %ws = arith.subi %w, %c1 : index
+    %w0 = arith.cmpi sge, %ws, %c0 : index
+    %in0 = arith.andi %hin, %w0 : i1
+    %w1 = arith.cmpi sle, %ws, %c7 : index
+    %in1 = arith.andi %in0, %w1 : i1
+    %wlo = arith.minsi %ws, %c7 : index
+    %wc = arith.maxsi %wlo, %c0 : index
+    %v = memref.load %src[%n, %c, %hc, %wc] : memref<?x4x8x8xf32>
+    %s = arith.select %in1, %v, %ninf : f32
+    linalg.yield %s : f32
+  }
+  linalg.fill ins(%ninf : f32) outs(%out : memref<?x4x4x4xf32>)
+  linalg.generic {indexing_maps = [#x, #win, #y], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%pad, %win : memref<?x4x10x10xf32>, memref<3x3xf32>) outs(%out : memref<?x4x4x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.maximumf %o, %a : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+func.func @max_pool_pads_shared(%src: memref<?x4x8x8xf32>, %win: memref<3x3xf32>, %out: memref<?x4x4x4xf32>) {
+  %c0 = arith.constant 0 : index
+  %n0 = memref.dim %src, %c0 : memref<?x4x8x8xf32>
+  %pad = memref.alloc(%n0) : memref<?x4x10x10xf32>
+  %c1 = arith.constant 1 : index
+  %c7 = arith.constant 7 : index
+  %ninf = arith.constant 0xFF800000 : f32
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%pad : memref<?x4x10x10xf32>) {
+  ^bb0(%o: f32):
+    %n = linalg.index 0 : index
+    %c = linalg.index 1 : index
+    %h = linalg.index 2 : index
+    %hs = arith.subi %h, %c1 : index
+    %h0 = arith.cmpi sge, %hs, %c0 : index
+    %h1 = arith.cmpi sle, %hs, %c7 : index
+    %hin = arith.andi %h0, %h1 : i1
+    %hlo = arith.minsi %hs, %c7 : index
+    %hc = arith.maxsi %hlo, %c0 : index
+    %w = linalg.index 3 : index
+    %ws = arith.subi %w, %c1 : index
+    %w0 = arith.cmpi sge, %ws, %c0 : index
+    %in0 = arith.andi %hin, %w0 : i1
+    %w1 = arith.cmpi sle, %ws, %c7 : index
+    %in1 = arith.andi %in0, %w1 : i1
+    %wlo = arith.minsi %ws, %c7 : index
+    %wc = arith.maxsi %wlo, %c0 : index
+    %v = memref.load %src[%n, %c, %hc, %wc] : memref<?x4x8x8xf32>
+    %s = arith.select %in1, %v, %ninf : f32
+    linalg.yield %s : f32
+  }
+  linalg.fill ins(%ninf : f32) outs(%out : memref<?x4x4x4xf32>)
+  linalg.generic {indexing_maps = [#x, #win, #y], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction"]} ins(%pad, %win : memref<?x4x10x10xf32>, memref<3x3xf32>) outs(%out : memref<?x4x4x4xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.maximumf %o, %a : f32
+    linalg.yield %m : f32
+  }
+  "test.use"(%pad) : (memref<?x4x10x10xf32>) -> ()
+  return
+}
