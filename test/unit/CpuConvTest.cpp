@@ -15,8 +15,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -242,12 +244,15 @@ TEST(CpuConv, DepthwisePaddedClip) {
 
 /// Max pooling against a direct reference. With `padBegin`/`padEnd` the
 /// call reads the unpadded input (ONYXRT_POOL_PADDED) and a tap outside it
-/// is `fill`, as over the MaxPool lowering's padded copy.
+/// is `fill`, as over the MaxPool lowering's padded copy. With `shift`, y
+/// lies in x's buffer, `*shift` elements after x (before it when negative),
+/// as the memory plan may place the output over the padded call's input.
 void checkMaxPool(int64_t planes, std::vector<int64_t> in,
                   std::vector<int64_t> k, std::vector<int64_t> st,
                   std::vector<int64_t> dl, bool init,
                   std::vector<int64_t> padBegin = {},
-                  std::vector<int64_t> padEnd = {}, float fill = -INFINITY) {
+                  std::vector<int64_t> padEnd = {}, float fill = -INFINITY,
+                  std::optional<int64_t> shift = std::nullopt) {
   int64_t rank = int64_t(in.size());
   bool padded = !padBegin.empty();
   if (!padded) {
@@ -301,13 +306,25 @@ void checkMaxPool(int64_t planes, std::vector<int64_t> in,
     dims.insert(dims.end(), padBegin.begin(), padBegin.end());
     dims.push_back(floatBits(fill));
   }
-  onyxrt_cpu_maxpool_f32(flags, rank, dims.data(), floatBits(-INFINITY),
-                         x.data(), y.data());
+  const float *xCall = x.data();
+  float *yCall = y.data();
+  std::vector<float> shared;
+  if (shift) {
+    // One buffer: x at xAt, y at xAt + shift.
+    int64_t xAt = std::max<int64_t>(0, -*shift), yAt = xAt + *shift;
+    shared.assign(
+        size_t(std::max(xAt + planes * inSize, yAt + planes * outSize)), 0.f);
+    std::copy(x.begin(), x.end(), shared.begin() + xAt);
+    xCall = shared.data() + xAt;
+    yCall = shared.data() + yAt;
+  }
+  onyxrt_cpu_maxpool_f32(flags, rank, dims.data(), floatBits(-INFINITY), xCall,
+                         yCall);
   for (size_t i = 0; i < y.size(); ++i) {
     if (std::isnan(ref[i]))
-      ASSERT_TRUE(std::isnan(y[i])) << "element " << i;
+      ASSERT_TRUE(std::isnan(yCall[i])) << "element " << i;
     else
-      ASSERT_EQ(y[i], ref[i]) << "element " << i;
+      ASSERT_EQ(yCall[i], ref[i]) << "element " << i;
   }
 }
 
@@ -331,6 +348,27 @@ TEST(CpuConv, MaxPoolPadded) {
                {1, 2, 0});
   checkMaxPool(2, {4, 4}, {2, 2}, {2, 2}, {1, 1}, true, {0, 0}, {3, 3});
   checkMaxPool(2, {7, 7}, {3, 3}, {2, 2}, {1, 1}, true, {1, 1}, {2, 2}, -5.0f);
+}
+
+TEST(CpuConv, MaxPoolPaddedOverInput) {
+  // y over the unpadded input: at its start (a plane at a time, serially),
+  // before it, after it, and the same split across two threads (a copy of
+  // the whole input). Windows of 1x1 stride 1 make y as large as x.
+  int32_t before = onyxrt_cpu_get_threads();
+  for (int32_t threads : {1, 2}) {
+    onyxrt_cpu_set_threads(threads);
+    for (int64_t shift : {0, -5, 7, 40}) {
+      checkMaxPool(64, {13, 13}, {3, 3}, {2, 2}, {1, 1}, true, {0, 0}, {1, 1},
+                   -INFINITY, shift);
+      checkMaxPool(64, {56, 56}, {3, 3}, {2, 2}, {1, 1}, true, {0, 0}, {1, 1},
+                   -INFINITY, shift);
+      checkMaxPool(48, {12, 12}, {1, 1}, {1, 1}, {1, 1}, true, {0, 0}, {0, 0},
+                   -INFINITY, shift);
+      checkMaxPool(3, {12, 12}, {3, 3}, {2, 2}, {1, 1}, true, {1, 1}, {1, 1},
+                   -INFINITY, shift);
+    }
+  }
+  onyxrt_cpu_set_threads(before);
 }
 
 TEST(CpuConv, SplitAcrossThreads) {
