@@ -146,6 +146,10 @@ void buildCPUCodegenPipeline(OpPassManager &pm, bool profileOps) {
   pm.addPass(createCPURegisterAccumulators());
   // Their float sums may be vectorized as partial sums (not in order).
   pm.addPass(createCPUReassociateSums());
+  // Elementwise loops load operands broadcast along their innermost dim
+  // (Softmax's max and sum) once per row, so that the innermost loop
+  // vectorizes.
+  pm.addPass(createCPUHoistInvariantLoads());
   // The outermost parallel loops with enough work run on libomp's threads
   // (onyxrt_cpu_get_threads() of them); the others stay serial loops.
   if (cpuParallelThreshold >= 0) {

@@ -93,6 +93,36 @@ def CPUReassociateSums : Pass<"onyx-cpu-reassociate-sums", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
+def CPUHoistInvariantLoads
+    : Pass<"onyx-cpu-hoist-invariant-loads", "mlir::ModuleOp"> {
+  let summary = "Loads invariant in a parallel loop's innermost dim, once "
+                "per row";
+  let description = [{
+    After convert-linalg-to-parallel-loops: an scf.parallel whose body is
+    straight-line (memref loads and stores and ops without memory effects
+    or regions; every store indexed by the innermost induction variable)
+    and loads, before its first store, a buffer defined outside the loop at
+    indices that do not depend on the innermost induction variable
+    (Softmax's `max[i]` and `sum[i]`, LayerNorm's mean, any operand
+    broadcast along the last dim) becomes an scf.parallel over the outer
+    dims that loads them once, around an scf.parallel over the innermost
+    dim with the rest of the body (a 1-D loop: the loads go before it),
+    guarded by the innermost dim being non-empty. LLVM cannot hoist such
+    loads across the loop's stores itself (temporaries are views of one
+    pool), and then does not vectorize the loop. Legal because
+    scf.parallel iterations are race-free (a store to a hoisted load's
+    location by another iteration would be a race; the loads precede the
+    stores of their own iteration), which holds for linalg's loops:
+    bufferization shares a buffer between an op's operands only for
+    identity-map (same-iteration) accesses and the memory plan never
+    overlaps live buffers. The IR's arithmetic is unchanged.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::memref::MemRefDialect",
+    "mlir::scf::SCFDialect"
+  ];
+}
+
 def CPUProfileOps : Pass<"onyx-cpu-profile-ops", "mlir::ModuleOp"> {
   let summary = "Per-op timing hooks (onyx-compile --profile)";
   let description = [{
