@@ -57,7 +57,11 @@
 // initializations of all GEMMs and reductions of a layer) is cloned for each
 // user: a shared fill bufferizes to one filled buffer plus a copy per user,
 // while a fill per user writes straight into that user's buffer (and is
-// absorbed by the library call on CUDA).
+// absorbed by the library call on CUDA). The same holds for a broadcast of
+// a constant into an empty tensor (a convolution's bias as its initial
+// value: two convolutions of one Fire module with equal biases share it
+// after CSE), and for the reshapes between such an initializer and its
+// users; they are cloned per user too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -522,34 +526,87 @@ struct FuseElementwisePass
             applyPatternsGreedily(getOperation(), std::move(patterns), config)))
       return signalPassFailure();
 
-    // One fill per user (see the file comment), right before it: CSE left
-    // the shared fill at its first occurrence, possibly layers earlier, and
-    // its buffer would live from there.
-    SmallVector<linalg::FillOp> fills;
-    getOperation().walk([&](linalg::FillOp fill) {
-      if (fill.hasPureTensorSemantics() && fill->getNumResults() == 1 &&
-          !fill->use_empty())
-        fills.push_back(fill);
+    // One initializer per user (see the file comment), right before it: CSE
+    // left the shared one at its first occurrence, possibly layers earlier,
+    // and its buffer would live from there.
+    SmallVector<Operation *> inits;
+    getOperation().walk([&](Operation *op) {
+      if (isCheapInitializer(op) && !op->use_empty())
+        inits.push_back(op);
     });
     IRRewriter rewriter(context);
-    for (linalg::FillOp fill : fills) {
-      SmallVector<OpOperand *> uses;
-      for (OpOperand &use : fill->getResult(0).getUses())
-        uses.push_back(&use);
-      bool allMoved = true;
-      for (OpOperand *use : uses) {
-        Operation *user = use->getOwner();
-        if (user->getBlock() != fill->getBlock() ||
-            user->isBeforeInBlock(fill)) {
-          allMoved = false;
-          continue;
-        }
-        rewriter.setInsertionPoint(user);
-        use->set(rewriter.clone(*fill)->getResult(0));
-      }
-      if (allMoved)
-        rewriter.eraseOp(fill);
+    for (Operation *init : inits)
+      clonePerUser(rewriter, init);
+  }
+
+  /// A linalg.fill, or an all-parallel generic into an empty tensor that
+  /// reads only constants and not its output (a bias broadcast): as cheap
+  /// to recompute into each user's buffer as to copy from a shared one.
+  static bool isCheapInitializer(Operation *op) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    if (!linalgOp || !linalgOp.hasPureTensorSemantics() ||
+        op->getNumResults() != 1)
+      return false;
+    if (isa<linalg::FillOp>(op))
+      return true;
+    auto generic = dyn_cast<linalg::GenericOp>(op);
+    if (!generic || generic.getNumDpsInits() != 1 ||
+        generic.getNumReductionLoops() != 0 ||
+        generic.payloadUsesValueFromOperand(generic.getDpsInitOperand(0)) ||
+        !generic.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>())
+      return false;
+    return llvm::all_of(generic.getDpsInputs(), [](Value input) {
+      return matchPattern(input, m_Constant());
+    });
+  }
+
+  /// Gives every user of `op`'s result (through expand/collapse reshapes,
+  /// which are cloned along) its own copy of `op`, right before the user.
+  static void clonePerUser(IRRewriter &rewriter, Operation *op) {
+    // A reshape with several users first becomes one reshape per user.
+    SmallVector<Operation *> reshapes;
+    for (Operation *user : op->getResult(0).getUsers())
+      if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user) &&
+          !user->getResult(0).hasOneUse())
+        reshapes.push_back(user);
+    for (Operation *reshape : reshapes) {
+      clonePerUser(rewriter, reshape);
+      if (reshape->use_empty())
+        rewriter.eraseOp(reshape);
     }
+    SmallVector<OpOperand *> uses;
+    for (OpOperand &use : op->getResult(0).getUses())
+      uses.push_back(&use);
+    bool allMoved = true;
+    for (OpOperand *use : uses) {
+      Operation *user = use->getOwner();
+      if (user->getBlock() != op->getBlock() || user->isBeforeInBlock(op)) {
+        allMoved = false;
+        continue;
+      }
+      rewriter.setInsertionPoint(user);
+      Operation *clone = rewriter.clone(*op);
+      // Its own empty tensor too: clones of one tensor.empty bufferize to
+      // one buffer, live from the first clone to the last user.
+      if (auto dps = dyn_cast<DestinationStyleOpInterface>(clone))
+        for (OpOperand &init : dps.getDpsInitsMutable())
+          if (auto empty = init.get().getDefiningOp<tensor::EmptyOp>()) {
+            rewriter.setInsertionPoint(clone);
+            init.set(rewriter.clone(*empty)->getResult(0));
+          }
+      use->set(clone->getResult(0));
+    }
+    if (!allMoved)
+      return;
+    SmallVector<Operation *> empties;
+    if (auto dps = dyn_cast<DestinationStyleOpInterface>(op))
+      for (Value init : dps.getDpsInits())
+        if (auto empty = init.getDefiningOp<tensor::EmptyOp>())
+          empties.push_back(empty);
+    rewriter.eraseOp(op);
+    for (Operation *empty : empties)
+      if (empty->use_empty())
+        rewriter.eraseOp(empty);
   }
 };
 

@@ -285,6 +285,80 @@ func.func @shared_fill(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %v: tensor<8x1
   return %m1, %m2 : tensor<4x16xf32>, tensor<4x16xf32>
 }
 
+
+// -----
+
+#bias = affine_map<(d0, d1) -> (d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#a = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+#b = affine_map<(d0, d1, d2, d3) -> (d1, d3, d2)>
+#c = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+
+// Two convolutions' equal biases (CSE merged their broadcasts and the
+// reshape into the grouped form): each GEMM gets its own broadcast into its
+// own empty tensor and its own reshape, right before it. A broadcast that
+// reads a non-constant stays shared.
+// CHECK-LABEL: func.func @shared_bias(
+// CHECK:         %[[E1:.*]] = tensor.empty() : tensor<4x16xf32>
+// CHECK-NEXT:    %[[B1:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<16xf32>) outs(%[[E1]] :
+// CHECK:         %[[R1:.*]] = tensor.expand_shape %[[B1]]
+// CHECK-NEXT:    linalg.generic {{.*}} outs(%[[R1]] :
+// CHECK:         %[[E2:.*]] = tensor.empty() : tensor<4x16xf32>
+// CHECK-NEXT:    %[[B2:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<16xf32>) outs(%[[E2]] :
+// CHECK:         %[[R2:.*]] = tensor.expand_shape %[[B2]]
+// CHECK-NEXT:    linalg.generic {{.*}} outs(%[[R2]] :
+// CHECK-LABEL: func.func @shared_bias_not_constant(
+// CHECK-COUNT-1: ins(%arg2 : tensor<16xf32>)
+// CHECK-NOT:     ins(%arg2 : tensor<16xf32>)
+func.func @shared_bias(%x: tensor<4x1x8xf32>, %w: tensor<1x8x16xf32>, %v: tensor<1x8x16xf32>) -> (tensor<4x1x16xf32>, tensor<4x1x16xf32>) {
+  %bias = arith.constant dense<[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0]> : tensor<16xf32>
+  %e = tensor.empty() : tensor<4x16xf32>
+  %bc = linalg.generic {indexing_maps = [#bias, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%bias : tensor<16xf32>) outs(%e : tensor<4x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<4x16xf32>
+  %r = tensor.expand_shape %bc [[0, 1], [2]] output_shape [4, 1, 16] : tensor<4x16xf32> into tensor<4x1x16xf32>
+  %m1 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<4x1x8xf32>, tensor<1x8x16xf32>) outs(%r : tensor<4x1x16xf32>) {
+  ^bb0(%l: f32, %rr: f32, %out: f32):
+    %p = arith.mulf %l, %rr : f32
+    %q = arith.addf %out, %p : f32
+    linalg.yield %q : f32
+  } -> tensor<4x1x16xf32>
+  %m2 = linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %v : tensor<4x1x8xf32>, tensor<1x8x16xf32>) outs(%r : tensor<4x1x16xf32>) {
+  ^bb0(%l: f32, %rr: f32, %out: f32):
+    %p = arith.mulf %l, %rr : f32
+    %q = arith.addf %out, %p : f32
+    linalg.yield %q : f32
+  } -> tensor<4x1x16xf32>
+  return %m1, %m2 : tensor<4x1x16xf32>, tensor<4x1x16xf32>
+}
+func.func @shared_bias_not_constant(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %bias: tensor<16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
+  %e = tensor.empty() : tensor<4x16xf32>
+  %bc = linalg.generic {indexing_maps = [#bias, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%bias : tensor<16xf32>) outs(%e : tensor<4x16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<4x16xf32>
+  %m1 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<4x8xf32>, tensor<8x16xf32>) outs(%bc : tensor<4x16xf32>) {
+  ^bb0(%l: f32, %rr: f32, %out: f32):
+    %p = arith.mulf %l, %rr : f32
+    %q = arith.addf %out, %p : f32
+    linalg.yield %q : f32
+  } -> tensor<4x16xf32>
+  %m2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : tensor<4x8xf32>, tensor<8x16xf32>) outs(%bc : tensor<4x16xf32>) {
+  ^bb0(%l: f32, %rr: f32, %out: f32):
+    %p = arith.mulf %l, %rr : f32
+    %q = arith.addf %out, %p : f32
+    linalg.yield %q : f32
+  } -> tensor<4x16xf32>
+  return %m1, %m2 : tensor<4x16xf32>, tensor<4x16xf32>
+}
+
 // -----
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
