@@ -204,6 +204,40 @@ TEST(CpuConv, Padded) {
   check(dilated);
 }
 
+TEST(CpuConv, FewChannels) {
+  // The direct kernel for <= 4 input channels (ConvFewChannels.cpp, on
+  // AVX-512 hosts; elsewhere the same cases run through im2col): several
+  // column tiles and a partial one, output channels past a block of 8,
+  // strides 1-3, dilation, asymmetric padding, every epilogue, 1 and 2
+  // threads.
+  int32_t before = onyxrt_cpu_get_threads();
+  for (int32_t threads : {1, 2}) {
+    onyxrt_cpu_set_threads(threads);
+    Case first{
+        2,    3,   13, 1, {57, 109}, {3, 3}, {2, 2}, {1, 1}, ONYXRT_CONV_RELU,
+        true, true};
+    first.pads = {1, 1};
+    first.outExtra = {0, 1};
+    check(first);
+    first.pads = {0, 0};
+    first.outExtra = {};
+    first.flags = ONYXRT_CONV_ACCUMULATE;
+    first.residual = false;
+    check(first);
+    Case seven{
+        1, 3, 64, 1, {40, 70}, {7, 7}, {2, 2}, {1, 1}, ONYXRT_CONV_CLIP, true};
+    seven.pads = {3, 3};
+    seven.lo = -0.5f;
+    seven.hi = 0.5f;
+    check(seven);
+    Case wide{1, 4, 9, 1, {12, 50}, {5, 3}, {3, 1}, {1, 2}, 0, false, true};
+    wide.pads = {2, 2};
+    check(wide);
+    check({1, 1, 8, 1, {20, 31}, {2, 4}, {1, 3}, {2, 1}, 0, true});
+  }
+  onyxrt_cpu_set_threads(before);
+}
+
 TEST(CpuConv, DepthwisePaddedClip) {
   // The 3x3 register path (stride 1 and 2), its borders, and the generic
   // path (5x5, dilation, 1-D) with zeros in the padding; Clip as ReLU6.

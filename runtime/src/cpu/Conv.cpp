@@ -8,7 +8,9 @@
 // read the input itself, others copy a band of output rows at a time
 // (bounded scratch), writing zeros where a tap falls into the padding
 // (onyx_cpu_conv.h: the input comes unpadded, with its begin pads).
-// Depthwise convolutions (one input and one output channel per group) are
+// 2-d convolutions of at most 4 input channels run as a direct kernel on
+// AVX-512 hosts (ConvFewChannels.cpp). Depthwise convolutions (one input
+// and one output channel per group) are
 // direct loops, an output row at a time: 3x3 kernels with unit dilation and
 // stride 1 or 2 sum their 9 taps in registers over the columns whose taps
 // are all inside the input, the rest (borders, other kernels) add tap by
@@ -24,6 +26,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "cpu/ConvFewChannels.h"
 #include "cpu/Gemm.h"
 #include "cpu/Threads.h"
 
@@ -443,6 +446,24 @@ extern "C" void onyxrt_cpu_conv_f32(int32_t flags, int64_t spatialRank,
   if (s.c == 1 && s.m == 1 && s.g > 1) {
     depthwise(s, flags, x, w, bias, residual, act, y);
     return;
+  }
+  if (spatialRank == 2 && s.g == 1 && taps > 1) {
+    // Few input channels (a CNN's first layer): a direct kernel.
+    FewChannelsConv conv{s.n,    s.c,    s.m,      s.in[1],  s.in[2],
+                         s.k[1], s.k[2], s.out[1], s.out[2], s.p[1],
+                         s.p[2], s.s[1], s.s[2],   s.d[1],   s.d[2]};
+    if (fewChannelsApplies(conv)) {
+      FewChannelsEpilogue epilogue;
+      epilogue.bias = bias;
+      epilogue.residual = residual;
+      epilogue.accumulate = accumulate;
+      epilogue.relu = act.relu;
+      epilogue.clip = act.clip;
+      epilogue.lo = act.lo;
+      epilogue.hi = act.hi;
+      convFewChannels(conv, x, w, epilogue, y);
+      return;
+    }
   }
   bool direct = taps == 1 && s.s[0] == 1 && s.s[1] == 1 && s.s[2] == 1 &&
                 s.p[0] == 0 && s.p[1] == 0 && s.p[2] == 0 &&
