@@ -292,7 +292,8 @@ bool compileModelFile(const std::string &modelPath,
     return writeIR(*module, outputPath, error);
   if (!runStage(
           [&](OpPassManager &pm) {
-            buildBufferizationPipeline(pm, options.poolScheme);
+            buildBufferizationPipeline(pm, options.poolScheme,
+                                       options.target);
           },
           "bufferization"))
     return false;

@@ -92,7 +92,8 @@ void buildONNXToTensorPipeline(OpPassManager &pm, bool fuseAttention) {
   pm.addPass(createElementwiseInPlace());
 }
 
-void buildBufferizationPipeline(OpPassManager &pm, StringRef poolScheme) {
+void buildBufferizationPipeline(OpPassManager &pm, StringRef poolScheme,
+                                StringRef target) {
   bufferization::OneShotBufferizePassOptions options;
   options.bufferizeFunctionBoundaries = true;
   // Loop-carried values whose shapes change between iterations (onnx.Loop,
@@ -105,6 +106,15 @@ void buildBufferizationPipeline(OpPassManager &pm, StringRef poolScheme) {
   // Graph outputs become onyx.alloc_output, inputs onyx.get_input.
   pm.addPass(createBindEntryContext());
   pm.addPass(createCSEPass());
+  // CPU: convolutions and max pools become runtime calls (im2col + BLAS,
+  // direct kernels) that absorb their padding, bias and activation
+  // generics; before the pooling, so that the absorbed buffers are never
+  // planned (the canonicalizer drops their dead allocations) and the
+  // unpadded input a call reads stays live until the call.
+  if (target == "cpu") {
+    pm.addPass(createCPULowerConvolutions());
+    pm.addPass(createCanonicalizerPass());
+  }
   // RFC Fix 2: temporaries become views into per-domain session pools.
   if (poolScheme != "none") {
     PoolAllocationsOptions poolOptions;
@@ -129,9 +139,9 @@ void buildCPUCodegenPipeline(OpPassManager &pm, bool profileOps) {
   HostVisibilityOptions visibility;
   visibility.target = "cpu";
   pm.addPass(createHostVisibility(visibility));
-  // Convolutions become runtime calls (im2col + BLAS), GEMM-class work
-  // goes to the system BLAS, the rest becomes loops.
-  pm.addPass(createCPULowerConvolutions());
+  // Convolutions became runtime calls before the pooling
+  // (buildBufferizationPipeline); GEMM-class work goes to the system BLAS,
+  // the rest becomes loops.
   pm.addPass(createLowerContractionsToBLAS());
   // float16 sums and dot products accumulate in f32, rounded once.
   pm.addPass(createCPUWidenHalfReductions());
@@ -246,7 +256,8 @@ void registerOnyxPassesAndPipelines() {
                              [](OpPassManager &pm) {
                                buildONNXCleanupPipeline(pm);
                                buildONNXToTensorPipeline(pm);
-                               buildBufferizationPipeline(pm, "lifetime");
+                               buildBufferizationPipeline(pm, "lifetime",
+                                                          "cpu");
                                buildCPUCodegenPipeline(pm);
                              });
   PassPipelineRegistration<>("onyx-cuda-pipeline",

@@ -25,8 +25,13 @@ void buildONNXToTensorPipeline(mlir::OpPassManager &pm,
                                bool fuseAttention = false);
 /// Stages 6-8: One-Shot Bufferize, output allocation, entry binding, and
 /// pooling of temporaries with `poolScheme` ("lifetime", "iree" or "none").
+/// `target` "cpu": convolutions and max pools become runtime calls before
+/// the pooling (onyx-cpu-lower-convolutions), so that the buffers their
+/// calls absorb (padded copies, bias broadcasts) are never planned and the
+/// unpadded inputs they read stay live until the call.
 void buildBufferizationPipeline(mlir::OpPassManager &pm,
-                                llvm::StringRef poolScheme = "lifetime");
+                                llvm::StringRef poolScheme = "lifetime",
+                                llvm::StringRef target = "");
 /// Stage 9-10 for the CPU: loops, LLVM dialect, exported interface.
 /// `profileOps`: per-op profiling hooks (onyx-cpu-profile-ops).
 void buildCPUCodegenPipeline(mlir::OpPassManager &pm, bool profileOps = false);
