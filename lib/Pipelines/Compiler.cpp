@@ -292,8 +292,7 @@ bool compileModelFile(const std::string &modelPath,
     return writeIR(*module, outputPath, error);
   if (!runStage(
           [&](OpPassManager &pm) {
-            buildBufferizationPipeline(pm, options.poolScheme,
-                                       options.target);
+            buildBufferizationPipeline(pm, options.poolScheme, options.target);
           },
           "bufferization"))
     return false;

@@ -251,15 +251,14 @@ void registerOnyxPassesAndPipelines() {
   registerOnyxPasses();
   registerOnyxCPUPasses();
   registerOnyxCUDAPasses();
-  PassPipelineRegistration<>("onyx-cpu-pipeline",
-                             "The whole ONNX -> LLVM dialect pipeline (CPU)",
-                             [](OpPassManager &pm) {
-                               buildONNXCleanupPipeline(pm);
-                               buildONNXToTensorPipeline(pm);
-                               buildBufferizationPipeline(pm, "lifetime",
-                                                          "cpu");
-                               buildCPUCodegenPipeline(pm);
-                             });
+  PassPipelineRegistration<>(
+      "onyx-cpu-pipeline", "The whole ONNX -> LLVM dialect pipeline (CPU)",
+      [](OpPassManager &pm) {
+        buildONNXCleanupPipeline(pm);
+        buildONNXToTensorPipeline(pm);
+        buildBufferizationPipeline(pm, "lifetime", "cpu");
+        buildCPUCodegenPipeline(pm);
+      });
   PassPipelineRegistration<>("onyx-cuda-pipeline",
                              "The whole ONNX -> LLVM dialect pipeline (CUDA "
                              "kernels embedded as cubin + PTX)",

@@ -31,6 +31,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/MapVector.h"
 
 namespace onyx {
@@ -214,6 +215,14 @@ struct PoolAllocationsPass
     Block &body = func.getBody().front();
     Value context = func.getArgument(0);
     resolveStatedDims(func);
+    // Temporaries nothing reads or writes any more (the CPU target's calls
+    // absorbed the generics that used them; their dims are resolved above)
+    // get no memory: they go, with the views and dims only they feed.
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
+      if ((isa<AllocTempOp>(op) && op.use_empty()) ||
+          (isa<ViewLikeOpInterface, memref::DimOp>(op) &&
+           isOpTriviallyDead(&op)))
+        op.erase();
 
     // 1. Domains, in program order.
     SmallVector<SmallVector<AllocTempOp>> domains;

@@ -32,6 +32,9 @@ struct Case {
   std::vector<int64_t> pads = {};     // begin pads (end pads: out's extent)
   std::vector<int64_t> outExtra = {}; // out extents beyond the begin-pad-only
   float lo = 0.0f, hi = 6.0f;         // with ONYXRT_CONV_CLIP
+  // With sliceOf > 0: y is channels [sliceAt, sliceAt + m) of a buffer of
+  // sliceOf channels per image (ONYXRT_CONV_Y_IMAGE_STRIDE).
+  int64_t sliceOf = 0, sliceAt = 0;
 };
 
 int64_t floatBits(float f) {
@@ -121,10 +124,37 @@ void check(const Case &tc) {
   dims.insert(dims.end(), tc.d.begin(), tc.d.end());
   dims.push_back(floatBits(tc.lo));
   dims.push_back(floatBits(tc.hi));
+  double tol = 1e-4 * std::sqrt(double(cg * taps));
+  if (tc.sliceOf > 0) {
+    // y inside a larger buffer: its slice starts as y, the rest as -7.
+    int64_t image = tc.sliceOf * outSize, mine = tc.m * outSize;
+    std::vector<float> big(size_t(tc.n * image), -7.0f);
+    for (int64_t n = 0; n < tc.n; ++n)
+      std::copy(y.begin() + n * mine, y.begin() + (n + 1) * mine,
+                big.begin() + n * image + tc.sliceAt * outSize);
+    if (!(tc.flags & ONYXRT_CONV_CLIP))
+      dims.resize(dims.size() - 2);
+    dims.push_back(image);
+    onyxrt_cpu_conv_f32(tc.flags | ONYXRT_CONV_Y_IMAGE_STRIDE, rank,
+                        dims.data(), x.data(), w.data(),
+                        tc.bias ? bias.data() : nullptr,
+                        tc.residual ? residual.data() : nullptr,
+                        big.data() + tc.sliceAt * outSize);
+    for (int64_t n = 0; n < tc.n; ++n)
+      for (int64_t i = 0; i < image; ++i) {
+        int64_t j = i - tc.sliceAt * outSize;
+        float got = big[size_t(n * image + i)];
+        if (j >= 0 && j < mine)
+          ASSERT_NEAR(got, ref[size_t(n * mine + j)], tol)
+              << "image " << n << " element " << j;
+        else
+          ASSERT_EQ(got, -7.0f) << "image " << n << " outside " << i;
+      }
+    return;
+  }
   onyxrt_cpu_conv_f32(tc.flags, rank, dims.data(), x.data(), w.data(),
                       tc.bias ? bias.data() : nullptr,
                       tc.residual ? residual.data() : nullptr, y.data());
-  double tol = 1e-4 * std::sqrt(double(cg * taps));
   for (size_t i = 0; i < y.size(); ++i)
     ASSERT_NEAR(y[i], ref[i], tol) << "element " << i;
 }
@@ -202,6 +232,37 @@ TEST(CpuConv, Padded) {
   Case dilated{1, 2, 3, 1, {8, 8}, {3, 3}, {1, 1}, {2, 2}, 0};
   dilated.pads = {2, 2};
   check(dilated);
+}
+
+TEST(CpuConv, OutputChannelSlice) {
+  // y as a channel slice of a larger buffer (a Concat's output): im2col,
+  // 1x1 in place, depthwise and few-channel kernels, batch 1 and 3, with
+  // accumulation, Clip and a residual; the rest of the buffer untouched.
+  Case tc{3, 8, 6, 1, {9, 10}, {3, 3}, {1, 1}, {1, 1}, ONYXRT_CONV_RELU, true};
+  tc.pads = {1, 1};
+  tc.sliceOf = 16;
+  tc.sliceAt = 4;
+  check(tc);
+  tc.n = 1;
+  check(tc);
+  Case pointwise{
+      3,   16, 8, 1, {7, 5}, {1, 1}, {1, 1}, {1, 1}, ONYXRT_CONV_ACCUMULATE,
+      true};
+  pointwise.residual = true;
+  pointwise.sliceOf = 24;
+  pointwise.sliceAt = 16;
+  check(pointwise);
+  Case depthwise{
+      2, 6, 6, 6, {11, 11}, {3, 3}, {2, 2}, {1, 1}, ONYXRT_CONV_CLIP, true};
+  depthwise.pads = {1, 1};
+  depthwise.sliceOf = 7;
+  depthwise.sliceAt = 1;
+  check(depthwise);
+  Case few{2,   3, 10, 1, {20, 40}, {3, 3}, {2, 2}, {1, 1}, ONYXRT_CONV_RELU,
+           true};
+  few.sliceOf = 12;
+  few.sliceAt = 2;
+  check(few);
 }
 
 TEST(CpuConv, FewChannels) {

@@ -34,6 +34,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ConcatSlices.h"
+
 #include "onyx/Dialect/Onyx/OnyxDialect.h"
 #include "onyx/Target/CPU/Passes.h"
 #include "onyx/onyx_abi.h"
@@ -804,8 +806,13 @@ std::optional<float> absorbFill(Operation *op, Value out) {
 
 struct CPULowerConvolutionsPass
     : public onyx::impl::CPULowerConvolutionsBase<CPULowerConvolutionsPass> {
+  /// The pointers of calls that write a channel slice of a Concat's
+  /// buffer, with the channels (ConcatSlices.h).
+  SliceWrites sliceWrites;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    sliceWrites.clear();
     SmallVector<std::pair<linalg::GenericOp, ConvMatch>> convs;
     module.walk([&](linalg::GenericOp op) {
       if (auto match = matchConv(op))
@@ -1015,6 +1022,17 @@ struct CPULowerConvolutionsPass
       out = foldedTarget;
       at = folded;
     }
+    // A Concat of this output (ConcatSlices.h): the call writes its slice.
+    std::optional<ConcatSlice> slice;
+    bool copiesAfter = folded && out == match.y &&
+                       reshapeRoot(foldedTarget) != yRoot; // see below
+    if (!(flags & kConvAccumulate) && !copiesAfter) {
+      SmallVector<Operation *> writers = {op};
+      if (folded)
+        writers.push_back(folded);
+      writers.append(erase.begin(), erase.end());
+      slice = findConcatSlice(reshapeRoot(out), at, writers, sliceWrites);
+    }
     OpBuilder b(at);
     Location loc = op.getLoc();
     auto i64 = [&](int64_t v) -> Value {
@@ -1057,6 +1075,32 @@ struct CPULowerConvolutionsPass
       dims.push_back(i64(int64_t(llvm::bit_cast<uint32_t>(clipLo))));
       dims.push_back(i64(int64_t(llvm::bit_cast<uint32_t>(clipHi))));
     }
+    Value spatial; // with a slice: the elements of one channel of B
+    if (slice) {
+      // B's images are B's channels * out... apart.
+      spatial = i64(1);
+      for (int64_t i = 0; i < r; ++i)
+        spatial = mul(spatial, dim(slice->buffer, 2 + i));
+      dims.push_back(mul(dim(slice->buffer, 1), spatial));
+      flags |= ONYXRT_CONV_Y_IMAGE_STRIDE;
+    }
+    // y: the output, or channel c0 of B.
+    auto yPointer = [&]() -> Value {
+      if (!slice)
+        return pointer(out);
+      Value base = pointer(slice->buffer);
+      // B's use here writes channels [c0, c1): later convolutions may
+      // write other slices of B before this call's Concat copy would have
+      // run (ConcatSlices.h).
+      Operation *extract = base.getDefiningOp<LLVM::IntToPtrOp>()
+                               .getArg()
+                               .getDefiningOp<arith::IndexCastOp>()
+                               .getIn()
+                               .getDefiningOp();
+      sliceWrites[extract] = {slice->channel, slice->channelEnd};
+      return LLVM::GEPOp::create(b, loc, ptr, b.getF32Type(), base,
+                                 ValueRange{mul(i64(slice->channel), spatial)});
+    };
     Value array = LLVM::AllocaOp::create(b, loc, ptr, b.getI64Type(),
                                          i64(int64_t(dims.size())), 8);
     for (auto [i, value] : llvm::enumerate(dims)) {
@@ -1070,7 +1114,9 @@ struct CPULowerConvolutionsPass
         ValueRange{arith::ConstantIntOp::create(b, loc, flags, 32), i64(r),
                    array, pointer(xSource ? xSource : match.x),
                    pointer(match.w), biasBuffer ? pointer(biasBuffer) : null,
-                   residual ? pointer(residual) : null, pointer(out)});
+                   residual ? pointer(residual) : null, yPointer()});
+    if (slice)
+      slice->copy->erase();
     for (Operation *e : erase)
       e->erase();
     if (folded) {

@@ -24,6 +24,13 @@
  * dims[4 + 6 * spatialRank] and dims[5 + 6 * spatialRank] (low 32 bits). */
 #define ONYXRT_CONV_CLIP 8
 
+/* y's images are `dims[k]` floats apart instead of G * M * out... (y is the
+ * channel slice [c0, c0 + G * M) of a larger [N, C', out...] buffer, e.g. a
+ * Concat's output the convolution writes in place), with k = 4 + 6 *
+ * spatialRank, plus 2 with ONYXRT_CONV_CLIP. x and the residual stay
+ * dense. */
+#define ONYXRT_CONV_Y_IMAGE_STRIDE 16
+
 /* Max pooling of dense row-major f32 buffers (the ONNX MaxPool lowering's
  * window generic; without ONYXRT_POOL_PADDED its input already padded, every
  * window inside it):

@@ -410,6 +410,25 @@ extern "C" void onyxrt_cpu_conv_f32(int32_t flags, int64_t spatialRank,
   int64_t p = s.outSize(), taps = s.taps(), kdim = s.c * taps;
   if (s.n == 0 || s.m == 0 || s.g == 0 || p == 0)
     return;
+  if (flags & ONYXRT_CONV_Y_IMAGE_STRIDE) {
+    // y is a channel slice of a larger buffer: one image at a time, each a
+    // dense convolution of one image.
+    int64_t count = 4 + 6 * spatialRank + (flags & ONYXRT_CONV_CLIP ? 2 : 0);
+    int64_t yStride = dims[count];
+    flags &= ~ONYXRT_CONV_Y_IMAGE_STRIDE;
+    if (s.n == 1 || yStride == s.g * s.m * p) {
+      onyxrt_cpu_conv_f32(flags, spatialRank, dims, x, w, bias, residual, y);
+      return;
+    }
+    std::vector<int64_t> one(dims, dims + count);
+    one[0] = 1;
+    for (int64_t n = 0; n < s.n; ++n)
+      onyxrt_cpu_conv_f32(flags, spatialRank, one.data(),
+                          x + n * s.g * s.c * s.inSize(), w, bias,
+                          residual ? residual + n * s.g * s.m * p : nullptr,
+                          y + n * yStride);
+    return;
+  }
   bool accumulate = flags & ONYXRT_CONV_ACCUMULATE;
   Activation act;
   act.relu = flags & ONYXRT_CONV_RELU;

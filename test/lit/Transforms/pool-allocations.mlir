@@ -499,3 +499,35 @@ func.func @onyx_main(%ctx: !onyx.context) -> i32 {
   %zero = arith.constant 0 : i32
   return %zero : i32
 }
+
+// -----
+// A temporary nothing uses but a dim and a view only a dim reads (what the
+// CPU target leaves when a convolution call absorbed the generic that
+// wrote it) gets no memory: the dims resolve to its stated size, and it,
+// its view and the dims go; the pool holds only %a.
+
+// CHECK-LABEL: func.func @onyx_main(
+// CHECK:         %[[POOL:.*]] = onyx.get_pool %{{.*}}, %{{.*}} {domain_id = 0 : i64}
+// CHECK:         %[[A:.*]] = memref.view %[[POOL]]
+// CHECK-NOT:     memref.view
+// CHECK-NOT:     onyx.alloc_temp
+// CHECK:         memref.copy %{{.*}}, %[[A]]
+// CHECK:         onyx.alloc_output %{{.*}}[0] (%[[M:.*]])
+// CHECK-NEXT:    linalg.copy
+
+// IREE-LABEL: func.func @onyx_main(
+func.func @onyx_main(%ctx: !onyx.context) -> i32 {
+  %x = onyx.get_input %ctx[0] : memref<?xf32>
+  %c0 = arith.constant 0 : index
+  %m = memref.dim %x, %c0 : memref<?xf32>
+  %a = onyx.alloc_temp %ctx(%m) : memref<?xf32>
+  memref.copy %x, %a : memref<?xf32> to memref<?xf32>
+  %dead = onyx.alloc_temp %ctx(%m) : memref<?xf32>
+  %view = memref.expand_shape %dead [[0, 1]] output_shape [1, %m] : memref<?xf32> into memref<1x?xf32>
+  %c1 = arith.constant 1 : index
+  %k = memref.dim %view, %c1 : memref<1x?xf32>
+  %out = onyx.alloc_output %ctx[0] (%k) : memref<?xf32>
+  linalg.copy ins(%a : memref<?xf32>) outs(%out : memref<?xf32>)
+  %zero = arith.constant 0 : i32
+  return %zero : i32
+}
