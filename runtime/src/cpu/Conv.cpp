@@ -258,6 +258,25 @@ inline void depthwisePoint(const Shape &s, const float *x, const float *w,
   dst[j] = a;
 }
 
+/// depthwisePoint for a 3x3 kernel with unit dilation over the rows r[0..2]
+/// (a row of zeros for a row in the padding) of width inW: the input column
+/// of tap kw is j * S + off + kw, 0 outside [0, inW). The same taps in the
+/// same order as depthwisePoint, without its general index arithmetic
+/// (MobileNetV2's border columns: 2 per row).
+template <int S>
+inline void depthwisePoint3x3(const float *const r[3], const float *w,
+                              int64_t j, int64_t off, int64_t inW,
+                              float *dst) {
+  float a = dst[j];
+  for (int kh = 0; kh < 3; ++kh)
+    for (int kw = 0; kw < 3; ++kw) {
+      int64_t c = j * S + off + kw;
+      float v = c >= 0 && c < inW ? r[kh][c] : 0.0f;
+      a += w[kh * 3 + kw] * v;
+    }
+  dst[j] = a;
+}
+
 /// One output row (od, oh) of a depthwise channel: dst (OW values) += the
 /// taps, tap by tap; colLo/colHi[kw]: the columns whose tap kw is inside.
 void depthwiseRowGeneric(const Shape &s, const float *x, const float *w,
@@ -314,14 +333,20 @@ void depthwiseChannel(const Shape &s, const float *x, const float *w,
                        ? x + (id * s.in[1] + ih) * s.in[2]
                        : zeros;
       }
-      for (int64_t j = 0; j < j0; ++j)
-        depthwisePoint(s, x, w, od, oh, j, dst);
-      if (s.s[2] == 1)
-        depthwise3x3Row<1>(rows[0], rows[1], rows[2], w, j0, j1, -s.p[2], dst);
-      else
-        depthwise3x3Row<2>(rows[0], rows[1], rows[2], w, j0, j1, -s.p[2], dst);
-      for (int64_t j = j1; j < ow; ++j)
-        depthwisePoint(s, x, w, od, oh, j, dst);
+      int64_t off = -s.p[2], inW = s.in[2];
+      if (s.s[2] == 1) {
+        for (int64_t j = 0; j < j0; ++j)
+          depthwisePoint3x3<1>(rows, w, j, off, inW, dst);
+        depthwise3x3Row<1>(rows[0], rows[1], rows[2], w, j0, j1, off, dst);
+        for (int64_t j = j1; j < ow; ++j)
+          depthwisePoint3x3<1>(rows, w, j, off, inW, dst);
+      } else {
+        for (int64_t j = 0; j < j0; ++j)
+          depthwisePoint3x3<2>(rows, w, j, off, inW, dst);
+        depthwise3x3Row<2>(rows[0], rows[1], rows[2], w, j0, j1, off, dst);
+        for (int64_t j = j1; j < ow; ++j)
+          depthwisePoint3x3<2>(rows, w, j, off, inW, dst);
+      }
     } else {
       depthwiseRowGeneric(s, x, w, od, oh, colLo, colHi, dst);
     }
@@ -364,8 +389,9 @@ void depthwiseChannel(const Shape &s, const float *x, const float *w,
     float *dst = inner + r * wd;
     dst[0] = initial[2 * r];
     dst[wd - 1] = initial[2 * r + 1];
-    depthwisePoint(s, x, w, 0, r + 1, 0, dst);
-    depthwisePoint(s, x, w, 0, r + 1, wd - 1, dst);
+    const float *rows[3] = {x + r * wd, x + (r + 1) * wd, x + (r + 2) * wd};
+    depthwisePoint3x3<1>(rows, w, 0, -1, wd, dst);
+    depthwisePoint3x3<1>(rows, w, wd - 1, -1, wd, dst);
   }
   epilogue(inner, count, bias, residual ? residual + wd : nullptr, act);
   rowPass(0, ht - 1);
