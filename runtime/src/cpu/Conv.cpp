@@ -265,8 +265,7 @@ inline void depthwisePoint(const Shape &s, const float *x, const float *w,
 /// (MobileNetV2's border columns: 2 per row).
 template <int S>
 inline void depthwisePoint3x3(const float *const r[3], const float *w,
-                              int64_t j, int64_t off, int64_t inW,
-                              float *dst) {
+                              int64_t j, int64_t off, int64_t inW, float *dst) {
   float a = dst[j];
   for (int kh = 0; kh < 3; ++kh)
     for (int kw = 0; kw < 3; ++kw) {
