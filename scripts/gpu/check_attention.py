@@ -21,9 +21,12 @@ f16 and bf16 at depths 32/64/128 and lengths that are no multiple of the
 tiles; each must fuse into one onyx.attention. There, on fresh random
 inputs, the output's error against an fp64 reference (PyTorch on the
 inputs upcast) is compared with PyTorch's own error in the same precision
-(the same ops run eagerly in that type on the GPU): a case passes when
-onyx's error is at most twice PyTorch's or under the type's floor (f32
-1e-5, f16 2e-3, bf16 1.6e-2):
+(the same ops run eagerly in that type on the GPU, TF32 off), and the
+ratio printed. f32 (issue 14's rule): a case passes when onyx's error is
+at most 1.5x PyTorch's (the all-masked case, whose reference is PyTorch's
+own f32 result, under 1e-5); f16 / bf16: at most twice PyTorch's or under
+the type's floor (f16 2e-3, bf16 1.6e-2). The long-key f32 cases (512 and
+1024 keys) are where the tensor-core accumulation's error showed:
 
   /usr/bin/python3 scripts/gpu/check_attention.py synth-compile .dev/att/synth
   python3 scripts/gpu/check_attention.py synth-run .dev/att/synth --runtime .dev/att/libonyx_runtime.so
@@ -102,6 +105,12 @@ SYNTH = {
     # batch 1's every key masked: the softmax of equal scores (PyTorch's
     # result in f32 is the reference: fp64 keeps the scores apart)
     "f32_allpad_d64": ("f32", "allpad", 2, 2, 100, 64, "Mul"),
+    # 512 and 1024 keys (BERT-base / GPT-2 at s512 and beyond)
+    "f32_pad_s512_d64": ("f32", "pad", 1, 12, 512, 64, "Div"),
+    "f32_causal_s512_d64": ("f32", "causal", 2, 12, 512, 64, "Div"),
+    "f32_pad_s1024_d64": ("f32", "pad", 1, 12, 1024, 64, "Div"),
+    "f32_causal_s1024_d64": ("f32", "causal", 1, 12, 1024, 64, "Mul"),
+    "f32_causal_s512_d128": ("f32", "causal", 1, 4, 512, 128, "Mul"),
     "f16_pad_d64": ("f16", "pad", 2, 3, 77, 64, "Div"),
     "f16_causal_d64": ("f16", "causal", 2, 4, 300, 64, "Mul"),
     "f16_causal_d128": ("f16", "causal", 1, 2, 130, 128, "Mul"),
@@ -121,6 +130,7 @@ SYNTH.update({
 })
 COMPUTE = {"fp16": "f16", "bf16": "bf16"}
 FLOOR = {"f32": 1e-5, "f16": 2e-3, "bf16": 1.6e-2}
+RATIO = {"f32": 1.5, "f16": 2.0, "bf16": 2.0}  # onyx's error / PyTorch's
 # Timed cases (one attention block at a bench model's shape): compiled with
 # and without --fuse-attention; onyx with device-resident inputs (IO
 # binding) against PyTorch eager (the same ops in that type) and SDPA.
@@ -205,7 +215,7 @@ def cmd_synth_run(args):
     tdt = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
     gen = torch.Generator().manual_seed(int.from_bytes(os.urandom(4), "little"))
     bad, timed = 0, []
-    print("%-18s %10s %10s %10s  %s" % ("case", "onyx err", "torch err", "sdpa err", "verdict"))
+    print("%-20s %10s %10s %7s %10s  %s" % ("case", "onyx err", "torch err", "ratio", "sdpa err", "verdict"))
     for name in SYNTH:
         dt, mask, B, H, S, D, _ = SYNTH[name]
         ct = COMPUTE[PRECISION[name]] if name in PRECISION else dt  # the arithmetic's type
@@ -271,9 +281,15 @@ def cmd_synth_run(args):
         if mask == "allpad":
             ref = same
         e, et, es = err(out), err(same), err(sdpa)
-        ok = bool(torch.isfinite(out).all()) and (e <= 2 * et or e <= FLOOR[ct])
+        ratio = e / et if et > 0 else float("inf")
+        if ct == "f32" and mask != "allpad":  # issue 14: no floor for f32
+            ok = e <= RATIO[ct] * et
+        else:
+            ok = e <= RATIO[ct] * et or e <= FLOOR[ct]
+        ok = ok and bool(torch.isfinite(out).all())
         bad += not ok
-        print("%-18s %10.2e %10.2e %10.2e  %s" % (name, e, et, es, "PASS" if ok else "FAIL"), flush=True)
+        print("%-20s %10.2e %10.2e %7.2f %10.2e  %s" % (name, e, et, ratio, es, "PASS" if ok else "FAIL"),
+              flush=True)
         if name in SYNTH_TIMED:
             timed.append((name, feeds, ref, qq, kk, vv, am, m))
     # Timings: median of 30 after 3 warm-up calls.

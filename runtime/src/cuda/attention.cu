@@ -19,7 +19,16 @@
 // f16 / bf16: m16n8k16 on the operands as they are (P rounded to the
 // element type, as FlashAttention does). f32: m16n8k8 TF32 with the 3xTF32
 // split (x = hi + lo, hi*hi + hi*lo + lo*hi), which keeps fp32-level
-// accuracy (about 1e-6 relative) without TF32's 1e-3.
+// accuracy (about 1e-6 relative) without TF32's 1e-3. The f32 kernel keeps
+// the tensor cores' accumulation chains short: the sum inside mma.sync is
+// less exact than an IEEE fp32 add (its error grew with the chain's length
+// here), so every k-step (8 terms) of S = Q K^T and of a key tile's P V
+// starts from zero and is added with an fp32 add, and the tile's P V joins
+// O in one fma (O * correction + tile). With O accumulated in the tensor
+// cores across all tiles, the error at 512-1024 keys was 5-12x PyTorch
+// eager's fp32 error (TF32 off); with the k-steps split it is 0.36-0.92x
+// of it, and the kernel no slower (scripts/gpu/check_attention.py
+// synth-run; docs/cuda-backend.md, "fp32 attention accuracy").
 //
 // onyx_attention_f32simt_d{32,64,128}: the first, SIMT kernel (fp32 FMA),
 // kept for comparison (ONYX_CUDA_ATTENTION=simt): one block of 128 threads
@@ -474,8 +483,13 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
             split(qf[kk][e], ah[e], al[e]);
 #pragma unroll
           for (int nt = 0; nt < BK / 8; ++nt) {
+            // One k-step from zero, then an fp32 add (see the top).
             const float *kr = Ks + (nt * 8 + g) * KS + kk * 8 + t;
-            mma3xTf32(s[nt], ah, al, kr[0], kr[4]);
+            float step[4] = {0.f, 0.f, 0.f, 0.f};
+            mma3xTf32(step, ah, al, kr[0], kr[4]);
+#pragma unroll
+            for (int e = 0; e < 4; ++e)
+              s[nt][e] += step[e];
           }
         } else {
 #pragma unroll
@@ -488,6 +502,7 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
       }
 
       // Scale, mask, keys past the end; then the online softmax per row.
+      float corr[2];
 #pragma unroll
       for (int nt = 0; nt < BK / 8; ++nt)
 #pragma unroll
@@ -521,7 +536,7 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
         const float mNew = fmaxf(m[half], mx);
         // All scores so far -inf: subtract 0 (exp(-inf) = 0, no NaN).
         const float mUse = mNew == -INFINITY ? 0.f : mNew;
-        const float corr = exp2f((m[half] - mUse) * kLog2e);
+        corr[half] = exp2f((m[half] - mUse) * kLog2e);
         m[half] = mNew;
         float sum = 0.f;
 #pragma unroll
@@ -532,12 +547,13 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
             s[nt][2 * half + e] = p;
             sum += p;
           }
-        l[half] = l[half] * corr + sum;
+        l[half] = l[half] * corr[half] + sum;
+        if constexpr (E != 0) // f32: O * corr + P V below
 #pragma unroll
-        for (int dn = 0; dn < ND; ++dn) {
-          o[dn][2 * half] *= corr;
-          o[dn][2 * half + 1] *= corr;
-        }
+          for (int dn = 0; dn < ND; ++dn) {
+            o[dn][2 * half] *= corr[half];
+            o[dn][2 * half + 1] *= corr[half];
+          }
       }
 
       // O += P V.
@@ -545,6 +561,13 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
         // k-step nt covers keys nt*8 .. nt*8+7 in the order 0 2 4 6 1 3 5 7
         // (A's column t is key 2t, t+4 is 2t+1), so the score accumulators
         // are A's fragment as they are; V's rows follow the same order.
+        // The tile's P V from zero, then O = O * corr + tile (see the top).
+        float pv[ND][4];
+#pragma unroll
+        for (int dn = 0; dn < ND; ++dn)
+#pragma unroll
+          for (int e = 0; e < 4; ++e)
+            pv[dn][e] = 0.f;
 #pragma unroll
         for (int nt = 0; nt < BK / 8; ++nt) {
           uint32_t ah[4], al[4];
@@ -555,8 +578,19 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
           const float *vr = Vs + (nt * 8 + 2 * t) * KS + g;
 #pragma unroll
           for (int dn = 0; dn < ND; ++dn)
-            mma3xTf32(o[dn], ah, al, vr[dn * 8], vr[KS + dn * 8]);
+          {
+            float step[4] = {0.f, 0.f, 0.f, 0.f};
+            mma3xTf32(step, ah, al, vr[dn * 8], vr[KS + dn * 8]);
+#pragma unroll
+            for (int e = 0; e < 4; ++e)
+              pv[dn][e] += step[e];
+          }
         }
+#pragma unroll
+        for (int dn = 0; dn < ND; ++dn)
+#pragma unroll
+          for (int e = 0; e < 4; ++e)
+            o[dn][e] = fmaf(o[dn][e], corr[e / 2], pv[dn][e]);
       } else {
 #pragma unroll
         for (int kk = 0; kk < BK / 16; ++kk) {
