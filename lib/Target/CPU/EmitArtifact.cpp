@@ -271,6 +271,32 @@ translateAndOptimize(ModuleOp module, llvm::LLVMContext &llvmCtx,
        "_ZGV_LLVM_N4v", std::nullopt},
   };
   tlii.addVectorizableFunctions(moreLibmvec);
+  // AVX-512 targets (--cpu=native on such a host, x86-64-v4): 512-bit
+  // vectors for the generated loops (LLVM prefers 256 on these CPUs) and
+  // glibc's 16-lane libmvec entries ('e': zmm arguments), which LLVM's list
+  // lacks. Only there: the 'e' ABI needs AVX-512.
+  static const llvm::VecDesc libmvec512[] = {
+      {"expf", "_ZGVeN16v_expf", llvm::ElementCount::getFixed(16), false,
+       "_ZGV_LLVM_N16v", std::nullopt},
+      {"llvm.exp.f32", "_ZGVeN16v_expf", llvm::ElementCount::getFixed(16),
+       false, "_ZGV_LLVM_N16v", std::nullopt},
+      {"logf", "_ZGVeN16v_logf", llvm::ElementCount::getFixed(16), false,
+       "_ZGV_LLVM_N16v", std::nullopt},
+      {"llvm.log.f32", "_ZGVeN16v_logf", llvm::ElementCount::getFixed(16),
+       false, "_ZGV_LLVM_N16v", std::nullopt},
+      {"erff", "_ZGVeN16v_erff", llvm::ElementCount::getFixed(16), false,
+       "_ZGV_LLVM_N16v", std::nullopt},
+      {"tanhf", "_ZGVeN16v_tanhf", llvm::ElementCount::getFixed(16), false,
+       "_ZGV_LLVM_N16v", std::nullopt},
+      {"llvm.tanh.f32", "_ZGVeN16v_tanhf", llvm::ElementCount::getFixed(16),
+       false, "_ZGV_LLVM_N16v", std::nullopt},
+  };
+  if (tm.getMCSubtargetInfo()->checkFeatures("+avx512f")) {
+    tlii.addVectorizableFunctions(libmvec512);
+    for (llvm::Function &fn : *llvmModule)
+      if (!fn.isDeclaration() && !fn.hasFnAttribute("prefer-vector-width"))
+        fn.addFnAttr("prefer-vector-width", "512");
+  }
   fam.registerPass([&] { return llvm::TargetLibraryAnalysis(tlii); });
   llvm::PassBuilder pb(&tm);
   pb.registerModuleAnalyses(mam);
