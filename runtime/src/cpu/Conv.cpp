@@ -276,6 +276,19 @@ inline void depthwisePoint3x3(const float *const r[3], const float *w,
   dst[j] = a;
 }
 
+/// A whole output row of a 3x3 kernel: the columns [j0, j1) whose taps are
+/// all inside by depthwise3x3Row, the border columns point by point.
+template <int S>
+void depthwise3x3FullRow(const float *const r[3], const float *w, int64_t j0,
+                         int64_t j1, int64_t ow, int64_t off, int64_t inW,
+                         float *dst) {
+  for (int64_t j = 0; j < j0; ++j)
+    depthwisePoint3x3<S>(r, w, j, off, inW, dst);
+  depthwise3x3Row<S>(r[0], r[1], r[2], w, j0, j1, off, dst);
+  for (int64_t j = j1; j < ow; ++j)
+    depthwisePoint3x3<S>(r, w, j, off, inW, dst);
+}
+
 /// One output row (od, oh) of a depthwise channel: dst (OW values) += the
 /// taps, tap by tap; colLo/colHi[kw]: the columns whose tap kw is inside.
 void depthwiseRowGeneric(const Shape &s, const float *x, const float *w,
@@ -332,20 +345,10 @@ void depthwiseChannel(const Shape &s, const float *x, const float *w,
                        ? x + (id * s.in[1] + ih) * s.in[2]
                        : zeros;
       }
-      int64_t off = -s.p[2], inW = s.in[2];
-      if (s.s[2] == 1) {
-        for (int64_t j = 0; j < j0; ++j)
-          depthwisePoint3x3<1>(rows, w, j, off, inW, dst);
-        depthwise3x3Row<1>(rows[0], rows[1], rows[2], w, j0, j1, off, dst);
-        for (int64_t j = j1; j < ow; ++j)
-          depthwisePoint3x3<1>(rows, w, j, off, inW, dst);
-      } else {
-        for (int64_t j = 0; j < j0; ++j)
-          depthwisePoint3x3<2>(rows, w, j, off, inW, dst);
-        depthwise3x3Row<2>(rows[0], rows[1], rows[2], w, j0, j1, off, dst);
-        for (int64_t j = j1; j < ow; ++j)
-          depthwisePoint3x3<2>(rows, w, j, off, inW, dst);
-      }
+      if (s.s[2] == 1)
+        depthwise3x3FullRow<1>(rows, w, j0, j1, ow, -s.p[2], s.in[2], dst);
+      else
+        depthwise3x3FullRow<2>(rows, w, j0, j1, ow, -s.p[2], s.in[2], dst);
     } else {
       depthwiseRowGeneric(s, x, w, od, oh, colLo, colHi, dst);
     }
