@@ -577,8 +577,7 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
           split(s[nt][3], ah[3], al[3]);
           const float *vr = Vs + (nt * 8 + 2 * t) * KS + g;
 #pragma unroll
-          for (int dn = 0; dn < ND; ++dn)
-          {
+          for (int dn = 0; dn < ND; ++dn) {
             float step[4] = {0.f, 0.f, 0.f, 0.f};
             mma3xTf32(step, ah, al, vr[dn * 8], vr[KS + dn * 8]);
 #pragma unroll
