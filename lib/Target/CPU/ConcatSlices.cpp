@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ConcatSlices.h"
+#include "ConvMatchers.h"
 
 #include "onyx/Dialect/Onyx/OnyxDialect.h"
 
@@ -20,10 +21,7 @@ using namespace mlir;
 namespace onyx {
 namespace {
 
-bool isDenseF32(Value buffer) {
-  auto type = dyn_cast<MemRefType>(buffer.getType());
-  return type && type.getElementType().isF32() && type.getLayout().isIdentity();
-}
+using cpu_conv::isDenseF32;
 
 /// `buffer`'s users are all dims, `allowed` (or inside them), or views
 /// whose users are.
