@@ -17,9 +17,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace {
@@ -297,6 +299,138 @@ TEST(CpuConv, FewChannels) {
     check({1, 1, 8, 1, {20, 31}, {2, 4}, {1, 3}, {2, 1}, 0, true});
   }
   onyxrt_cpu_set_threads(before);
+}
+
+TEST(CpuConv, Direct) {
+  // The direct (implicit-GEMM) kernel (ConvDirect.cpp, on AVX-512 hosts;
+  // the ctest onyx-runtime-conv-im2col runs every CpuConv case with it off):
+  // 1x1 read in place (y stored per tile), 1x1 with strides (a sampled
+  // copy), strided kernels (phase planes), 3x3 over a padded copy and
+  // without padding (positions on the
+  // padded grid, stored through the staging tile), packed pointwise tiles,
+  // dilation and asymmetric padding; output channels past blocks of 8,
+  // positions past tiles of 48 and fewer than 16; every epilogue; batch 2;
+  // 1 and 2 threads.
+  int32_t before = onyxrt_cpu_get_threads();
+  for (int32_t threads : {1, 2}) {
+    onyxrt_cpu_set_threads(threads);
+    check({2,
+           37,
+           13,
+           1,
+           {9, 11},
+           {1, 1},
+           {1, 1},
+           {1, 1},
+           ONYXRT_CONV_RELU,
+           true,
+           true});
+    check({1,
+           5,
+           70,
+           1,
+           {3, 4},
+           {1, 1},
+           {1, 1},
+           {1, 1},
+           ONYXRT_CONV_ACCUMULATE,
+           true});
+    check({2, 24, 17, 1, {13, 15}, {1, 1}, {2, 3}, {1, 1}, 0, true});
+    Case padded{
+        2,    19,  21, 1, {14, 29}, {3, 3}, {1, 1}, {1, 1}, ONYXRT_CONV_CLIP,
+        true, true};
+    padded.pads = {1, 1};
+    padded.lo = -0.25f;
+    padded.hi = 0.75f;
+    check(padded);
+    check({1,
+           16,
+           9,
+           1,
+           {12, 20},
+           {3, 3},
+           {1, 1},
+           {1, 1},
+           ONYXRT_CONV_ACCUMULATE | ONYXRT_CONV_RELU,
+           true});
+    Case odd{1, 7, 10, 1, {11, 13}, {2, 5}, {1, 1}, {2, 1}, 0, false, true};
+    odd.pads = {1, 2};
+    odd.outExtra = {1, 2};
+    check(odd);
+    // Strides through the phase planes: 3x3 stride 2 padded (ResNet's
+    // downsampling), stride 3 with dilation 2 (taps in every phase), 7x7
+    // stride 2 over more channels than the few-channel kernel takes,
+    // unequal strides.
+    Case down{
+        1,    12,  18, 1, {21, 23}, {3, 3}, {2, 2}, {1, 1}, ONYXRT_CONV_RELU,
+        true, true};
+    down.pads = {1, 1};
+    check(down);
+    Case phases{2, 6, 9, 1, {25, 26}, {3, 4}, {3, 3}, {2, 2}, 0, true};
+    phases.pads = {2, 1};
+    phases.outExtra = {1, 0};
+    check(phases);
+    Case seven{
+        1, 8, 16, 1, {30, 33}, {7, 7}, {2, 2}, {1, 1}, ONYXRT_CONV_CLIP, true};
+    seven.pads = {3, 3};
+    check(seven);
+    check({1,
+           10,
+           11,
+           1,
+           {17, 40},
+           {3, 1},
+           {1, 4},
+           {1, 1},
+           ONYXRT_CONV_ACCUMULATE,
+           true});
+    // Pointwise over >= 128 channels and more than 4 tiles: packed tiles.
+    check({2,
+           130,
+           20,
+           1,
+           {9, 41},
+           {1, 1},
+           {1, 1},
+           {1, 1},
+           ONYXRT_CONV_RELU,
+           true,
+           true});
+    Case big{1, 96, 40, 1, {30, 31}, {3, 3}, {1, 1}, {1, 1}, 0, true};
+    big.pads = {1, 1};
+    check(big);
+    Case sliced{
+        3, 8, 16, 1, {10, 10}, {3, 3}, {1, 1}, {1, 1}, ONYXRT_CONV_RELU, true};
+    sliced.pads = {1, 1};
+    sliced.sliceOf = 40;
+    sliced.sliceAt = 16;
+    check(sliced);
+  }
+  onyxrt_cpu_set_threads(before);
+}
+
+TEST(CpuConv, DirectSameBitsForEveryThreadCount) {
+  // Each output is summed by one thread in (c, kh, kw) order.
+  const char *off = std::getenv("ONYXRT_CPU_DIRECT_CONV");
+  if (!__builtin_cpu_supports("avx512f") || (off && std::string(off) == "0"))
+    GTEST_SKIP() << "the direct kernel is off (no AVX-512, or the variable)";
+  std::mt19937 gen(7);
+  int64_t c = 64, m = 40, h = 28, wd = 28;
+  auto x = randomVector(size_t(c * h * wd), gen);
+  auto w = randomVector(size_t(m * c * 9), gen);
+  auto bias = randomVector(size_t(m), gen);
+  std::vector<int64_t> dims = {1, c,  m, 1, h, wd, 3, 3,
+                               h, wd, 1, 1, 1, 1,  1, 1};
+  int32_t before = onyxrt_cpu_get_threads();
+  std::vector<float> y1(size_t(m * h * wd)), y2(y1.size());
+  onyxrt_cpu_set_threads(1);
+  onyxrt_cpu_conv_f32(ONYXRT_CONV_RELU, 2, dims.data(), x.data(), w.data(),
+                      bias.data(), nullptr, y1.data());
+  onyxrt_cpu_set_threads(2);
+  onyxrt_cpu_conv_f32(ONYXRT_CONV_RELU, 2, dims.data(), x.data(), w.data(),
+                      bias.data(), nullptr, y2.data());
+  onyxrt_cpu_set_threads(before);
+  EXPECT_EQ(std::memcmp(y1.data(), y2.data(), y1.size() * sizeof(float)), 0);
 }
 
 TEST(CpuConv, DepthwisePaddedClip) {

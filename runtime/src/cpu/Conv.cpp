@@ -26,6 +26,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "cpu/ConvDirect.h"
 #include "cpu/ConvFewChannels.h"
 #include "cpu/Gemm.h"
 #include "cpu/Threads.h"
@@ -112,8 +113,10 @@ float bitsToFloat(int64_t bits) {
 
 /// y[j] = act(y[j] + bias + residual[j]) over one output channel's `count`
 /// pixels. Clip is max then min with NaN kept (arith.maximumf/minimumf).
-void epilogue(float *y, int64_t count, float bias, const float *residual,
-              const Activation &act) {
+/// Inlined into the vectorized clones of its callers.
+__attribute__((always_inline)) inline void
+applyEpilogue(float *__restrict y, int64_t count, float bias,
+              const float *__restrict residual, const Activation &act) {
   if (residual)
     for (int64_t j = 0; j < count; ++j)
       y[j] += bias + residual[j];
@@ -130,6 +133,12 @@ void epilogue(float *y, int64_t count, float bias, const float *residual,
       y[j] = v > hi ? hi : v;
     }
   }
+}
+
+__attribute__((target_clones("avx512f", "avx2", "default"))) void
+epilogue(float *y, int64_t count, float bias, const float *residual,
+         const Activation &act) {
+  applyEpilogue(y, count, bias, residual, act);
 }
 
 /// The output columns [lo, hi) whose input column j * s + off is inside
@@ -185,19 +194,45 @@ void im2col(const Shape &s, const float *x, int64_t row0, int64_t rows,
   }
 }
 
-/// dst[j] += w * x over the 3x3 taps in order, for output columns [j0, j1)
-/// whose taps are all inside the rows r0, r1, r2 (a row of zeros for a row
-/// in the padding); the input column of tap kw is j * S + off + kw.
-template <int S>
-__attribute__((target_clones("avx512f", "avx2", "default"))) void
-depthwise3x3Row(const float *__restrict r0, const float *__restrict r1,
-                const float *__restrict r2, const float *w, int64_t j0,
-                int64_t j1, int64_t off, float *__restrict dst) {
+/// The epilogue of one depthwise output row, applied as each output is
+/// computed: the start value (y's old value when accumulating, else 0),
+/// then after the taps the bias and residual (`res` indexed as dst) and the
+/// activation, with the rounding of the separate epilogue() pass.
+struct RowEpilogue {
+  bool accumulate = false;
+  float bias = 0.0f;
+  const float *res = nullptr;
+  Activation act;
+};
+
+__attribute__((always_inline)) inline float
+finishOutput(float a, float bias, const float *res, int64_t j, bool relu,
+             bool clip, float lo, float hi) {
+  if (res)
+    a += bias + res[j];
+  else if (bias != 0.0f)
+    a += bias;
+  if (relu)
+    a = std::max(a, 0.0f);
+  if (clip) {
+    float v = a < lo ? lo : a;
+    a = v > hi ? hi : v;
+  }
+  return a;
+}
+
+/// dst[j] = start + w * x over the 3x3 taps in order (start: dst[j] when
+/// accumulating, else 0).
+template <int S, bool Accumulate>
+__attribute__((always_inline)) inline void
+taps3x3(const float *__restrict r0, const float *__restrict r1,
+        const float *__restrict r2, const float *w, int64_t j0, int64_t j1,
+        int64_t off, float *__restrict dst) {
   const float w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5],
               w6 = w[6], w7 = w[7], w8 = w[8];
   for (int64_t j = j0; j < j1; ++j) {
     int64_t b = j * S + off;
-    float a = dst[j];
+    float a = Accumulate ? dst[j] : 0.0f;
     a += w0 * r0[b];
     a += w1 * r0[b + 1];
     a += w2 * r0[b + 2];
@@ -208,6 +243,29 @@ depthwise3x3Row(const float *__restrict r0, const float *__restrict r1,
     a += w7 * r2[b + 1];
     a += w8 * r2[b + 2];
     dst[j] = a;
+  }
+}
+
+/// dst[j] = the epilogue of (start + w * x over the 3x3 taps in order), for
+/// output columns [j0, j1) whose taps are all inside the rows r0, r1, r2 (a
+/// row of zeros for a row in the padding); the input column of tap kw is
+/// j * S + off + kw. In pieces of 1024 outputs, the taps and then the
+/// epilogue while the piece is in cache.
+template <int S>
+__attribute__((target_clones("avx512f", "avx2", "default"))) void
+depthwise3x3Row(const float *__restrict r0, const float *__restrict r1,
+                const float *__restrict r2, const float *w, int64_t j0,
+                int64_t j1, int64_t off, const RowEpilogue &e,
+                float *__restrict dst) {
+  constexpr int64_t kPiece = 1024;
+  for (int64_t p0 = j0; p0 < j1; p0 += kPiece) {
+    int64_t p1 = std::min(p0 + kPiece, j1);
+    if (e.accumulate)
+      taps3x3<S, true>(r0, r1, r2, w, p0, p1, off, dst);
+    else
+      taps3x3<S, false>(r0, r1, r2, w, p0, p1, off, dst);
+    applyEpilogue(dst + p0, p1 - p0, e.bias, e.res ? e.res + p0 : nullptr,
+                  e.act);
   }
 }
 
@@ -265,15 +323,17 @@ inline void depthwisePoint(const Shape &s, const float *x, const float *w,
 /// (MobileNetV2's border columns: 2 per row).
 template <int S>
 inline void depthwisePoint3x3(const float *const r[3], const float *w,
-                              int64_t j, int64_t off, int64_t inW, float *dst) {
-  float a = dst[j];
+                              int64_t j, int64_t off, int64_t inW,
+                              const RowEpilogue &e, float *dst) {
+  float a = e.accumulate ? dst[j] : 0.0f;
   for (int kh = 0; kh < 3; ++kh)
     for (int kw = 0; kw < 3; ++kw) {
       int64_t c = j * S + off + kw;
       float v = c >= 0 && c < inW ? r[kh][c] : 0.0f;
       a += w[kh * 3 + kw] * v;
     }
-  dst[j] = a;
+  dst[j] = finishOutput(a, e.bias, e.res, j, e.act.relu, e.act.clip, e.act.lo,
+                        e.act.hi);
 }
 
 /// A whole output row of a 3x3 kernel: the columns [j0, j1) whose taps are
@@ -281,12 +341,12 @@ inline void depthwisePoint3x3(const float *const r[3], const float *w,
 template <int S>
 void depthwise3x3FullRow(const float *const r[3], const float *w, int64_t j0,
                          int64_t j1, int64_t ow, int64_t off, int64_t inW,
-                         float *dst) {
+                         const RowEpilogue &e, float *dst) {
   for (int64_t j = 0; j < j0; ++j)
-    depthwisePoint3x3<S>(r, w, j, off, inW, dst);
-  depthwise3x3Row<S>(r[0], r[1], r[2], w, j0, j1, off, dst);
+    depthwisePoint3x3<S>(r, w, j, off, inW, e, dst);
+  depthwise3x3Row<S>(r[0], r[1], r[2], w, j0, j1, off, e, dst);
   for (int64_t j = j1; j < ow; ++j)
-    depthwisePoint3x3<S>(r, w, j, off, inW, dst);
+    depthwisePoint3x3<S>(r, w, j, off, inW, e, dst);
 }
 
 /// One output row (od, oh) of a depthwise channel: dst (OW values) += the
@@ -334,9 +394,10 @@ void depthwiseChannel(const Shape &s, const float *x, const float *w,
   auto rowPass = [&](int64_t od, int64_t oh) {
     int64_t row = od * s.out[1] + oh;
     float *dst = y + row * ow;
-    if (!accumulate)
-      std::fill(dst, dst + ow, 0.0f);
+    const float *rowResidual = residual ? residual + row * ow : nullptr;
     if (fast3x3 && j1 > j0) {
+      // The epilogue applied as each output is computed.
+      RowEpilogue e{accumulate, bias, rowResidual, act};
       const float *rows[3];
       int64_t id = od * s.s[0] - s.p[0];
       for (int64_t kh = 0; kh < 3; ++kh) {
@@ -346,13 +407,15 @@ void depthwiseChannel(const Shape &s, const float *x, const float *w,
                        : zeros;
       }
       if (s.s[2] == 1)
-        depthwise3x3FullRow<1>(rows, w, j0, j1, ow, -s.p[2], s.in[2], dst);
+        depthwise3x3FullRow<1>(rows, w, j0, j1, ow, -s.p[2], s.in[2], e, dst);
       else
-        depthwise3x3FullRow<2>(rows, w, j0, j1, ow, -s.p[2], s.in[2], dst);
-    } else {
-      depthwiseRowGeneric(s, x, w, od, oh, colLo, colHi, dst);
+        depthwise3x3FullRow<2>(rows, w, j0, j1, ow, -s.p[2], s.in[2], e, dst);
+      return;
     }
-    epilogue(dst, ow, bias, residual ? residual + row * ow : nullptr, act);
+    if (!accumulate)
+      std::fill(dst, dst + ow, 0.0f);
+    depthwiseRowGeneric(s, x, w, od, oh, colLo, colHi, dst);
+    epilogue(dst, ow, bias, rowResidual, act);
   };
   // A 2-D 3x3 stride-1 "same" convolution (pads 1, output as large as the
   // input): output q = oh * W + ow of an interior row reads input
@@ -376,26 +439,29 @@ void depthwiseChannel(const Shape &s, const float *x, const float *w,
   }
   rowPass(0, 0);
   float *inner = y + wd;
-  int64_t count = (ht - 2) * wd;
-  if (!accumulate)
-    std::fill(inner, inner + count, 0.0f);
   float initial[2 * kMaxFlatRows];
-  for (int64_t r = 0; r < ht - 2; ++r) {
-    initial[2 * r] = inner[r * wd];
-    initial[2 * r + 1] = inner[r * wd + wd - 1];
-  }
-  // Outputs [W + 1, (H - 1) * W - 1): every tap inside the plane.
+  if (accumulate)
+    for (int64_t r = 0; r < ht - 2; ++r) {
+      initial[2 * r] = inner[r * wd];
+      initial[2 * r + 1] = inner[r * wd + wd - 1];
+    }
+  // Outputs [W + 1, (H - 1) * W - 1): every tap inside the plane; the
+  // epilogue applied as each is computed (res indexed as y).
+  RowEpilogue e{accumulate, bias, residual, act};
   depthwise3x3Row<1>(x, x + wd, x + 2 * wd, w, wd + 1, (ht - 1) * wd - 1,
-                     -1 - wd, y);
+                     -1 - wd, e, y);
   for (int64_t r = 0; r < ht - 2; ++r) {
     float *dst = inner + r * wd;
-    dst[0] = initial[2 * r];
-    dst[wd - 1] = initial[2 * r + 1];
+    if (accumulate) {
+      dst[0] = initial[2 * r];
+      dst[wd - 1] = initial[2 * r + 1];
+    }
     const float *rows[3] = {x + r * wd, x + (r + 1) * wd, x + (r + 2) * wd};
-    depthwisePoint3x3<1>(rows, w, 0, -1, wd, dst);
-    depthwisePoint3x3<1>(rows, w, wd - 1, -1, wd, dst);
+    RowEpilogue border{accumulate, bias,
+                       residual ? residual + (r + 1) * wd : nullptr, act};
+    depthwisePoint3x3<1>(rows, w, 0, -1, wd, border, dst);
+    depthwisePoint3x3<1>(rows, w, wd - 1, -1, wd, border, dst);
   }
-  epilogue(inner, count, bias, residual ? residual + wd : nullptr, act);
   rowPass(0, ht - 1);
 }
 
@@ -494,21 +560,26 @@ extern "C" void onyxrt_cpu_conv_f32(int32_t flags, int64_t spatialRank,
     depthwise(s, flags, x, w, bias, residual, act, y);
     return;
   }
-  if (spatialRank == 2 && s.g == 1 && taps > 1) {
-    // Few input channels (a CNN's first layer): a direct kernel.
-    FewChannelsConv conv{s.n,    s.c,    s.m,      s.in[1],  s.in[2],
-                         s.k[1], s.k[2], s.out[1], s.out[2], s.p[1],
-                         s.p[2], s.s[1], s.s[2],   s.d[1],   s.d[2]};
-    if (fewChannelsApplies(conv)) {
-      FewChannelsEpilogue epilogue;
-      epilogue.bias = bias;
-      epilogue.residual = residual;
-      epilogue.accumulate = accumulate;
-      epilogue.relu = act.relu;
-      epilogue.clip = act.clip;
-      epilogue.lo = act.lo;
-      epilogue.hi = act.hi;
+  if (spatialRank == 2 && s.g == 1) {
+    // Few input channels (a CNN's first layer), or stride 1 / pointwise: a
+    // direct kernel on AVX-512 hosts.
+    Conv2d conv{s.n,    s.c,    s.m,      s.in[1],  s.in[2],
+                s.k[1], s.k[2], s.out[1], s.out[2], s.p[1],
+                s.p[2], s.s[1], s.s[2],   s.d[1],   s.d[2]};
+    ConvEpilogue epilogue;
+    epilogue.bias = bias;
+    epilogue.residual = residual;
+    epilogue.accumulate = accumulate;
+    epilogue.relu = act.relu;
+    epilogue.clip = act.clip;
+    epilogue.lo = act.lo;
+    epilogue.hi = act.hi;
+    if (taps > 1 && fewChannelsApplies(conv)) {
       convFewChannels(conv, x, w, epilogue, y);
+      return;
+    }
+    if (directApplies(conv)) {
+      convDirect(conv, x, w, epilogue, y);
       return;
     }
   }

@@ -40,10 +40,6 @@ constexpr int kNV = 3;         // 16-float vectors of columns per call
 constexpr int64_t kSlack = 48; // zeros past each phase row
 constexpr int64_t kMinRowWork = int64_t(1) << 17; // FMAs per thread, at least
 
-__attribute__((target("avx512f"))) inline __mmask16 tailMask(int64_t n) {
-  return n >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << n) - 1);
-}
-
 struct Tile {
   const float *in;     // the padded input at this row's first tap, column ow0
   const int64_t *taps; // per reduction index: offset from `in`
@@ -55,8 +51,7 @@ struct Tile {
   const float *res;    // residual at (m0, oh, ow0), or null
   const float *bias;   // bias at m0, or null
   int64_t ystride;     // floats between output channels
-  bool accumulate, relu, clip;
-  float lo, hi;
+  const ConvEpilogue *e;
 };
 
 template <int NV>
@@ -83,8 +78,6 @@ __attribute__((target("avx512f"))) void kernel(const Tile &t) {
         acc[i][v] = _mm512_fmadd_ps(b, x[v], acc[i][v]);
     }
   }
-  const __m512 zero = _mm512_setzero_ps();
-  const __m512 lo = _mm512_set1_ps(t.lo), hi = _mm512_set1_ps(t.hi);
 #pragma GCC unroll 8
   for (int i = 0; i < kMB; ++i) {
     if (i >= t.mValid)
@@ -93,24 +86,9 @@ __attribute__((target("avx512f"))) void kernel(const Tile &t) {
     const float *res = t.res ? t.res + i * t.ystride : nullptr;
     __m512 b = _mm512_set1_ps(t.bias ? t.bias[i] : 0.0f);
 #pragma GCC unroll 3
-    for (int v = 0; v < NV; ++v) {
-      __mmask16 m = tailMask(t.cols - 16 * v);
-      __m512 r = acc[i][v];
-      if (t.accumulate)
-        r = _mm512_add_ps(_mm512_maskz_loadu_ps(m, y + 16 * v), r);
-      r = _mm512_add_ps(r, b);
-      if (res)
-        r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(m, res + 16 * v));
-      if (t.relu)
-        r = _mm512_max_ps(zero, r); // NaN: max_ps returns its second operand
-      if (t.clip) {
-        // arith.maximumf / minimumf keep NaN: blend it back.
-        __mmask16 nan = _mm512_cmp_ps_mask(r, r, _CMP_UNORD_Q);
-        __m512 c = _mm512_min_ps(_mm512_max_ps(r, lo), hi);
-        r = _mm512_mask_blend_ps(nan, c, r);
-      }
-      _mm512_mask_storeu_ps(y + 16 * v, m, r);
-    }
+    for (int v = 0; v < NV; ++v)
+      storeWithEpilogue(acc[i][v], tailMask(t.cols - 16 * v), b,
+                        res ? res + 16 * v : nullptr, *t.e, y + 16 * v);
   }
 }
 
@@ -135,7 +113,7 @@ void copyPhase(const float *src, int64_t n, int64_t first, int64_t stride,
 
 } // namespace
 
-bool fewChannelsApplies(const FewChannelsConv &conv) {
+bool fewChannelsApplies(const Conv2d &conv) {
   static const bool avx512 = __builtin_cpu_supports("avx512f");
   return avx512 && conv.c >= 1 && conv.c <= 4 &&
          conv.c * conv.kH * conv.kW <= 256 && conv.outW >= 8 &&
@@ -143,8 +121,8 @@ bool fewChannelsApplies(const FewChannelsConv &conv) {
          conv.strideH >= 1 && conv.dilH >= 1 && conv.dilW >= 1;
 }
 
-void convFewChannels(const FewChannelsConv &s, const float *x, const float *w,
-                     const FewChannelsEpilogue &e, float *y) {
+void convFewChannels(const Conv2d &s, const float *x, const float *w,
+                     const ConvEpilogue &e, float *y) {
   const int64_t sw = s.strideW;
   const int64_t hp = (s.outH - 1) * s.strideH + (s.kH - 1) * s.dilH + 1;
   const int64_t wp = (s.outW - 1) * sw + (s.kW - 1) * s.dilW + 1;
@@ -202,11 +180,7 @@ void convFewChannels(const FewChannelsConv &s, const float *x, const float *w,
                   t.taps = tapOff.data();
                   t.k = k;
                   t.ystride = outSize;
-                  t.accumulate = e.accumulate;
-                  t.relu = e.relu;
-                  t.clip = e.clip;
-                  t.lo = e.lo;
-                  t.hi = e.hi;
+                  t.e = &e;
                   for (int64_t oh = begin; oh < end; ++oh)
                     for (int64_t b = 0; b < blocks; ++b) {
                       int64_t m0 = b * kMB;

@@ -9,38 +9,19 @@
 #ifndef ONYX_RUNTIME_CPU_CONVFEWCHANNELS_H
 #define ONYX_RUNTIME_CPU_CONVFEWCHANNELS_H
 
-#include <cstdint>
+#include "cpu/Conv2d.h"
 
 namespace onyx::cpu {
 
-/// A 2-d convolution of one group: x [n, c, inH, inW] (unpadded; padTop and
-/// padLeft are its begin pads, the end padding is implied by the output
-/// extents), w [m, c, kH, kW], y [n, m, outH, outW].
-struct FewChannelsConv {
-  int64_t n, c, m;
-  int64_t inH, inW, kH, kW, outH, outW;
-  int64_t padTop, padLeft, strideH, strideW, dilH, dilW;
-};
-
-/// The epilogue, in this order: y = acc (+ y when accumulating) + bias, then
-/// + residual, then ReLU or Clip [lo, hi] (NaN kept).
-struct FewChannelsEpilogue {
-  const float *bias = nullptr;
-  const float *residual = nullptr;
-  bool accumulate = false, relu = false, clip = false;
-  float lo = 0.0f, hi = 0.0f;
-};
-
 /// Whether convFewChannels computes this convolution: the host has AVX-512F,
 /// c <= 4 and the reduction (c * kH * kW) is at most 256, outW >= 8.
-bool fewChannelsApplies(const FewChannelsConv &conv);
+bool fewChannelsApplies(const Conv2d &conv);
 
 /// The convolution, its output rows split across the pool (Threads.h);
 /// each output element is one thread's, summed over (c, kh, kw) in that
 /// order whatever the thread count. x must not overlap y.
-void convFewChannels(const FewChannelsConv &conv, const float *x,
-                     const float *w, const FewChannelsEpilogue &epilogue,
-                     float *y);
+void convFewChannels(const Conv2d &conv, const float *x, const float *w,
+                     const ConvEpilogue &epilogue, float *y);
 
 } // namespace onyx::cpu
 

@@ -1,0 +1,30 @@
+//===- ConvDirect.h - Direct (implicit-GEMM) 2-d convolutions --*- C++ -*-===//
+//
+// The 2-d convolutions of a CNN's body (1x1, 3x3, strided or not) computed
+// straight from the input, without a column matrix or OpenBLAS's packing:
+// ConvDirect.cpp. AVX-512 hosts only; elsewhere, and for
+// the shapes it does not take, Conv.cpp's im2col + sgemm path runs them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ONYX_RUNTIME_CPU_CONVDIRECT_H
+#define ONYX_RUNTIME_CPU_CONVDIRECT_H
+
+#include "cpu/Conv2d.h"
+
+namespace onyx::cpu {
+
+/// Whether convDirect computes this convolution: the host has AVX-512F (and
+/// ONYXRT_CPU_DIRECT_CONV is not 0); any kernel, stride, padding and
+/// dilation of a 2-d convolution of one group.
+bool directApplies(const Conv2d &conv);
+
+/// The convolution, its (position, output channel) blocks split across the
+/// pool (Threads.h); each output element is one thread's, summed over
+/// (c, kh, kw) in that order whatever the thread count and blocking. x and
+/// the residual must not overlap y.
+void convDirect(const Conv2d &conv, const float *x, const float *w,
+                const ConvEpilogue &epilogue, float *y);
+
+} // namespace onyx::cpu
+
+#endif // ONYX_RUNTIME_CPU_CONVDIRECT_H
