@@ -156,6 +156,8 @@ void buildCPUCodegenPipeline(OpPassManager &pm, bool profileOps) {
   pm.addPass(createCPURegisterAccumulators());
   // Their float sums may be vectorized as partial sums (not in order).
   pm.addPass(createCPUReassociateSums());
+  // Their max/min reductions run as 8 independent chains (not vectorized).
+  pm.addPass(createCPUSplitMinMaxReductions());
   // Elementwise loops load operands broadcast along their innermost dim
   // (Softmax's max and sum) once per row, so that the innermost loop
   // vectorizes.

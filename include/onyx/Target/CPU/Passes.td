@@ -93,6 +93,27 @@ def CPUReassociateSums : Pass<"onyx-cpu-reassociate-sums", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::arith::ArithDialect"];
 }
 
+def CPUSplitMinMaxReductions
+    : Pass<"onyx-cpu-split-min-max-reductions", "mlir::ModuleOp"> {
+  let summary = "Max/min reduction loops as 8 independent chains";
+  let description = [{
+    After onyx-cpu-register-accumulators: an innermost scf.for (index
+    induction variable, no nested regions) whose every iter_args
+    accumulator is updated by one `arith.maximumf`, `minimumf`, `maxsi`,
+    `minsi`, `maxui` or `minui` (the accumulator used only there, the
+    result only by the yield) becomes a main loop of step 8 x step running
+    8 copies of the body in iteration order, each with its own accumulator
+    (all starting from the initial value), the 8 results combined by the
+    same operation, then the original loop as the remainder. LLVM does not
+    vectorize `llvm.maximum` reductions, so the loop was one dependent
+    chain (Softmax's row max). Exact: these operations are associative,
+    commutative and idempotent (maxnumf/minnumf are not taken).
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::scf::SCFDialect"
+  ];
+}
+
 def CPUHoistInvariantLoads
     : Pass<"onyx-cpu-hoist-invariant-loads", "mlir::ModuleOp"> {
   let summary = "Loads invariant in a parallel loop's innermost dim, once "
