@@ -283,8 +283,9 @@ bool compileModelFile(const std::string &modelPath,
   }
   if (!runStage(
           [&](OpPassManager &pm) {
-            buildONNXToTensorPipeline(pm, options.target == "cuda" &&
-                                              options.fuseAttention);
+            bool cuda = options.target == "cuda";
+            buildONNXToTensorPipeline(pm, cuda && options.fuseAttention,
+                                      cuda && options.cudaChannelsLast);
           },
           "ONNX conversion"))
     return false;

@@ -71,7 +71,8 @@ void buildONNXCleanupPipeline(OpPassManager &pm, StringRef halfType) {
   }
 }
 
-void buildONNXToTensorPipeline(OpPassManager &pm, bool fuseAttention) {
+void buildONNXToTensorPipeline(OpPassManager &pm, bool fuseAttention,
+                               bool channelsLast) {
   pm.addPass(createConvertONNXToTensor());
   // Shape values computed with tensor ops become index arithmetic, so that
   // they are not payload reads (no readback, no pool-domain split).
@@ -83,6 +84,13 @@ void buildONNXToTensorPipeline(OpPassManager &pm, bool fuseAttention) {
   // onyx.attention (a flash-attention kernel; the scores never stored).
   if (fuseAttention)
     pm.addPass(createCUDAFuseAttention());
+  // CUDA: half-precision convolutions run in NHWC (cuDNN's tensor-core
+  // layout), the layout propagated through their neighbours; before fusion,
+  // so that each generic it rewrites is one ONNX op's.
+  if (channelsLast) {
+    pm.addPass(createCUDAChannelsLast());
+    pm.addPass(createCanonicalizerPass());
+  }
   // Dispatch regions: producer/consumer chains of generics become one
   // generic (one kernel, no intermediate buffer). After CSE, which it partly
   // undoes for linalg.fill (one fill per user bufferizes without copies).
@@ -266,7 +274,7 @@ void registerOnyxPassesAndPipelines() {
                              "kernels embedded as cubin + PTX)",
                              [](OpPassManager &pm) {
                                buildONNXCleanupPipeline(pm);
-                               buildONNXToTensorPipeline(pm, true);
+                               buildONNXToTensorPipeline(pm, true, true);
                                buildBufferizationPipeline(pm, "lifetime");
                                buildCUDACodegenPipeline(pm);
                              });

@@ -81,6 +81,12 @@ int main(int argc, char **argv) {
                "score matrix (less memory; faster than the default cuBLASLt "
                "path at large batch, slower at batch 1)"),
       cl::init(false), cl::cat(category));
+  cl::opt<bool> cudaChannelsLast(
+      "cuda-channels-last",
+      cl::desc("cuda: run f16 / bf16 convolutions in NHWC, the layout "
+               "propagated through their neighbours (default on; fp32 "
+               "models are unchanged either way)"),
+      cl::init(true), cl::cat(category));
   cl::opt<bool> timing(
       "timing",
       cl::desc("Print the wall time of every stage to stderr: import, each "
@@ -133,6 +139,7 @@ int main(int argc, char **argv) {
   options.precision = precision;
   options.cpu = cpu;
   options.fuseAttention = fuseAttention;
+  options.cudaChannelsLast = cudaChannelsLast;
   options.externalWeights = externalWeights;
   options.explainShapes = explainShapes;
   std::string error;

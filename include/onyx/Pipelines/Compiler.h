@@ -59,6 +59,9 @@ struct CompileOptions {
   /// activations) but its fp32 kernel is slower than cuBLASLt plus softmax
   /// wherever the GPU is busy (+27 % there; docs/cuda-backend.md).
   bool fuseAttention = false;
+  /// CUDA: f16 / bf16 convolutions run in NHWC with the layout propagated
+  /// through their neighbours (onyx-cuda-channels-last); fp32 is unchanged.
+  bool cudaChannelsLast = true;
 };
 
 /// Compiles the ONNX model at `modelPath`. Without `emit`, writes a shared

@@ -20,9 +20,12 @@ void buildONNXCleanupPipeline(mlir::OpPassManager &pm,
                               llvm::StringRef halfType = "");
 /// Stage 4: onnx -> tensor-level destination-passing ops.
 /// `fuseAttention` (the CUDA target): attention blocks become onyx.attention
-/// (onyx-fuse-attention) before elementwise fusion.
+/// (onyx-fuse-attention) before elementwise fusion. `channelsLast` (the
+/// CUDA target): f16 / bf16 convolutions and their neighbours in NHWC
+/// (onyx-cuda-channels-last).
 void buildONNXToTensorPipeline(mlir::OpPassManager &pm,
-                               bool fuseAttention = false);
+                               bool fuseAttention = false,
+                               bool channelsLast = false);
 /// Stages 6-8: One-Shot Bufferize, output allocation, entry binding, and
 /// pooling of temporaries with `poolScheme` ("lifetime", "iree" or "none").
 /// `target` "cpu": convolutions and max pools become runtime calls before

@@ -13,6 +13,9 @@
 // element type for the operands and the fused buffers); f16 / bf16 run on
 // tensor cores with f32 accumulation, their epilogues in the half type's
 // form (`truncf(max(extf(x), 0))`, `truncf(extf(a) + extf(b))`).
+// The channels-last form of onyx-cuda-channels-last
+// (Y[n, o..., g, m] += X[n, o * s + t * d..., g, c] * W[g, m, c, t...]) is
+// the same call with ONYXRT_CONV_NHWC (the bias over the last dim).
 //
 //===----------------------------------------------------------------------===//
 
@@ -66,7 +69,8 @@ bool isIdentityGeneric(linalg::GenericOp g, unsigned inputs) {
 /// The Conv lowering initializes the output with the bias broadcast over
 /// the channels (`yield %bias[c]` into `out`) right before the
 /// convolution: that generic, if it is there.
-linalg::GenericOp findBiasBroadcast(Operation *conv, Value out) {
+linalg::GenericOp findBiasBroadcast(Operation *conv, Value out,
+                                    bool channelsLast) {
   for (Operation *prev = conv->getPrevNode(); prev;
        prev = prev->getPrevNode()) {
     if (isNeutral(prev))
@@ -78,8 +82,9 @@ linalg::GenericOp findBiasBroadcast(Operation *conv, Value out) {
       return {};
     SmallVector<AffineMap> maps = g.getIndexingMapsArray();
     auto biasType = dyn_cast<MemRefType>(g.getDpsInputs()[0].getType());
+    unsigned channel = channelsLast ? g.getNumLoops() - 1 : 1;
     if (!maps[1].isIdentity() || maps[0].getNumResults() != 1 ||
-        maps[0].getResult(0) != getAffineDimExpr(1, g.getContext()) ||
+        maps[0].getResult(0) != getAffineDimExpr(channel, g.getContext()) ||
         !biasType ||
         !isDenseOf(g.getDpsInputs()[0],
                    cast<MemRefType>(out.getType()).getElementType()))
@@ -282,11 +287,17 @@ std::optional<ConvMatch> matchConv(linalg::LinalgOp op) {
   unsigned numLoops = op.getNumLoops();
   if (numLoops != unsigned(3 + 2 * rank + 1))
     return std::nullopt;
-  unsigned n = (*yDims)[0], g = (*yDims)[1], m = (*yDims)[2];
-  if ((*wDims)[0] != g || (*wDims)[1] != m)
+  // Y[n, g, m, o...], or Y[n, o..., g, m] channels last.
+  unsigned g = (*wDims)[0], m = (*wDims)[1];
+  bool channelsLast = (*yDims)[1] != g;
+  if (channelsLast && ((*yDims)[rank + 1] != g || (*yDims)[rank + 2] != m))
     return std::nullopt;
-  unsigned c = (*wDims)[2];
-  SmallVector<unsigned> outs((*yDims).begin() + 3, (*yDims).end());
+  if (!channelsLast && (*yDims)[2] != m)
+    return std::nullopt;
+  unsigned n = (*yDims)[0], c = (*wDims)[2];
+  unsigned firstOut = channelsLast ? 1 : 3;
+  SmallVector<unsigned> outs((*yDims).begin() + firstOut,
+                             (*yDims).begin() + firstOut + rank);
   SmallVector<unsigned> taps((*wDims).begin() + 3, (*wDims).end());
   // Every loop exactly once among n, g, m, outs, c, taps.
   llvm::SmallBitVector seen(numLoops);
@@ -312,19 +323,21 @@ std::optional<ConvMatch> matchConv(linalg::LinalgOp op) {
   for (unsigned d : taps)
     if (!linalg::isReductionIterator(iterators[d]))
       return std::nullopt;
-  // X[n, g, c, o * s + t * d].
+  // X[n, g, c, o * s + t * d], or X[n, o * s + t * d, g, c].
   AffineMap xMap = maps[0];
   auto isDim = [&](unsigned r, unsigned d) {
     auto dim = dyn_cast<AffineDimExpr>(xMap.getResult(r));
     return dim && dim.getPosition() == d;
   };
-  if (!isDim(0, n) || !isDim(1, g) || !isDim(2, c))
+  unsigned xGroup = channelsLast ? unsigned(rank) + 1 : 1;
+  if (!isDim(0, n) || !isDim(xGroup, g) || !isDim(xGroup + 1, c))
     return std::nullopt;
   ConvMatch match;
   match.rank = rank;
+  match.channelsLast = channelsLast;
   for (int64_t i = 0; i < rank; ++i) {
     llvm::DenseMap<unsigned, int64_t> coefficients;
-    if (!linearCoefficients(xMap.getResult(3 + i), coefficients))
+    if (!linearCoefficients(xMap.getResult(firstOut + i), coefficients))
       return std::nullopt;
     int64_t stride = coefficients.lookup(outs[i]);
     int64_t dilation = coefficients.lookup(taps[i]);
@@ -347,7 +360,7 @@ std::optional<ConvMatch> matchConv(linalg::LinalgOp op) {
   }
   // The group count must be static (it shapes the descriptors).
   auto yType = cast<MemRefType>(op.getDpsInits()[0].getType());
-  if (yType.isDynamicDim(1))
+  if (yType.isDynamicDim(channelsLast ? rank + 1 : 1))
     return std::nullopt;
   match.x = op.getDpsInputs()[0];
   match.w = op.getDpsInputs()[1];
@@ -370,7 +383,8 @@ void lowerConv(LibraryCallBuilder &calls, Value context, linalg::LinalgOp op,
   Operation *anchor = op;
   linalg::GenericOp fusedRelu, fusedAdd;
   Value residual;
-  if (linalg::GenericOp bias = findBiasBroadcast(op, yRoot)) {
+  if (linalg::GenericOp bias =
+          findBiasBroadcast(op, yRoot, match.channelsLast)) {
     linalg::GenericOp relu = findRelu(op, yRoot);
     SmallVector<Operation *> users = {bias, op};
     if (relu)
@@ -421,17 +435,21 @@ void lowerConv(LibraryCallBuilder &calls, Value context, linalg::LinalgOp op,
     return arith::MulIOp::create(b, loc, x, y);
   };
   int64_t r = match.rank;
-  Value g = dim(match.y, 1);
+  // Where the group, per-group channels and spatial dims are in x and y.
+  int64_t groupDim = match.channelsLast ? r + 1 : 1;
+  int64_t spatial = match.channelsLast ? 1 : 3;
+  Value g = dim(match.y, groupDim);
   // N, C, M, G, in..., kernel..., out..., pads..., strides...,
   // dilations....
-  SmallVector<Value> dims = {dim(match.y, 0), mul(g, dim(match.x, 2)),
-                             mul(g, dim(match.y, 2)), g};
+  SmallVector<Value> dims = {dim(match.y, 0),
+                             mul(g, dim(match.x, groupDim + 1)),
+                             mul(g, dim(match.y, groupDim + 1)), g};
   for (int64_t i = 0; i < r; ++i)
-    dims.push_back(dim(match.x, 3 + i));
+    dims.push_back(dim(match.x, spatial + i));
   for (int64_t i = 0; i < r; ++i)
     dims.push_back(dim(match.w, 3 + i));
   for (int64_t i = 0; i < r; ++i)
-    dims.push_back(dim(match.y, 3 + i));
+    dims.push_back(dim(match.y, spatial + i));
   for (int64_t i = 0; i < r; ++i)
     dims.push_back(calls.i64(b, loc, 0));
   for (int64_t i = 0; i < r; ++i)
@@ -451,6 +469,11 @@ void lowerConv(LibraryCallBuilder &calls, Value context, linalg::LinalgOp op,
   bool tf32 = calls.tf32 && elementCode == kOnyxF32;
   int32_t flags =
       (zeroed ? 0 : kConvAccumulate) | (tf32 ? kConvTF32 : 0) | fused;
+  // Channels last: the runtime reads the weights as KRSC, a copy it keeps
+  // for the session when they are a constant.
+  if (match.channelsLast)
+    flags |= kConvNHWC |
+             (isHostConstant(reshapeRoot(match.w)) ? kConvConstFilter : 0);
   Value biasPointer = biasBuffer
                           ? calls.devicePointer(b, loc, context, biasBuffer)
                           : Value(LLVM::ZeroOp::create(b, loc, ptr));

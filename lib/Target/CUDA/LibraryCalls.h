@@ -34,7 +34,9 @@ inline constexpr int32_t kGemmTransA = ONYXRT_GEMM_TRANS_A,
                          kGemmTF32 = ONYXRT_GEMM_TF32;
 inline constexpr int32_t kConvAccumulate = ONYXRT_CONV_ACCUMULATE,
                          kConvTF32 = ONYXRT_CONV_TF32,
-                         kConvRelu = ONYXRT_CONV_RELU;
+                         kConvRelu = ONYXRT_CONV_RELU,
+                         kConvNHWC = ONYXRT_CONV_NHWC,
+                         kConvConstFilter = ONYXRT_CONV_CONST_FILTER;
 /// ONNX element type codes (onyx_runtime.h's OnyxElementType).
 inline constexpr int32_t kOnyxF32 = 1, kOnyxF16 = 10, kOnyxBF16 = 16;
 
@@ -166,10 +168,14 @@ std::optional<GemmMatch> matchGemm(mlir::linalg::LinalgOp op);
 void lowerGemm(LibraryCallBuilder &calls, mlir::Value context,
                mlir::linalg::LinalgOp op, const GemmMatch &match);
 
-/// The Conv lowering's grouped convolution over the padded input.
+/// The Conv lowering's grouped convolution over the padded input, in its
+/// layout (x [N, G, C/G, in...], y [N, G, M/G, out...]) or channels last
+/// (onyx-cuda-channels-last: x [N, in..., G, C/G], y [N, out..., G, M/G]);
+/// w [G, M/G, C/G, kernel...] either way.
 struct ConvMatch {
   mlir::Value x, w, y;
   int64_t rank = 0;
+  bool channelsLast = false;
   llvm::SmallVector<int64_t> strides, dilations;
 };
 std::optional<ConvMatch> matchConv(mlir::linalg::LinalgOp op);

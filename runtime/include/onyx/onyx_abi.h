@@ -106,6 +106,13 @@
 #define ONYXRT_CONV_ACCUMULATE 1
 #define ONYXRT_CONV_TF32 2
 #define ONYXRT_CONV_RELU 4
+/* onyxrt_cuda_conv only (8 and 16 are onyx_cpu_conv.h's): x, y and the
+ * residual are NHWC ([N, in..., C] / [N, out..., M]), the weights stay
+ * [M, C/G, kernel...] and the call reads them as [M, kernel..., C/G]
+ * (KRSC), converted on the device; with CONST_FILTER the weights are a
+ * session constant and the converted copy is kept for the session. */
+#define ONYXRT_CONV_NHWC 32
+#define ONYXRT_CONV_CONST_FILTER 64
 
 /*--- Metadata text (docs/runtime-abi.md, "Metadata text") -----------------*/
 /* First line: "onyx-model v1". */

@@ -141,6 +141,8 @@ public:
                                           std::string &error) override;
   int launchGraph(DeviceGraph &graph, std::string &error) override;
   uint64_t graphEpoch() const override { return epoch; }
+  /// Between beginCapture and endCapture (what runs is recorded, not run).
+  bool isCapturing() const { return capturing; }
   /// Frees a buffer a graph owned (the graph is being destroyed).
   void releaseGraphOwned(void *ptr);
 

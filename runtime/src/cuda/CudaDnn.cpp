@@ -7,8 +7,8 @@
 // cuDNN 9 is loaded with dlopen (libcudnn.so.9, or $ONYX_CUDNN_LIBRARY): no
 // link dependency, and the runtime still loads without a GPU. The legacy
 // convolution API (still in cuDNN 9's cnn library) is enough here: NCHW
-// tensors, grouped convolutions, and the algorithm chosen once per shape by
-// cudnnGetConvolutionForwardAlgorithm_v7's heuristics
+// and NHWC tensors, grouped convolutions, and the algorithm chosen once per
+// shape by cudnnGetConvolutionForwardAlgorithm_v7's heuristics
 // ($ONYX_CUDNN_ALGO_SEARCH=exhaustive: by timing every one,
 // cudnnFindConvolutionForwardAlgorithm);
 // descriptors, algorithm and workspace size are cached per shape in the
@@ -19,6 +19,15 @@
 // (CUDNN_DATA_HALF / CUDNN_DATA_BFLOAT16, the bias too) convolve with an
 // fp32 compute type and CUDNN_TENSOR_OP_MATH: tensor cores, fp32
 // accumulation; alpha and beta stay fp32.
+//
+// ONYXRT_CONV_NHWC (half-precision convolutions after the compiler's
+// onyx-cuda-channels-last): x, y and the residual are described as NHWC
+// (CUDNN_TENSOR_NHWC strides) and the filter as KRSC, cuDNN's tensor-core
+// layouts. The compiler passes the weights as they are (KCRS); they are
+// converted here with cudnnTransformTensor: once per session into a copy
+// kept with the session when the call says they are a constant
+// (ONYXRT_CONV_CONST_FILTER: a weight or initializer, whose device copy
+// never changes), otherwise per call into a scratch buffer.
 //
 //===----------------------------------------------------------------------===//
 #include "CudaDevice.h"
@@ -74,6 +83,7 @@ struct DnnApi {
   ONYX_DNN_FN(cudnnConvolutionForward)
   ONYX_DNN_FN(cudnnConvolutionBiasActivationForward)
   ONYX_DNN_FN(cudnnAddTensor)
+  ONYX_DNN_FN(cudnnTransformTensor)
   ONYX_DNN_FN(cudnnActivationForward)
   ONYX_DNN_FN(cudnnCreateActivationDescriptor)
   ONYX_DNN_FN(cudnnSetActivationDescriptor)
@@ -116,6 +126,7 @@ DnnApi loadDnn() {
   ONYX_DNN_LOAD(cudnnConvolutionForward)
   ONYX_DNN_LOAD(cudnnConvolutionBiasActivationForward)
   ONYX_DNN_LOAD(cudnnAddTensor)
+  ONYX_DNN_LOAD(cudnnTransformTensor)
   ONYX_DNN_LOAD(cudnnActivationForward)
   ONYX_DNN_LOAD(cudnnCreateActivationDescriptor)
   ONYX_DNN_LOAD(cudnnSetActivationDescriptor)
@@ -140,11 +151,19 @@ std::string describeDnn(const char *call, cudnnStatus_t status) {
 
 struct ConvPlan {
   cudnnTensorDescriptor_t x = nullptr, y = nullptr, bias = nullptr;
+  /// NHWC: the weights as stored (KCRS) and as read (KRSC), both as 4-d
+  /// (or 5-d) tensors of the filter's dims.
+  cudnnTensorDescriptor_t filterIn = nullptr, filterOut = nullptr;
+  size_t filterBytes = 0;
   cudnnActivationDescriptor_t activation = nullptr;
   cudnnFilterDescriptor_t w = nullptr;
   cudnnConvolutionDescriptor_t conv = nullptr;
   cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
   size_t workspace = 0;
+  /// cudnnConvolutionBiasActivationForward declined this plan (without,
+  /// with a residual): the separate calls are made at once from then on,
+  /// not after a failed fused call each time.
+  bool fusedDeclined[2] = {false, false};
 };
 
 /// A workspace above this is not considered (the heuristics list
@@ -156,7 +175,10 @@ constexpr size_t kMaxWorkspaceBytes = size_t(1) << 30;
 /// timing), unless $ONYX_CUDNN_ALGO_SEARCH is `exhaustive`
 /// (cudnnFindConvolutionForwardAlgorithm times them all, as ONNX Runtime's
 /// EXHAUSTIVE search and cudnn.benchmark do: a slower first call per shape;
-/// on the H200 it made ResNet-50 no faster, docs/cuda-backend.md).
+/// on the H200 it made ResNet-50 no faster in NCHW, and in NHWC it cut the
+/// host time of graph-free calls but made the GPU time (CUDA graphs) worse,
+/// and one of its choices failed in the fused call with BAD_PARAM;
+/// docs/cuda-backend.md).
 bool exhaustiveAlgoSearch() {
   static const bool exhaustive = [] {
     const char *mode = std::getenv("ONYX_CUDNN_ALGO_SEARCH");
@@ -172,6 +194,10 @@ struct DnnState final : LibraryState {
   size_t workspaceBytes = 0;
   /// Where an output that overlaps the input is computed first.
   ScratchBuffer scratch;
+  /// NHWC: weights that are not constants, converted per call.
+  ScratchBuffer filterScratch;
+  /// NHWC: each constant filter's KRSC copy, by its address and size.
+  std::map<std::pair<const void *, size_t>, void *> filters;
   std::map<std::vector<int64_t>, ConvPlan> plans;
   ~DnnState() override {
     const DnnApi &api = dnnApi();
@@ -183,6 +209,10 @@ struct DnnState final : LibraryState {
         api.cudnnDestroyTensorDescriptor(p.y);
       if (p.bias)
         api.cudnnDestroyTensorDescriptor(p.bias);
+      if (p.filterIn)
+        api.cudnnDestroyTensorDescriptor(p.filterIn);
+      if (p.filterOut)
+        api.cudnnDestroyTensorDescriptor(p.filterOut);
       if (p.activation)
         api.cudnnDestroyActivationDescriptor(p.activation);
       if (p.w)
@@ -195,6 +225,10 @@ struct DnnState final : LibraryState {
     if (workspace && device)
       device->release(workspace);
     scratch.release(device);
+    filterScratch.release(device);
+    for (auto &entry : filters)
+      if (device)
+        device->release(entry.second);
   }
 };
 
@@ -270,6 +304,7 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
     return true;
   bool accumulate = flags & ONYXRT_CONV_ACCUMULATE;
   bool relu = flags & ONYXRT_CONV_RELU;
+  bool nhwc = flags & ONYXRT_CONV_NHWC;
   if ((relu && !bias) || (bias && accumulate)) {
     error = "onyxrt_cuda_conv: RELU needs a bias, and a bias excludes "
             "ACCUMULATE";
@@ -321,7 +356,8 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
     return false;
   const DnnApi &api = dnnApi();
   std::vector<int64_t> key(dims, dims + 4 + 6 * rank);
-  key.push_back(flags & (ONYXRT_CONV_TF32 | ONYXRT_CONV_RELU));
+  key.push_back(flags &
+                (ONYXRT_CONV_TF32 | ONYXRT_CONV_RELU | ONYXRT_CONV_NHWC));
   key.push_back(elemType);
   key.push_back(bias != nullptr);
   auto found = state->plans.find(key);
@@ -334,6 +370,10 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
         api.cudnnDestroyTensorDescriptor(plan.y);
       if (plan.bias)
         api.cudnnDestroyTensorDescriptor(plan.bias);
+      if (plan.filterIn)
+        api.cudnnDestroyTensorDescriptor(plan.filterIn);
+      if (plan.filterOut)
+        api.cudnnDestroyTensorDescriptor(plan.filterOut);
       if (plan.activation)
         api.cudnnDestroyActivationDescriptor(plan.activation);
       if (plan.w)
@@ -367,7 +407,21 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
         !check("cudnnCreateConvolutionDescriptor",
                api.cudnnCreateConvolutionDescriptor(&plan.conv)))
       return false;
-    std::vector<int> xs = packedStrides(xDims), ys = packedStrides(yDims);
+    // Channels last: dims stay [N, C, spatial...], the strides make C the
+    // innermost dim.
+    auto channelsLastStrides = [](const std::vector<int> &d) {
+      std::vector<int> s(d.size());
+      int64_t running = d[1];
+      s[1] = 1;
+      for (size_t i = d.size(); i-- > 2;) {
+        s[i] = int(running);
+        running *= d[i];
+      }
+      s[0] = int(running);
+      return s;
+    };
+    auto strides = nhwc ? channelsLastStrides : packedStrides;
+    std::vector<int> xs = strides(xDims), ys = strides(yDims);
     if (!check("cudnnSetTensorNdDescriptor (x)",
                api.cudnnSetTensorNdDescriptor(plan.x, dataType, nd,
                                               xDims.data(), xs.data())) ||
@@ -375,8 +429,10 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
                api.cudnnSetTensorNdDescriptor(plan.y, dataType, nd,
                                               yDims.data(), ys.data())) ||
         !check("cudnnSetFilterNdDescriptor",
-               api.cudnnSetFilterNdDescriptor(
-                   plan.w, dataType, CUDNN_TENSOR_NCHW, nd, wDims.data())) ||
+               api.cudnnSetFilterNdDescriptor(plan.w, dataType,
+                                              nhwc ? CUDNN_TENSOR_NHWC
+                                                   : CUDNN_TENSOR_NCHW,
+                                              nd, wDims.data())) ||
         !check("cudnnSetConvolutionNdDescriptor",
                api.cudnnSetConvolutionNdDescriptor(
                    plan.conv, r, padA.data(), strideA.data(), dilationA.data(),
@@ -390,6 +446,24 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
                                   ? CUDNN_TENSOR_OP_MATH
                                   : CUDNN_FMA_MATH)))
       return false;
+    if (nhwc) {
+      std::vector<int> fs = packedStrides(wDims),
+                       fl = channelsLastStrides(wDims);
+      plan.filterBytes = esize;
+      for (int d : wDims)
+        plan.filterBytes *= size_t(d);
+      if (!check("cudnnCreateTensorDescriptor",
+                 api.cudnnCreateTensorDescriptor(&plan.filterIn)) ||
+          !check("cudnnCreateTensorDescriptor",
+                 api.cudnnCreateTensorDescriptor(&plan.filterOut)) ||
+          !check("cudnnSetTensorNdDescriptor (filter, KCRS)",
+                 api.cudnnSetTensorNdDescriptor(plan.filterIn, dataType, nd,
+                                                wDims.data(), fs.data())) ||
+          !check("cudnnSetTensorNdDescriptor (filter, KRSC)",
+                 api.cudnnSetTensorNdDescriptor(plan.filterOut, dataType, nd,
+                                                wDims.data(), fl.data())))
+        return false;
+    }
     if (bias) {
       // The bias as [1, M, 1, ...], and the activation of the fused call.
       std::vector<int> bDims(yDims.size(), 1);
@@ -460,7 +534,7 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
     }
     found = state->plans.emplace(std::move(key), plan).first;
   }
-  const ConvPlan &plan = found->second;
+  ConvPlan &plan = found->second;
   if (plan.workspace > state->workspaceBytes) {
     // The old workspace may still be in use by queued work.
     if (state->workspace) {
@@ -502,6 +576,41 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
     y = state->scratch.data;
   }
   float one = 1.0f, zero = 0.0f;
+  if (nhwc) {
+    // The weights as KRSC: the session's converted copy of a constant
+    // filter (made by its first call, which runs before any graph records
+    // it), else converted now.
+    auto cached = (flags & ONYXRT_CONV_CONST_FILTER)
+                      ? state->filters.find({w, plan.filterBytes})
+                      : state->filters.end();
+    if (cached != state->filters.end()) {
+      w = cached->second;
+    } else {
+      void *converted = nullptr;
+      bool keep = (flags & ONYXRT_CONV_CONST_FILTER) && !device.isCapturing();
+      if (keep) {
+        if (!(converted = device.allocate(plan.filterBytes, error)))
+          return false;
+      } else {
+        if (!state->filterScratch.reserve(device, plan.filterBytes, error))
+          return false;
+        converted = state->filterScratch.data;
+      }
+      cudnnStatus_t transformed =
+          api.cudnnTransformTensor(state->handle, &one, plan.filterIn, w, &zero,
+                                   plan.filterOut, converted);
+      if (transformed != CUDNN_STATUS_SUCCESS) {
+        if (keep)
+          device.release(converted);
+        error =
+            describeDnn("cudnnTransformTensor (filter to KRSC)", transformed);
+        return false;
+      }
+      if (keep)
+        state->filters.emplace(std::make_pair(w, plan.filterBytes), converted);
+      w = converted;
+    }
+  }
   CUevent start = nullptr;
   device.profileBegin(start);
   cudnnStatus_t status = CUDNN_STATUS_NOT_SUPPORTED;
@@ -509,12 +618,15 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
   // The fused call: y = act(conv(x) + 0 * y + bias). cuDNN runs an identity
   // activation only with IMPLICIT_PRECOMP_GEMM; otherwise, or when it
   // declines, convolution, bias and ReLU run as separate cuDNN calls.
-  if (bias &&
-      (relu || plan.algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM))
+  bool &declined = plan.fusedDeclined[residual ? 1 : 0];
+  if (bias && !declined &&
+      (relu || plan.algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM)) {
     status = api.cudnnConvolutionBiasActivationForward(
         state->handle, &one, plan.x, x, plan.w, w, plan.conv, plan.algo,
         state->workspace, plan.workspace, residual ? &one : &zero, plan.y,
         residual ? residual : y, plan.bias, bias, plan.activation, plan.y, y);
+    declined = status == CUDNN_STATUS_NOT_SUPPORTED;
+  }
   if (!bias || status == CUDNN_STATUS_NOT_SUPPORTED) {
     call = "cudnnConvolutionForward";
     const float *beta = accumulate ? &one : &zero;

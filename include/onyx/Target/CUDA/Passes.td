@@ -29,6 +29,25 @@ def CUDAFuseAttention : Pass<"onyx-fuse-attention", "mlir::ModuleOp"> {
   let dependentDialects = ["onyx::OnyxDialect"];
 }
 
+def CUDAChannelsLast : Pass<"onyx-cuda-channels-last", "mlir::ModuleOp"> {
+  let summary = "f16/bf16 convolutions and their neighbours in NHWC";
+  let description = [{
+    Runs on tensors after the ONNX lowering, before elementwise fusion (the
+    CUDA pipeline, unless `onyx-compile --cuda-channels-last=false`). Every
+    f16 / bf16 2-d convolution generic of the Conv lowering with one group
+    reads and writes NHWC (cuDNN's tensor-core layout; the weights stay KCRS
+    and the runtime converts them once to KRSC), and the layout is
+    propagated through every linalg.generic that touches the rank-4 tensors
+    around it (bias, Relu, residual Add, padding, MaxPool, casts, pooling
+    reductions: maps and body reads permuted, loops interchanged), so that
+    only the values that reach anything else (the graph input, a Flatten)
+    are transposed, once. f32 convolutions are left alone
+    (lib/Target/CUDA/ChannelsLast.cpp).
+  }];
+  let dependentDialects = ["mlir::linalg::LinalgDialect",
+                           "mlir::tensor::TensorDialect"];
+}
+
 def CUDALowerAttention : Pass<"onyx-cuda-lower-attention", "mlir::ModuleOp"> {
   let summary = "onyx.attention on buffers becomes an onyxrt_cuda_attention call";
   let description = [{
