@@ -17,7 +17,8 @@ device; the weights are re-created there from the same seeds.
 `compile` writes ART/MODEL_PREC.so for PREC in fp32 (the model's types,
 TF32 off), tf32 (`--precision=tf32`), fp16 and bf16 (`--precision=fp16|bf16`:
 the fp32 export run in half precision, inputs and outputs keeping their
-types); transformer models get `--fuse-attention` (--no-fuse: without).
+types; with `--cuda-channels-last`: NHWC half convolutions); transformer
+models get `--fuse-attention` (--no-fuse: without).
 
 `run`, per case: the fp32 model in PyTorch (weights from gpu_bench's seed,
 laid out for the compiled graph) and its fp64 copy, whose output is the
@@ -73,6 +74,10 @@ def cmd_compile(args):
                 flags = ["--target=cuda", "--external-weights"]
                 if prec != "fp32":
                     flags.append("--precision=" + prec)
+                if prec in ("fp16", "bf16"):
+                    # NHWC half convolutions (opt-in: faster on the GPU, more
+                    # host time per cuDNN call without CUDA graphs).
+                    flags.append("--cuda-channels-last")
                 if model in TRANSFORMERS and not args.no_fuse:
                     flags.append("--fuse-attention")
                 so = os.path.join(args.art, "%s_%s.so" % (model, prec))

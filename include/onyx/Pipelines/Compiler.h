@@ -61,7 +61,9 @@ struct CompileOptions {
   bool fuseAttention = false;
   /// CUDA: f16 / bf16 convolutions run in NHWC with the layout propagated
   /// through their neighbours (onyx-cuda-channels-last); fp32 is unchanged.
-  bool cudaChannelsLast = true;
+  /// Off by default until cuDNN's per-call host time is cut (NHWC calls
+  /// cost about 190 us of host time each without CUDA graphs).
+  bool cudaChannelsLast = false;
 };
 
 /// Compiles the ONNX model at `modelPath`. Without `emit`, writes a shared

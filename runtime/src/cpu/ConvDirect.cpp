@@ -72,6 +72,7 @@ struct Problem {
   const int64_t *tapOff; // per tap: offset from the position
   const float *w;        // [m][c * taps]
   int64_t m, k;          // output channels, reduction length (c * taps)
+  int64_t ldw;           // floats between w's rows (k for a convolution)
   int64_t outW, outSize; // y's row length and channel size
   float *y;              // y of this image
   const float *res;      // the residual of this image, or null
@@ -92,7 +93,7 @@ accumulateTile(const Problem &p, const float *in, int64_t plane, int64_t cols,
   const float *wr[kMB];
 #pragma GCC unroll 8
   for (int i = 0; i < kMB; ++i)
-    wr[i] = p.w + std::min<int64_t>(m0 + i, p.m - 1) * p.k;
+    wr[i] = p.w + std::min<int64_t>(m0 + i, p.m - 1) * p.ldw;
 #pragma GCC unroll 8
   for (int i = 0; i < kMB; ++i)
 #pragma GCC unroll 3
@@ -195,19 +196,84 @@ packTile(const float *in, int64_t plane, int64_t c, int64_t cols, float *dst) {
   }
 }
 
+/// The outputs of one image (flat positions [0, last)) from a laid-out
+/// Problem: the blocking and the split across the pool. `reach`: how far
+/// past a position its taps read.
+void computeImage(const Problem &p, int64_t last, int64_t reach) {
+  const int64_t tiles = (last + kTile - 1) / kTile;
+  const int64_t blocks = (p.m + kMB - 1) / kMB;
+  // Tiles per chunk: as many as keep the chunk's slice of `in` (its
+  // positions and the taps' reach beyond them) within kChunkFloats, but at
+  // most so many that there are kMinUnits work units to share.
+  int64_t chunkTiles =
+      (kChunkFloats / std::max<int64_t>(p.c, 1) - reach) / kTile;
+  int64_t minChunks = (kMinUnits + blocks - 1) / blocks;
+  chunkTiles = std::min(chunkTiles, (tiles + minChunks - 1) / minChunks);
+  chunkTiles = std::clamp<int64_t>(chunkTiles, 1, tiles);
+  // A small image (a late layer: few positions, many channels and weights)
+  // is one chunk, so that the weights are read once.
+  if (tiles <= kOneChunkTiles)
+    chunkTiles = tiles;
+  // A pointwise convolution over many channels and positions packs each
+  // tile's input once and walks it with every channel block (tile-major).
+  const bool pack =
+      p.taps == 1 && p.c >= kPackChannels && tiles > kOneChunkTiles;
+  if (pack)
+    chunkTiles = 1;
+  const int64_t chunks = (tiles + chunkTiles - 1) / chunkTiles;
+  const int64_t unitWork = chunkTiles * kTile * kMB * p.k;
+  const int64_t units = chunks * blocks;
+
+  parallelFor(units, std::max<int64_t>(1, kMinPieceWork / unitWork),
+              [&](int64_t begin, int64_t end) {
+                thread_local std::vector<float> packed;
+                if (pack && packed.size() < size_t(p.c * kTile))
+                  packed.resize(size_t(p.c * kTile));
+                int64_t packedTile = -1;
+                for (int64_t u = begin; u < end; ++u) {
+                  int64_t chunk = u / blocks, m0 = (u % blocks) * kMB;
+                  int64_t t1 = std::min(tiles, (chunk + 1) * chunkTiles);
+                  for (int64_t t = chunk * chunkTiles; t < t1; ++t) {
+                    int64_t q0 = t * kTile;
+                    int64_t cols = std::min(kTile, last - q0);
+                    const float *in = p.in + q0;
+                    int64_t inPlane = p.plane;
+                    if (pack) {
+                      if (packedTile != t)
+                        packTile(in, inPlane, p.c, cols, packed.data());
+                      packedTile = t;
+                      in = packed.data();
+                      inPlane = kTile;
+                    }
+                    if (cols > 32)
+                      runTile<3>(p, in, inPlane, q0, cols, m0);
+                    else if (cols > 16)
+                      runTile<2>(p, in, inPlane, q0, cols, m0);
+                    else
+                      runTile<1>(p, in, inPlane, q0, cols, m0);
+                  }
+                }
+              });
+}
+
 } // namespace
 
-bool directApplies(const Conv2d &s) {
-  // Every 2-d convolution of one group: strides through the phase planes.
-  // ONYXRT_CPU_DIRECT_CONV=0 turns the kernel off (a benchmark and test hook:
-  // the im2col path then runs these convolutions).
+/// The kernel is used: the host has AVX-512F and ONYXRT_CPU_DIRECT_CONV is
+/// not 0 (a benchmark and test hook: the im2col and OpenBLAS paths then run
+/// these convolutions and GEMMs).
+bool directEnabled() {
   static const bool enabled = [] {
     const char *v = std::getenv("ONYXRT_CPU_DIRECT_CONV");
     return __builtin_cpu_supports("avx512f") &&
            !(v && std::strcmp(v, "0") == 0);
   }();
-  if (!enabled || s.c < 1 || s.m < 1 || s.outH < 1 || s.outW < 1 || s.kH < 1 ||
-      s.kW < 1 || s.dilH < 1 || s.dilW < 1)
+  return enabled;
+}
+
+bool directApplies(const Conv2d &s) {
+  // Every 2-d convolution of one group: strides through the phase planes.
+  if (!directEnabled() || s.c < 1 || s.m < 1 || s.outH < 1 || s.outW < 1 ||
+      s.kH < 1 || s.kW < 1 || s.dilH < 1 || s.dilW < 1)
     return false;
   return s.strideH >= 1 && s.strideW >= 1;
 }
@@ -253,31 +319,8 @@ void convDirect(const Conv2d &s, const float *x, const float *w,
 
   // Flat positions [0, last): the last output is (outH - 1, outW - 1).
   const int64_t last = (s.outH - 1) * wp + s.outW;
-  const int64_t tiles = (last + kTile - 1) / kTile;
-  const int64_t blocks = (s.m + kMB - 1) / kMB;
-  // Tiles per chunk: as many as keep the chunk's slice of `in` (its
-  // positions and the taps' reach beyond them) within kChunkFloats, but at
-  // most so many that there are kMinUnits work units to share.
   const int64_t reach =
       ((s.kH - 1) * s.dilH / sh) * wp + (s.kW - 1) * s.dilW / sw;
-  int64_t chunkTiles =
-      (kChunkFloats / std::max<int64_t>(s.c, 1) - reach) / kTile;
-  int64_t minChunks = (kMinUnits + blocks - 1) / blocks;
-  chunkTiles = std::min(chunkTiles, (tiles + minChunks - 1) / minChunks);
-  chunkTiles = std::clamp<int64_t>(chunkTiles, 1, tiles);
-  // A small image (a late layer: few positions, many channels and weights)
-  // is one chunk, so that the weights are read once.
-  if (tiles <= kOneChunkTiles)
-    chunkTiles = tiles;
-  // A pointwise convolution over many channels and positions packs each
-  // tile's input once and walks it with every channel block (tile-major).
-  const bool pack = taps == 1 && s.c >= kPackChannels && tiles > kOneChunkTiles;
-  if (pack)
-    chunkTiles = 1;
-  const int64_t chunks = (tiles + chunkTiles - 1) / chunkTiles;
-  const int64_t unitWork = chunkTiles * kTile * kMB * k;
-  const int64_t units = chunks * blocks;
-
   for (int64_t n = 0; n < s.n; ++n) {
     const float *xn = x + n * s.c * inSize;
     Problem p;
@@ -325,42 +368,49 @@ void convDirect(const Conv2d &s, const float *x, const float *w,
     p.w = w;
     p.m = s.m;
     p.k = k;
+    p.ldw = k;
     p.outW = s.outW;
     p.outSize = outSize;
     p.y = y + n * s.m * outSize;
     p.res = e.residual ? e.residual + n * s.m * outSize : nullptr;
     p.e = &e;
-    parallelFor(units, std::max<int64_t>(1, kMinPieceWork / unitWork),
-                [&](int64_t begin, int64_t end) {
-                  thread_local std::vector<float> packed;
-                  if (pack && packed.size() < size_t(s.c * kTile))
-                    packed.resize(size_t(s.c * kTile));
-                  int64_t packedTile = -1;
-                  for (int64_t u = begin; u < end; ++u) {
-                    int64_t chunk = u / blocks, m0 = (u % blocks) * kMB;
-                    int64_t t1 = std::min(tiles, (chunk + 1) * chunkTiles);
-                    for (int64_t t = chunk * chunkTiles; t < t1; ++t) {
-                      int64_t q0 = t * kTile;
-                      int64_t cols = std::min(kTile, last - q0);
-                      const float *in = p.in + q0;
-                      int64_t inPlane = p.plane;
-                      if (pack) {
-                        if (packedTile != t)
-                          packTile(in, inPlane, s.c, cols, packed.data());
-                        packedTile = t;
-                        in = packed.data();
-                        inPlane = kTile;
-                      }
-                      if (cols > 32)
-                        runTile<3>(p, in, inPlane, q0, cols, m0);
-                      else if (cols > 16)
-                        runTile<2>(p, in, inPlane, q0, cols, m0);
-                      else
-                        runTile<1>(p, in, inPlane, q0, cols, m0);
-                    }
-                  }
-                });
+    computeImage(p, last, reach);
   }
+}
+
+} // namespace onyx::cpu
+
+namespace onyx::cpu {
+
+bool gemmDirectApplies(int64_t m, int64_t n, int64_t k) {
+  return directEnabled() && m >= 1 && n >= 1 && k >= 1;
+}
+
+void gemmDirect(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+                const float *b, int64_t ldb, bool accumulate, float *c,
+                int64_t ldc) {
+  // C's m rows are the output channels, its n columns one row of positions,
+  // B's k rows the input channels (a 1x1 convolution over one row).
+  static const int64_t zeroOffset = 0;
+  ConvEpilogue e;
+  e.accumulate = accumulate;
+  Problem p;
+  p.in = b;
+  p.plane = ldb;
+  p.wp = n;
+  p.c = k;
+  p.taps = 1;
+  p.tapOff = &zeroOffset;
+  p.w = a;
+  p.m = m;
+  p.k = k;
+  p.ldw = lda;
+  p.outW = n;
+  p.outSize = ldc;
+  p.y = c;
+  p.res = nullptr;
+  p.e = &e;
+  computeImage(p, n, 0);
 }
 
 } // namespace onyx::cpu

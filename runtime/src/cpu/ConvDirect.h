@@ -25,6 +25,19 @@ bool directApplies(const Conv2d &conv);
 void convDirect(const Conv2d &conv, const float *x, const float *w,
                 const ConvEpilogue &epilogue, float *y);
 
+/// Whether gemmDirect computes a product of these extents (the kernel is on:
+/// AVX-512F, ONYXRT_CPU_DIRECT_CONV not 0).
+bool gemmDirectApplies(int64_t m, int64_t n, int64_t k);
+
+/// C = A B (or C += A B when accumulating), row-major, untransposed: A m x k
+/// (lda), B k x n (ldb), C m x n (ldc); the same kernel as a 1x1
+/// convolution, split across the pool, each element summed over k in order
+/// by one thread (the same bits for every thread count). C must not overlap
+/// A or B.
+void gemmDirect(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
+                const float *b, int64_t ldb, bool accumulate, float *c,
+                int64_t ldc);
+
 } // namespace onyx::cpu
 
 #endif // ONYX_RUNTIME_CPU_CONVDIRECT_H

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "cpu/Gemm.h"
+#include "cpu/ConvDirect.h"
 
 #include "onyx/onyx_cpu_conv.h"
 
@@ -95,13 +96,58 @@ void splitGemm(Blas blas, int32_t order, int32_t transA, int32_t transB,
 
 } // namespace
 
+namespace {
+
+/// Whether the direct AVX-512 kernel (ConvDirect.h) computes this sgemm:
+/// row-major, untransposed, alpha 1, beta 0 or 1, at least 8 rows (a block
+/// of the kernel; fewer would be mostly wasted lanes), C overlapping
+/// neither operand. It does every element in k order on one thread, and
+/// runs with AVX-512 FMAs where OpenBLAS may be held to AVX2 kernels
+/// (OPENBLAS_CORETYPE on CPUs its old builds do not know).
+bool directSgemm(int32_t order, int32_t transA, int32_t transB, int32_t m,
+                 int32_t n, int32_t k, float alpha, const float *a, int32_t lda,
+                 const float *b, int32_t ldb, float beta, float *c,
+                 int32_t ldc) {
+  if (order != kRowMajor || transA != kNoTrans || transB != kNoTrans ||
+      alpha != 1.0f || (beta != 0.0f && beta != 1.0f) || m < 8 || lda < k ||
+      ldb < n || ldc < n || !gemmDirectApplies(m, n, k))
+    return false;
+  auto overlaps = [&](const float *p, int64_t rows, int64_t ld, int64_t cols) {
+    const float *cEnd = c + int64_t(m - 1) * ldc + n;
+    const float *pEnd = p + (rows - 1) * ld + cols;
+    return p < cEnd && c < pEnd;
+  };
+  if (overlaps(a, m, lda, k) || overlaps(b, k, ldb, n))
+    return false;
+  gemmDirect(m, n, k, a, lda, b, ldb, beta == 1.0f, c, ldc);
+  return true;
+}
+
+/// cblas_sgemm's signature: the direct kernel where it applies, else
+/// OpenBLAS.
+void sgemmOne(int32_t order, int32_t transA, int32_t transB, int32_t m,
+              int32_t n, int32_t k, float alpha, const float *a, int32_t lda,
+              const float *b, int32_t ldb, float beta, float *c, int32_t ldc) {
+  if (!directSgemm(order, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta,
+                   c, ldc))
+    cblas_sgemm(order, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                ldc);
+}
+
+} // namespace
+
 extern "C" void onyxrt_cpu_sgemm(int32_t order, int32_t transA, int32_t transB,
                                  int32_t m, int32_t n, int32_t k, float alpha,
                                  const float *a, int32_t lda, const float *b,
                                  int32_t ldb, float beta, float *c,
                                  int32_t ldc) {
-  splitGemm<float>(cblas_sgemm, order, transA, transB, m, n, k, alpha, a, lda,
-                   b, ldb, beta, c, ldc);
+  // The direct kernel splits the whole product across the pool itself.
+  if (m > 0 && n > 0 &&
+      directSgemm(order, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta,
+                  c, ldc))
+    return;
+  splitGemm<float>(sgemmOne, order, transA, transB, m, n, k, alpha, a, lda, b,
+                   ldb, beta, c, ldc);
 }
 
 extern "C" void onyxrt_cpu_dgemm(int32_t order, int32_t transA, int32_t transB,
@@ -210,8 +256,8 @@ onyxrt_cpu_sgemm_batched(int32_t batchRank, const int64_t *batch, int32_t order,
                          int32_t k, float alpha, const float *a, int32_t lda,
                          const float *b, int32_t ldb, float beta, float *c,
                          int32_t ldc) {
-  batchedGemm<float>(cblas_sgemm, batchRank, batch, order, transA, transB, m, n,
-                     k, alpha, a, lda, b, ldb, beta, c, ldc);
+  batchedGemm<float>(sgemmOne, batchRank, batch, order, transA, transB, m, n, k,
+                     alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 extern "C" void
