@@ -483,8 +483,8 @@ private:
       rewriter.eraseOp(op);
       if (auto seed = seeds.find(op); seed != seeds.end()) {
         // A split shared with another seed goes with the last of them.
-        for (Operation *split : {seed->second.x.getOperation(),
-                                 seed->second.init.getOperation()})
+        for (Operation *split :
+             {seed->second.x.getOperation(), seed->second.init.getOperation()})
           if (split->use_empty() && erased.insert(split).second)
             rewriter.eraseOp(split);
       }
