@@ -46,8 +46,11 @@ extern "C" ONYX_API int32_t onyxrt_cuda_conv(void *ctx, const char *label,
 }
 #else
 
-#include <cudnn.h>
+#include "CudaDnn.h"
 
+#include <array>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -57,39 +60,6 @@ extern "C" ONYX_API int32_t onyxrt_cuda_conv(void *ctx, const char *label,
 namespace onyx {
 namespace rt {
 namespace {
-
-struct DnnApi {
-  std::string loadError;
-#define ONYX_DNN_FN(name) decltype(&::name) name = nullptr;
-  ONYX_DNN_FN(cudnnGetVersion)
-  ONYX_DNN_FN(cudnnGetErrorString)
-  ONYX_DNN_FN(cudnnCreate)
-  ONYX_DNN_FN(cudnnDestroy)
-  ONYX_DNN_FN(cudnnSetStream)
-  ONYX_DNN_FN(cudnnCreateTensorDescriptor)
-  ONYX_DNN_FN(cudnnSetTensorNdDescriptor)
-  ONYX_DNN_FN(cudnnDestroyTensorDescriptor)
-  ONYX_DNN_FN(cudnnCreateFilterDescriptor)
-  ONYX_DNN_FN(cudnnSetFilterNdDescriptor)
-  ONYX_DNN_FN(cudnnDestroyFilterDescriptor)
-  ONYX_DNN_FN(cudnnCreateConvolutionDescriptor)
-  ONYX_DNN_FN(cudnnSetConvolutionNdDescriptor)
-  ONYX_DNN_FN(cudnnSetConvolutionGroupCount)
-  ONYX_DNN_FN(cudnnSetConvolutionMathType)
-  ONYX_DNN_FN(cudnnDestroyConvolutionDescriptor)
-  ONYX_DNN_FN(cudnnGetConvolutionForwardAlgorithm_v7)
-  ONYX_DNN_FN(cudnnFindConvolutionForwardAlgorithm)
-  ONYX_DNN_FN(cudnnGetConvolutionForwardWorkspaceSize)
-  ONYX_DNN_FN(cudnnConvolutionForward)
-  ONYX_DNN_FN(cudnnConvolutionBiasActivationForward)
-  ONYX_DNN_FN(cudnnAddTensor)
-  ONYX_DNN_FN(cudnnTransformTensor)
-  ONYX_DNN_FN(cudnnActivationForward)
-  ONYX_DNN_FN(cudnnCreateActivationDescriptor)
-  ONYX_DNN_FN(cudnnSetActivationDescriptor)
-  ONYX_DNN_FN(cudnnDestroyActivationDescriptor)
-#undef ONYX_DNN_FN
-};
 
 DnnApi loadDnn() {
   DnnApi api;
@@ -131,9 +101,17 @@ DnnApi loadDnn() {
   ONYX_DNN_LOAD(cudnnCreateActivationDescriptor)
   ONYX_DNN_LOAD(cudnnSetActivationDescriptor)
   ONYX_DNN_LOAD(cudnnDestroyActivationDescriptor)
+  ONYX_DNN_LOAD(cudnnBackendCreateDescriptor)
+  ONYX_DNN_LOAD(cudnnBackendDestroyDescriptor)
+  ONYX_DNN_LOAD(cudnnBackendSetAttribute)
+  ONYX_DNN_LOAD(cudnnBackendGetAttribute)
+  ONYX_DNN_LOAD(cudnnBackendFinalize)
+  ONYX_DNN_LOAD(cudnnBackendExecute)
 #undef ONYX_DNN_LOAD
   return api;
 }
+
+} // namespace
 
 const DnnApi &dnnApi() {
   static const DnnApi api = loadDnn();
@@ -148,6 +126,8 @@ std::string describeDnn(const char *call, cudnnStatus_t status) {
   message += text ? text : ("cuDNN status " + std::to_string(int(status)));
   return message;
 }
+
+namespace {
 
 struct ConvPlan {
   cudnnTensorDescriptor_t x = nullptr, y = nullptr, bias = nullptr;
@@ -164,6 +144,12 @@ struct ConvPlan {
   /// with a residual): the separate calls are made at once from then on,
   /// not after a failed fused call each time.
   bool fusedDeclined[2] = {false, false};
+  /// How the convolution runs: the legacy calls above; the backend API's
+  /// plan with the whole epilogue; or its plan for the convolution alone,
+  /// the epilogue then by the legacy cudnnAddTensor / cudnnActivationForward
+  /// (when no engine takes the fused graph).
+  enum class Path { Legacy, Graph, GraphThenEpilogue } path = Path::Legacy;
+  std::unique_ptr<ConvGraphPlan> graph;
 };
 
 /// A workspace above this is not considered (the heuristics list
@@ -187,8 +173,26 @@ bool exhaustiveAlgoSearch() {
   return exhaustive;
 }
 
+/// $ONYX_CUDNN_API: `backend` (default) or `legacy` (the legacy API for
+/// every convolution, for A/B comparisons); read when a session's first
+/// convolution runs.
+bool useBackendApi(std::string &error) {
+  const char *mode = std::getenv("ONYX_CUDNN_API");
+  if (!mode || !*mode || std::strcmp(mode, "backend") == 0)
+    return true;
+  if (std::strcmp(mode, "legacy") == 0)
+    return false;
+  error = std::string("ONYX_CUDNN_API='") + mode +
+          "': expected 'backend' or 'legacy'";
+  return false;
+}
+
 struct DnnState final : LibraryState {
   cudnnHandle_t handle = nullptr;
+  bool backend = true;
+  /// $ONYX_CUDNN_LOG: one line per plan (path, engine, time) appended to
+  /// that file, or on stderr when it is `1`.
+  const char *log = std::getenv("ONYX_CUDNN_LOG");
   CudaDevice *device = nullptr;
   void *workspace = nullptr;
   size_t workspaceBytes = 0;
@@ -220,6 +224,7 @@ struct DnnState final : LibraryState {
       if (p.conv)
         api.cudnnDestroyConvolutionDescriptor(p.conv);
     }
+    plans.clear(); // the backend plans, before their handle
     if (handle)
       api.cudnnDestroy(handle);
     if (workspace && device)
@@ -241,6 +246,9 @@ DnnState *dnnState(CudaDevice &device, std::string &error) {
     return nullptr;
   }
   auto state = std::make_unique<DnnState>();
+  state->backend = useBackendApi(error);
+  if (!error.empty())
+    return nullptr;
   cudnnStatus_t status = api.cudnnCreate(&state->handle);
   if (status != CUDNN_STATUS_SUCCESS) {
     state->handle = nullptr;
@@ -354,12 +362,43 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
   DnnState *state = dnnState(device, error);
   if (!state)
     return false;
+  // The compiler may fuse a ReLU whose output buffer the memory plan placed
+  // over the convolution's input (dead after it in the unfused program):
+  // then the result is computed into a scratch buffer and copied.
+  size_t xBytes = size_t(n * c) * esize, yBytes = size_t(outElements) * esize;
+  for (int64_t i = 0; i < rank; ++i)
+    xBytes *= size_t(in[i]);
+  uintptr_t xBegin = reinterpret_cast<uintptr_t>(x),
+            yBegin = reinterpret_cast<uintptr_t>(y);
+  void *finalY = nullptr;
+  uintptr_t rBegin = reinterpret_cast<uintptr_t>(residual);
+  if (residual && !bias) {
+    error = "onyxrt_cuda_conv: a residual needs a bias";
+    return false;
+  }
+  // Overlapping the input, or the residual (unless exactly: z may be y).
+  if ((xBegin < yBegin + yBytes && yBegin < xBegin + xBytes) ||
+      (residual && rBegin != yBegin && rBegin < yBegin + yBytes &&
+       yBegin < rBegin + yBytes)) {
+    if (accumulate) {
+      error = "the convolution's output overlaps its input";
+      return false;
+    }
+    if (!state->scratch.reserve(device, yBytes, error))
+      return false;
+    finalY = y;
+    y = state->scratch.data;
+  }
   const DnnApi &api = dnnApi();
-  std::vector<int64_t> key(dims, dims + 4 + 6 * rank);
-  key.push_back(flags &
-                (ONYXRT_CONV_TF32 | ONYXRT_CONV_RELU | ONYXRT_CONV_NHWC));
-  key.push_back(elemType);
-  key.push_back(bias != nullptr);
+  // NHWC reads the filter from a converted copy (a fresh allocation).
+  std::array<int64_t, 5> alignment = {
+      pointerAlignment(x), nhwc ? 16 : pointerAlignment(w), pointerAlignment(y),
+      bias ? pointerAlignment(bias) : 16,
+      residual     ? pointerAlignment(residual)
+      : accumulate ? pointerAlignment(y) // z is y itself
+                   : 16};
+  std::vector<int64_t> key =
+      convPlanKey(elemType, flags, rank, dims, bias, residual, alignment);
   auto found = state->plans.find(key);
   if (found == state->plans.end()) {
     ConvPlan plan;
@@ -483,9 +522,50 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
                      CUDNN_PROPAGATE_NAN, 0.0)))
         return false;
     }
+    auto started = std::chrono::steady_clock::now();
+    std::string why;
+    if (state->backend) {
+      // The backend API: the whole epilogue in one plan, else the
+      // convolution alone (the epilogue then as separate legacy calls; not
+      // for ACCUMULATE, whose sum the graph does), else the legacy path for
+      // this key. Grouped and depthwise convolutions get engines from the
+      // heuristics as far as cuDNN has them; those without fall back here.
+      ConvGraphSpec spec;
+      spec.dataType = dataType;
+      spec.xDims.assign(xDims.begin(), xDims.end());
+      spec.wDims.assign(wDims.begin(), wDims.end());
+      spec.yDims.assign(yDims.begin(), yDims.end());
+      spec.pads.assign(padA.begin(), padA.end());
+      spec.strides.assign(strideA.begin(), strideA.end());
+      spec.dilations.assign(dilationA.begin(), dilationA.end());
+      spec.channelsLast = nhwc;
+      spec.bias = bias != nullptr;
+      spec.addZ = residual || accumulate;
+      spec.relu = relu;
+      spec.allowTf32 = flags & ONYXRT_CONV_TF32;
+      spec.alignment = alignment;
+      auto graph = std::make_unique<ConvGraphPlan>();
+      if (graph->build(state->handle, spec, kMaxWorkspaceBytes, why)) {
+        plan.path = ConvPlan::Path::Graph;
+      } else if ((spec.bias || spec.addZ || spec.relu) && !accumulate) {
+        std::string fusedWhy = why;
+        why.clear();
+        spec.bias = spec.addZ = spec.relu = false;
+        graph = std::make_unique<ConvGraphPlan>();
+        if (graph->build(state->handle, spec, kMaxWorkspaceBytes, why))
+          plan.path = ConvPlan::Path::GraphThenEpilogue;
+        why = "fused graph: " + fusedWhy + "; convolution alone: " + why;
+      }
+      if (plan.path != ConvPlan::Path::Legacy) {
+        plan.workspace = graph->workspace();
+        plan.graph = std::move(graph);
+      }
+    }
     cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
     int count = 0;
-    if (exhaustiveAlgoSearch()) {
+    if (plan.path != ConvPlan::Path::Legacy) {
+      // Chosen above.
+    } else if (exhaustiveAlgoSearch()) {
       // Every algorithm timed once on this shape (cuDNN's own buffers),
       // fastest first.
       if (!device.synchronize(error))
@@ -501,7 +581,7 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
                           CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count, perf))) {
       return false;
     }
-    bool chosen = false;
+    bool chosen = plan.path != ConvPlan::Path::Legacy;
     for (int i = 0; i < count && !chosen; ++i) {
       if (perf[i].status != CUDNN_STATUS_SUCCESS)
         continue;
@@ -532,7 +612,33 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
               "convolution";
       return false;
     }
-    found = state->plans.emplace(std::move(key), plan).first;
+    if (state->log && *state->log) {
+      double ms = std::chrono::duration<double, std::milli>(
+                      std::chrono::steady_clock::now() - started)
+                      .count();
+      const char *path = plan.path == ConvPlan::Path::Graph ? "backend graph"
+                         : plan.path == ConvPlan::Path::GraphThenEpilogue
+                             ? "backend convolution + legacy epilogue"
+                             : "legacy";
+      std::string text = std::string(label ? label : "conv") + ": " + path;
+      if (plan.graph)
+        text += ", " + plan.graph->engineDescription();
+      else
+        text += ", algo " + std::to_string(int(plan.algo));
+      if (state->backend && plan.path != ConvPlan::Path::Graph)
+        text += " [" + why + "]";
+      bool toStderr = std::strcmp(state->log, "1") == 0;
+      if (FILE *file = toStderr ? stderr : std::fopen(state->log, "a")) {
+        std::fprintf(file,
+                     "onyx cudnn plan: %s; workspace %zu; %s %s g=%lld; "
+                     "%.1f ms\n",
+                     text.c_str(), plan.workspace, onyx_element_name(elemType),
+                     nhwc ? "NHWC" : "NCHW", (long long)g, ms);
+        if (!toStderr)
+          std::fclose(file);
+      }
+    }
+    found = state->plans.emplace(std::move(key), std::move(plan)).first;
   }
   ConvPlan &plan = found->second;
   if (plan.workspace > state->workspaceBytes) {
@@ -547,33 +653,6 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
     if (!(state->workspace = device.allocate(plan.workspace, error)))
       return false;
     state->workspaceBytes = plan.workspace;
-  }
-  // The compiler may fuse a ReLU whose output buffer the memory plan placed
-  // over the convolution's input (dead after it in the unfused program):
-  // then the result is computed into a scratch buffer and copied.
-  size_t xBytes = size_t(n * c) * esize, yBytes = size_t(outElements) * esize;
-  for (int64_t i = 0; i < rank; ++i)
-    xBytes *= size_t(in[i]);
-  uintptr_t xBegin = reinterpret_cast<uintptr_t>(x),
-            yBegin = reinterpret_cast<uintptr_t>(y);
-  void *finalY = nullptr;
-  uintptr_t rBegin = reinterpret_cast<uintptr_t>(residual);
-  if (residual && !bias) {
-    error = "onyxrt_cuda_conv: a residual needs a bias";
-    return false;
-  }
-  // Overlapping the input, or the residual (unless exactly: z may be y).
-  if ((xBegin < yBegin + yBytes && yBegin < xBegin + xBytes) ||
-      (residual && rBegin != yBegin && rBegin < yBegin + yBytes &&
-       yBegin < rBegin + yBytes)) {
-    if (accumulate) {
-      error = "the convolution's output overlaps its input";
-      return false;
-    }
-    if (!state->scratch.reserve(device, yBytes, error))
-      return false;
-    finalY = y;
-    y = state->scratch.data;
   }
   float one = 1.0f, zero = 0.0f;
   if (nhwc) {
@@ -619,20 +698,35 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
   // activation only with IMPLICIT_PRECOMP_GEMM; otherwise, or when it
   // declines, convolution, bias and ReLU run as separate cuDNN calls.
   bool &declined = plan.fusedDeclined[residual ? 1 : 0];
-  if (bias && !declined &&
-      (relu || plan.algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM)) {
+  if (plan.path == ConvPlan::Path::Graph) {
+    // y = relu?(conv + z + bias), z = y itself when accumulating (each
+    // element read before its own write).
+    status =
+        plan.graph->execute(state->handle, x, w, y, bias,
+                            accumulate ? y : residual, state->workspace, call);
+  } else if (plan.path == ConvPlan::Path::GraphThenEpilogue) {
+    status = plan.graph->execute(state->handle, x, w, y, nullptr, nullptr,
+                                 state->workspace, call);
+  } else if (bias && !declined &&
+             (relu ||
+              plan.algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM)) {
     status = api.cudnnConvolutionBiasActivationForward(
         state->handle, &one, plan.x, x, plan.w, w, plan.conv, plan.algo,
         state->workspace, plan.workspace, residual ? &one : &zero, plan.y,
         residual ? residual : y, plan.bias, bias, plan.activation, plan.y, y);
     declined = status == CUDNN_STATUS_NOT_SUPPORTED;
   }
-  if (!bias || status == CUDNN_STATUS_NOT_SUPPORTED) {
-    call = "cudnnConvolutionForward";
-    const float *beta = accumulate ? &one : &zero;
-    status = api.cudnnConvolutionForward(
-        state->handle, &one, plan.x, x, plan.w, w, plan.conv, plan.algo,
-        state->workspace, plan.workspace, beta, plan.y, y);
+  if (plan.path == ConvPlan::Path::Graph) {
+    // Done above.
+  } else if (plan.path == ConvPlan::Path::GraphThenEpilogue || !bias ||
+             status == CUDNN_STATUS_NOT_SUPPORTED) {
+    if (plan.path == ConvPlan::Path::Legacy) {
+      call = "cudnnConvolutionForward";
+      const float *beta = accumulate ? &one : &zero;
+      status = api.cudnnConvolutionForward(
+          state->handle, &one, plan.x, x, plan.w, w, plan.conv, plan.algo,
+          state->workspace, plan.workspace, beta, plan.y, y);
+    }
     if (status == CUDNN_STATUS_SUCCESS && bias) {
       call = "cudnnAddTensor";
       status = api.cudnnAddTensor(state->handle, &one, plan.bias, bias, &one,
