@@ -48,72 +48,16 @@ VARIANTS = {
 RESNET_VARIANTS = ["fp32", "tf32", "fp16", "fp16cl", "bf16cl"]
 
 
-def models():
-    from onnx import TensorProto, helper, numpy_helper
-    rng = np.random.default_rng(0)
-    F = TensorProto.FLOAT
-
-    def w(name, shape):
-        fan_in = int(np.prod(shape[1:]))
-        a = rng.standard_normal(shape) / np.sqrt(fan_in)
-        return numpy_helper.from_array(a.astype(np.float32), name)
-
-    def model(nodes, inputs, inits):
-        g = helper.make_graph(nodes, "g", [helper.make_tensor_value_info(n, F, s) for n, s in inputs],
-                              [helper.make_tensor_value_info("y", F, None)], inits)
-        return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
-
-    N = helper.make_node
-
-    def conv(name, c, m, spatial, kernel, relu=False, bias=True, **attrs):
-        ins = ["x", "W"] + (["B"] if bias else [])
-        nodes = [N("Conv", ins, ["t" if relu else "y"], name=name, **attrs)]
-        if relu:
-            nodes.append(N("Relu", ["t"], ["y"], name=name + "_relu"))
-        inits = [w("W", (m, c // attrs.get("group", 1)) + tuple(kernel))]
-        if bias:
-            inits.append(w("B", (m,)))
-        return model(nodes, [("x", ["n", c] + list(spatial))], inits)
-
-    out = {
-        "c3x3_bias_relu": conv("c3", 16, 32, (14, 14), (3, 3), relu=True, pads=[1, 1, 1, 1]),
-        "c3x3_s2_bias": conv("c3s2", 24, 40, (15, 15), (3, 3), strides=[2, 2], pads=[1, 1, 1, 1]),
-        "c1x1_nobias": conv("c1", 64, 128, (7, 7), (1, 1), bias=False),
-        "stem7x7_s2_relu": conv("stem", 3, 16, (32, 32), (7, 7), relu=True, strides=[2, 2],
-                                pads=[3, 3, 3, 3]),
-        "grouped_dilated": conv("gd", 8, 12, (12, 12), (3, 3), bias=False, group=4,
-                                dilations=[2, 2], pads=[2, 2, 2, 2]),
-        "grouped8_bias_relu": conv("g8", 64, 64, (10, 10), (3, 3), relu=True, group=8,
-                                   pads=[1, 1, 1, 1]),
-        "depthwise_bias_relu": conv("dw", 32, 32, (12, 12), (3, 3), relu=True, group=32,
-                                    pads=[1, 1, 1, 1]),
-        "odd_channels": conv("odd", 5, 7, (9, 11), (3, 3), relu=True, pads=[1, 1, 1, 1]),
-        "conv1d_s3": conv("c1d", 4, 6, (50,), (5,), strides=[3]),
-        "conv3d_relu": conv("c3d", 4, 8, (6, 8, 8), (3, 3, 3), relu=True, pads=[1] * 6),
-    }
-    # conv + bias, residual Add, Relu (ResNet's block tail; fused where the
-    # compiler recognizes it).
-    out["residual_relu"] = model(
-        [N("Conv", ["x", "W", "B"], ["t"], name="cr", pads=[1, 1, 1, 1]),
-         N("Add", ["t", "r"], ["s"], name="add"), N("Relu", ["s"], ["y"], name="relu")],
-        [("x", ["n", 16, 8, 8]), ("r", ["n", 16, 8, 8])], [w("W", (16, 16, 3, 3)), w("B", (16,))])
-    return out
-
-
 def compiler():
     return os.environ.get("ONYX_COMPILE", os.path.join(REPO, "build", "bin", "onyx-compile"))
 
 
 def cmd_make(args):
-    import onnx
     os.makedirs(args.dir, exist_ok=True)
-    for name, m in models().items():
-        path = os.path.join(args.dir, name + ".onnx")
-        onnx.save(m, path)
-        for v, (flags, _) in VARIANTS.items():
-            so = os.path.join(args.dir, "%s_%s.so" % (name, v))
-            subprocess.run([compiler(), "--target=cuda"] + flags + [path, "-o", so], check=True)
-        print("compiled", name, flush=True)
+    subprocess.run(["cc", "-O2", "-Wall", "-shared", "-fPIC", "-I" + os.path.join(REPO, "runtime", "include"),
+                    os.path.join(HERE, "cudnn_conv_harness.c"), "-L" + args.runtime,
+                    "-lonyx_runtime", "-o", os.path.join(args.dir, "harness.so")], check=True)
+    print("built harness.so", flush=True)
     if args.resnet:
         import shutil
         import tempfile
@@ -132,9 +76,276 @@ def cmd_make(args):
                 print("compiled resnet50_%s (%.1f s)" % (v, time.time() - t0), flush=True)
 
 
+# onyx_abi.h / onyx_runtime.h values
+ACC, TF32, RELU, NHWC, CONST = 1, 2, 4, 8, 16
+ELEM = {"f32": 1, "f16": 10, "bf16": 16}
+# harness variants: (kind, elem, flags)
+HVARIANTS = {"fp32": ("fp32", "f32", 0), "tf32": ("tf32", "f32", TF32),
+             "fp16": ("fp16", "f16", 0), "bf16": ("bf16", "bf16", 0),
+             "fp16cl": ("fp16", "f16", NHWC | CONST), "bf16cl": ("bf16", "bf16", NHWC | CONST)}
+# epilogue: (flags, bias, residual mode: 0 none, 1 r, 2 y itself)
+EPILOGUES = {"none": (0, 0, 0), "acc": (ACC, 0, 0), "bias": (0, 1, 0),
+             "bias_relu": (RELU, 1, 0), "bias_res": (0, 1, 1), "bias_res_relu": (RELU, 1, 1),
+             "bias_resy_relu": (RELU, 1, 2)}
+
+
+def conv_dims(n, c, m, g, inp, k, stride=None, pad=None, dil=None):
+    r = len(inp)
+    stride, pad, dil = stride or [1] * r, pad or [0] * r, dil or [1] * r
+    out = [(inp[i] + 2 * pad[i] - dil[i] * (k[i] - 1) - 1) // stride[i] + 1 for i in range(r)]
+    return [n, c, m, g] + list(inp) + list(k) + out + list(pad) + list(stride) + list(dil)
+
+
+def harness_cases():
+    """(name, dims, epilogues): the shapes the compiler emits (pads 0 over
+    a padded input) and some with cuDNN's pads."""
+    allep = list(EPILOGUES)
+    few = ["none", "acc", "bias_relu", "bias_res_relu"]
+    return [
+        ("3x3_p0_prepadded", conv_dims(2, 16, 32, 1, [16, 16], [3, 3]), allep),
+        ("1x1_256_64", conv_dims(3, 256, 64, 1, [14, 14], [1, 1]), allep),
+        ("3x3_s2_pad1", conv_dims(2, 24, 40, 1, [15, 15], [3, 3], [2, 2], [1, 1]), few),
+        ("1x1_s2_downsample", conv_dims(2, 64, 128, 1, [14, 14], [1, 1], [2, 2]), few),
+        ("stem7x7_c3", conv_dims(2, 3, 16, 1, [38, 38], [7, 7], [2, 2]), few),
+        ("grouped4_dilated", conv_dims(2, 8, 12, 4, [16, 16], [3, 3], None, None, [2, 2]), few),
+        ("grouped8", conv_dims(2, 64, 64, 8, [12, 12], [3, 3]), few),
+        ("depthwise32", conv_dims(2, 32, 32, 32, [14, 14], [3, 3], None, [1, 1]), few),
+        ("odd_channels", conv_dims(1, 5, 7, 1, [9, 11], [3, 3], None, [1, 1]), few),
+        ("conv1d_s3", conv_dims(2, 4, 6, 1, [50], [5], [3]), few),
+        ("conv3d", conv_dims(2, 4, 8, 1, [6, 8, 8], [3, 3, 3], None, [1, 1, 1]), few),
+    ]
+
+
+def resnet50_check_cases(batches):
+    """Every distinct convolution of resnet50_convs at each batch, with its
+    epilogue and again accumulating (the compiler emits ACCUMULATE where
+    another kernel initialized the output)."""
+    seen, out = set(), []
+    for nb in batches:
+        for flags, bias, res, dims in resnet50_convs(nb):
+            key = (tuple(dims), flags, bias, res)
+            if key in seen:
+                continue
+            seen.add(key)
+            ep = {(RELU, 1, 0): "bias_relu", (RELU, 1, 1): "bias_res_relu", (0, 1, 0): "bias"}[
+                (flags, bias, res)]
+            name = "resnet50_b%d_%dx%d_c%d_m%d_s%d" % (nb, dims[6], dims[7], dims[1], dims[2],
+                                                        dims[12])
+            out.append((name, dims, [ep, "acc"]))
+    return out
+
+
+def resnet50_convs(n, acc=False):
+    """ResNet-50 (torchvision, 224x224) as the compiler emits its 53
+    convolutions: pads 0 over padded inputs; block tails with bias, residual
+    and ReLU, downsamples with bias, the rest bias + ReLU. acc: the 16 3x3
+    convolutions and the 4 downsamples accumulate into an output without a
+    bias instead (about as many ACCUMULATE calls as the compiled model has:
+    21-22 of 53). [(flags, bias, res, dims)]."""
+    convs = [(RELU, 1, 0, conv_dims(n, 3, 64, 1, [230, 230], [7, 7], [2, 2]))]
+    cin, size = 64, 56
+    for width, blocks, stride in ((64, 3, 1), (128, 4, 2), (256, 6, 2), (512, 3, 2)):
+        for b in range(blocks):
+            s = stride if b == 0 else 1
+            out = size // s
+            convs.append((RELU, 1, 0, conv_dims(n, cin, width, 1, [size, size], [1, 1])))
+            convs.append((ACC, 0, 0) if acc else (RELU, 1, 0))
+            convs[-1] += (conv_dims(n, width, width, 1, [size + 2, size + 2], [3, 3], [s, s]),)
+            if b == 0:
+                convs.append((ACC if acc else 0, 0 if acc else 1, 0,
+                              conv_dims(n, cin, width * 4, 1, [size, size], [1, 1], [s, s])))
+            convs.append((RELU, 1, 1, conv_dims(n, width, width * 4, 1, [out, out], [1, 1])))
+            cin, size = width * 4, out
+    assert len(convs) == 53
+    return convs
+
+
+def dims_parts(dims):
+    r = (len(dims) - 4) // 6
+    n, c, m, g = dims[:4]
+    p = [dims[4 + i * r:4 + (i + 1) * r] for i in range(6)]
+    return n, c, m, g, r, p  # p: in, kernel, out, pads, strides, dilations
+
+
+class Harness:
+    """The harness artifact in one session (legacy or backend API)."""
+
+    def __init__(self, path, api, log, **options):
+        self.api = api
+        self.session = session(path, api, log, **options)
+
+    def run(self, spec, arrays, **kw):
+        os.environ["ONYX_CUDNN_API"] = self.api
+        os.environ["ONYX_CONV_HARNESS"] = spec
+        return self.session.run(None, dict(zip(["x", "w", "b", "r", "y0"], arrays)), **kw)
+
+
+def torch_dtype(elem):
+    import torch
+    return {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}[elem]
+
+
+def as_bytes(t):
+    """A device tensor's bytes as a flat uint8 device tensor (read in place)."""
+    import torch
+    return t.contiguous().view(-1).view(torch.uint8)
+
+
+def run_harness_checks(args, log, results):
+    import torch
+    import torch.nn.functional as F
+    path = os.path.join(args.dir, "harness.so")
+    sess = {api: Harness(path, api, log) for api in ("legacy", "backend")}
+    bad = 0
+    start = time.time()
+    dev = torch.device("cuda")
+    cases = harness_cases() + (resnet50_check_cases(args.batches) if args.resnet_shapes else [])
+    for name, dims, eps in cases:
+        n, c, m, g, r, (inp, k, out, pads, strides, dil) = dims_parts(dims)
+        gen = torch.Generator(device=dev).manual_seed(len(results) + 7)
+        x32 = torch.randn([n, c] + inp, generator=gen, device=dev)
+        w32 = torch.randn([m, c // g] + k, generator=gen, device=dev) / float(np.sqrt(c // g * np.prod(k)))
+        b32 = torch.randn([m], generator=gen, device=dev)
+        r32 = torch.randn([n, m] + out, generator=gen, device=dev)
+        y032 = torch.randn([n, m] + out, generator=gen, device=dev)
+        convf = {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}[r]
+        for vname, (kind, elem, vflags) in HVARIANTS.items():
+            dt = torch_dtype(elem)
+            q = [t.to(dt) for t in (x32, w32, b32, r32, y032)]
+            xq, wq, bq, rq, y0q = [t.double() for t in q]
+            base = convf(xq, wq, None, strides, pads, dil, g)
+            nhwc = bool(vflags & NHWC)
+
+            def lay(t):  # the buffer layout of x, y, r
+                return t.movedim(1, -1) if nhwc else t
+            arrays = [as_bytes(lay(q[0])), as_bytes(q[1]), as_bytes(q[2]), as_bytes(lay(q[3])),
+                      as_bytes(lay(q[4]))]
+            for ep in eps:
+                if time.time() - start > args.check_budget:
+                    break
+                eflags, bias, res = EPILOGUES[ep]
+                ref = base.clone()
+                if eflags & ACC or res == 2:
+                    ref = ref + y0q
+                if bias:
+                    ref = ref + bq.view([1, m] + [1] * r)
+                if res == 1:
+                    ref = ref + rq
+                if eflags & RELU:
+                    ref = ref.clamp_min(0)
+                spec = "check %d %d %d %d %d %s" % (ELEM[elem], vflags | eflags, r, bias, res,
+                                                    " ".join(map(str, dims)))
+                rec = {"case": name, "variant": vname, "epilogue": ep}
+                try:
+                    outs = {}
+                    for api, h in sess.items():
+                        raw = np.asarray(h.run(spec, arrays)[0], np.uint8)
+                        t = torch.from_numpy(raw.copy()).to(dev).view(dt)
+                        t = t.view([n] + out + [m]).movedim(-1, 1) if nhwc else t.view([n, m] + out)
+                        outs[api] = t.double()
+                    e_l, e_b = trel(outs["legacy"], ref), trel(outs["backend"], ref)
+                    d = trel(outs["backend"], outs["legacy"])
+                    rec.update(err_legacy=e_l, err_backend=e_b, diff=d, ok=judge(kind, e_b, e_l, d))
+                except Exception as e:  # reported, the check goes on
+                    rec.update(ok=False, error=str(e)[:400])
+                bad += not rec["ok"]
+                results.append(rec)
+                if not rec["ok"] or args.verbose:
+                    print(json.dumps(rec), flush=True)
+    n_ok = sum(1 for r in results if r.get("ok"))
+    print("harness checks: %d run, %d ok, %d not ok (%.0f s)" % (len(results), n_ok, bad,
+                                                                   time.time() - start), flush=True)
+    return bad
+
+
+def run_harness_timing(args, log, results):
+    """ResNet-50's 53 convolutions per call, legacy vs backend, without and
+    with CUDA graphs (median of --runs, CUDA events, device-resident inputs)."""
+    import torch
+    path = os.path.join(args.dir, "harness.so")
+    dev = torch.device("cuda")
+    rows = []
+    start = time.time()
+
+    def events_ms(fn):
+        for _ in range(5):
+            fn()
+        torch.cuda.synchronize()
+        ts = []
+        for _ in range(args.runs):
+            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            fn()
+            b.record()
+            b.synchronize()
+            ts.append(a.elapsed_time(b))
+        return statistics.median(ts)
+
+    for vname, chain in [(v, c) for c in args.chains.split(",") for v in args.time_variants.split(",")]:
+        kind, elem, vflags = HVARIANTS[vname]
+        dt = torch_dtype(elem)
+        for nb in args.batches:
+            convs = resnet50_convs(nb, chain == "acc")
+            sizes = [0, 0, 0, 0]
+            parts = []
+            for flags, bias, res, dims in convs:
+                n, c, m, g, r, (inp, k, out, _, _, _) = dims_parts(dims)
+                xs, ws = n * c * int(np.prod(inp)), m * (c // g) * int(np.prod(k))
+                ys = n * m * int(np.prod(out))
+                sizes = [max(sizes[0], xs, ys), max(sizes[1], ws), max(sizes[2], m),
+                         max(sizes[3], ys)]
+                parts.append("%d %d %d %d %s" % (vflags | flags, r, bias, res, " ".join(map(str, dims))))
+            spec = "time %d %d %s" % (ELEM[elem], len(convs), " ".join(parts))
+            gen = torch.Generator(device=dev).manual_seed(nb)
+            bufs = [torch.randn(sz, generator=gen, device=dev, dtype=torch.float32).to(dt).view(torch.uint8)
+                    for sz in (sizes[0], sizes[1], sizes[2], sizes[3], sizes[3])]
+            row = {"variant": vname, "chain": chain, "batch": nb}
+            for graphs in (False, True):
+                for api in ("legacy", "backend"):
+                    if time.time() - start > args.time_budget:
+                        continue
+                    opts = {"enable_cuda_graph": True} if graphs else {}
+                    try:
+                        h = Harness(path, api, log, **opts)
+                        t0 = time.time()
+                        h.run(spec, bufs, device_outputs=True)
+                        torch.cuda.synchronize()
+                        row["first_s_%s%s" % (api, "_graphs" if graphs else "")] = round(time.time() - t0, 3)
+                        row["%s%s_ms" % (api, "_graphs" if graphs else "")] = events_ms(
+                            lambda: h.run(spec, bufs, device_outputs=True))
+                        h = None
+                    except Exception as e:
+                        row["%s%s_error" % (api, "_graphs" if graphs else "")] = str(e)[:300]
+            rows.append(row)
+            results.append(dict(row, timing=True))
+            print(json.dumps(row), flush=True)
+    print("\nResNet-50's 53 convolutions per call (harness; median of %d, CUDA events):" % args.runs)
+    print("| variant | chain | batch | legacy ms | backend ms | backend / legacy | legacy + graphs ms "
+          "| backend + graphs ms |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+
+    def f(r, k):
+        return "%.2f" % r[k] if k in r else "-"
+    for r in rows:
+        ratio = "%.2f" % (r["backend_ms"] / r["legacy_ms"]) if "backend_ms" in r and "legacy_ms" in r else "-"
+        print("| %s | %s | %d | %s | %s | %s | %s | %s |" % (r["variant"], r["chain"], r["batch"], f(r, "legacy_ms"),
+                                                       f(r, "backend_ms"), ratio,
+                                                       f(r, "legacy_graphs_ms"), f(r, "backend_graphs_ms")))
+    for r in rows:
+        for k, v in r.items():
+            if k.endswith("_error"):
+                print("%s %s b%d %s: %s" % (r["variant"], r["chain"], r["batch"], k, v))
+    return 0
+
+
 def rel(a, b):
     a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
     return float(np.linalg.norm(a - b) / max(np.linalg.norm(b), 1e-30))
+
+
+def trel(a, b):
+    """rel() of two float64 torch tensors."""
+    return float((a - b).norm() / max(float(b.norm()), 1e-30))
 
 
 def judge(kind, e_backend, e_legacy, d):
@@ -155,52 +366,6 @@ def session(path, api, log, **options):
     with open(log, "a") as f:
         f.write("# %s %s %s\n" % (os.path.basename(path), api, options or ""))
     return onyx.InferenceSession(path, **options)
-
-
-def run_convs(args, log, results):
-    import onnx
-    import onnxruntime as ort
-    bad = 0
-    for name in models():
-        path = os.path.join(args.dir, name + ".onnx")
-        m = onnx.load(path)
-        ref_sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
-        feeds_by_n = {}
-        for n in (1, 3):
-            rng = np.random.default_rng(100 + n)
-            feeds = {}
-            for inp in m.graph.input:
-                shape = [d.dim_value if d.dim_param == "" else n
-                         for d in inp.type.tensor_type.shape.dim]
-                feeds[inp.name] = rng.standard_normal(shape).astype(np.float32)
-            feeds_by_n[n] = (feeds, ref_sess.run(None, feeds)[0])
-        for v, (_, kind) in VARIANTS.items():
-            so = os.path.join(args.dir, "%s_%s.so" % (name, v))
-            r = {"model": name, "variant": v}
-            try:
-                sess = {api: session(so, api, log) for api in ("legacy", "backend")}
-                worst = None
-                for n, (feeds, ref) in feeds_by_n.items():
-                    outs = {api: np.asarray(s.run(None, feeds)[0], np.float32)
-                            for api, s in sess.items()}
-                    e_l, e_b = rel(outs["legacy"], ref), rel(outs["backend"], ref)
-                    d = rel(outs["backend"], outs["legacy"])
-                    ok = judge(kind, e_b, e_l, d)
-                    if worst is None or not ok or d > worst[2]:
-                        worst = (e_l, e_b, d, ok, n)
-                    r.setdefault("ok", True)
-                    r["ok"] = r["ok"] and ok
-                r.update(err_legacy=worst[0], err_backend=worst[1], diff=worst[2])
-            except Exception as e:  # reported, the check goes on
-                r["ok"] = False
-                r["error"] = str(e)[:300]
-            bad += not r["ok"]
-            results.append(r)
-            print("%-22s %-7s %s" % (name, v, "ERROR " + r["error"] if "error" in r else
-                                     "err legacy %.2e backend %.2e, backend vs legacy %.2e %s" % (
-                                         r["err_legacy"], r["err_backend"], r["diff"],
-                                         "ok" if r["ok"] else "WRONG")), flush=True)
-    return bad
 
 
 def run_resnet(args, log, results):
@@ -246,6 +411,9 @@ def run_resnet(args, log, results):
         so = os.path.join(art, "resnet50_%s.so" % v)
         kind = VARIANTS[v][1]
         modes = [("", {})] + ([("graphs", {"enable_cuda_graph": True})] if args.time else [])
+        if not os.path.exists(so):
+            print("resnet50 %s: no artifact" % v)
+            continue
         for mode, options in modes:
             if time.time() - start > args.budget:
                 print("resnet50 %s %s: skipped (--budget)" % (v, mode), flush=True)
@@ -265,7 +433,7 @@ def run_resnet(args, log, results):
                         if args.time:
                             ms[(api, b)] = events_ms(
                                 lambda: s.run(None, feeds, device_outputs=True))
-                    del s
+                    s = None
             except Exception as e:
                 print("resnet50 %s %s: ERROR %s" % (v, mode, str(e)[:300]), flush=True)
                 results.append({"model": "resnet50", "variant": v, "mode": mode, "ok": False,
@@ -319,16 +487,18 @@ def cmd_run(args):
         print("cuDNN: %s" % e)
     results = []
     bad = 0
-    if not args.no_convs:
-        bad += run_convs(args, log, results)
+    if not args.no_checks:
+        bad += run_harness_checks(args, log, results)
+    if args.time:
+        run_harness_timing(args, log, results)
     if args.resnet:
         bad += run_resnet(args, log, results)
     with open(os.path.join(out, "cudnn_api_check.json"), "w") as f:
         json.dump(results, f, indent=1)
     summarize_log(log)
     print("cudnn api check: %s" % ("all ok" if bad == 0 else "%d not ok" % bad))
-    if args.time:
-        print("\n| case | legacy ms | backend ms | backend / legacy |")
+    if args.time and args.resnet:
+        print("\nResNet-50 (compiled):\n| case | legacy ms | backend ms | backend / legacy |")
         print("| --- | --- | --- | --- |")
         for r in results:
             if r.get("legacy_ms"):
@@ -343,10 +513,19 @@ def main():
     sub = p.add_subparsers(dest="cmd", required=True)
     a = sub.add_parser("make")
     a.add_argument("dir")
+    a.add_argument("--runtime", required=True, help="folder with libonyx_runtime.so to link the harness")
     a.add_argument("--resnet", help="folder with bench/gpu_bench.py export's resnet50.onnx")
     b = sub.add_parser("run")
     b.add_argument("dir")
-    b.add_argument("--no-convs", action="store_true")
+    b.add_argument("--no-checks", action="store_true", help="skip the harness checks")
+    b.add_argument("--check-budget", type=float, default=240)
+    b.add_argument("--time-budget", type=float, default=240)
+    b.add_argument("--time-variants", default="fp32,tf32,fp16,fp16cl,bf16cl")
+    b.add_argument("--verbose", action="store_true")
+    b.add_argument("--chains", default="fused,acc",
+                   help="timing: ResNet-50 convolutions with fused epilogues, and/or with 20 accumulating")
+    b.add_argument("--resnet-shapes", action="store_true",
+                   help="also check ResNet-50's convolutions at --batches")
     b.add_argument("--resnet", action="store_true")
     b.add_argument("--time", action="store_true")
     b.add_argument("--batches", type=lambda s: [int(v) for v in s.split(",")], default=[1, 32])

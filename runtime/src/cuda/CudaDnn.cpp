@@ -5,19 +5,30 @@
 // dims as arguments.
 //
 // cuDNN 9 is loaded with dlopen (libcudnn.so.9, or $ONYX_CUDNN_LIBRARY): no
-// link dependency, and the runtime still loads without a GPU. The legacy
-// convolution API (still in cuDNN 9's cnn library) is enough here: NCHW
-// and NHWC tensors, grouped convolutions, and the algorithm chosen once per
-// shape by cudnnGetConvolutionForwardAlgorithm_v7's heuristics
-// ($ONYX_CUDNN_ALGO_SEARCH=exhaustive: by timing every one,
-// cudnnFindConvolutionForwardAlgorithm);
-// descriptors, algorithm and workspace size are cached per shape in the
-// session, and the workspace grows to the largest one used.
+// link dependency, and the runtime still loads without a GPU.
+//
+// Two ways to run a convolution, chosen once per plan key (shape, layout,
+// type, epilogue, alignments; convPlanKey) and cached in the session:
+//  - the backend (graph) API (default; CudaDnnGraph.cpp): one finalized
+//    execution plan for the convolution with its whole epilogue, run with
+//    cudnnBackendExecute: a few microseconds of host time per call, where
+//    the legacy calls below cost 80-190 us (docs/cuda-backend.md). A key
+//    whose fused graph gets no engine from the heuristics runs the backend
+//    plan of the convolution alone with the legacy epilogue calls; one
+//    whose convolution gets none either (or an ACCUMULATE without a fused
+//    engine) takes the legacy path. ONYX_CUDNN_LOG shows which.
+//  - the legacy API (ONYX_CUDNN_API=legacy, for A/B; and the fallback):
+//    the algorithm chosen by cudnnGetConvolutionForwardAlgorithm_v7's
+//    heuristics ($ONYX_CUDNN_ALGO_SEARCH=exhaustive: by timing every one,
+//    cudnnFindConvolutionForwardAlgorithm), descriptors, algorithm and
+//    workspace size cached per key.
+// The workspace is the session's, grown to the largest one used.
 //
 // Precision: CUDNN_FMA_MATH (plain fp32, no TF32) unless the artifact asked
-// for tf32 (CUDNN_TENSOR_OP_MATH, which allows it). fp16 and bf16 tensors
-// (CUDNN_DATA_HALF / CUDNN_DATA_BFLOAT16, the bias too) convolve with an
-// fp32 compute type and CUDNN_TENSOR_OP_MATH: tensor cores, fp32
+// for tf32 (CUDNN_TENSOR_OP_MATH, which allows it); in the backend API, no
+// engine with CUDNN_NUMERICAL_NOTE_TENSOR_CORE for fp32 without tf32. fp16 and
+// bf16 tensors (CUDNN_DATA_HALF / CUDNN_DATA_BFLOAT16, the bias too) convolve
+// with an fp32 compute type and CUDNN_TENSOR_OP_MATH: tensor cores, fp32
 // accumulation; alpha and beta stay fp32.
 //
 // ONYXRT_CONV_NHWC (half-precision convolutions after the compiler's
@@ -547,7 +558,18 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
       auto graph = std::make_unique<ConvGraphPlan>();
       if (graph->build(state->handle, spec, kMaxWorkspaceBytes, why)) {
         plan.path = ConvPlan::Path::Graph;
-      } else if ((spec.bias || spec.addZ || spec.relu) && !accumulate) {
+      } else if (accumulate) {
+        // No engine fuses `+ y` (NCHW, seen on the H100): the convolution
+        // op's own beta = 1 (the legacy kernels' accumulate).
+        std::string fusedWhy = why;
+        why.clear();
+        spec.addZ = false;
+        spec.betaOne = true;
+        graph = std::make_unique<ConvGraphPlan>();
+        if (graph->build(state->handle, spec, kMaxWorkspaceBytes, why))
+          plan.path = ConvPlan::Path::Graph;
+        why = "conv + y: " + fusedWhy + "; conv with beta 1: " + why;
+      } else if (spec.bias || spec.addZ || spec.relu) {
         std::string fusedWhy = why;
         why.clear();
         spec.bias = spec.addZ = spec.relu = false;
@@ -619,8 +641,14 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
       const char *path = plan.path == ConvPlan::Path::Graph ? "backend graph"
                          : plan.path == ConvPlan::Path::GraphThenEpilogue
                              ? "backend convolution + legacy epilogue"
-                             : "legacy";
+                         : state->backend ? "legacy fallback"
+                                          : "legacy";
       std::string text = std::string(label ? label : "conv") + ": " + path;
+      std::string shape = "dims";
+      for (int64_t i = 0; i < 4 + 6 * rank; ++i)
+        shape += " " + std::to_string(dims[i]);
+      shape += std::string(" flags ") + std::to_string(flags) +
+               (bias ? " bias" : "") + (residual ? " residual" : "");
       if (plan.graph)
         text += ", " + plan.graph->engineDescription();
       else
@@ -630,10 +658,10 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
       bool toStderr = std::strcmp(state->log, "1") == 0;
       if (FILE *file = toStderr ? stderr : std::fopen(state->log, "a")) {
         std::fprintf(file,
-                     "onyx cudnn plan: %s; workspace %zu; %s %s g=%lld; "
+                     "onyx cudnn plan: %s; workspace %zu; %s %s g=%lld; %s; "
                      "%.1f ms\n",
                      text.c_str(), plan.workspace, onyx_element_name(elemType),
-                     nhwc ? "NHWC" : "NCHW", (long long)g, ms);
+                     nhwc ? "NHWC" : "NCHW", (long long)g, shape.c_str(), ms);
         if (!toStderr)
           std::fclose(file);
       }
@@ -700,7 +728,8 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
   bool &declined = plan.fusedDeclined[residual ? 1 : 0];
   if (plan.path == ConvPlan::Path::Graph) {
     // y = relu?(conv + z + bias), z = y itself when accumulating (each
-    // element read before its own write).
+    // element read before its own write; or the plan's beta = 1, when it
+    // has no z).
     status =
         plan.graph->execute(state->handle, x, w, y, bias,
                             accumulate ? y : residual, state->workspace, call);

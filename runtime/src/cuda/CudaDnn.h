@@ -135,6 +135,9 @@ struct ConvGraphSpec {
   /// (ONYXRT_CONV_ACCUMULATE).
   bool addZ = false;
   bool relu = false;
+  /// No epilogue: the convolution op itself adds y (its beta = 1), for
+  /// ACCUMULATE where no engine fuses the `+ z` form.
+  bool betaOne = false;
   /// fp32 data: allow engines that use tensor cores (TF32). Half types
   /// always allow them (fp32 accumulation either way).
   bool allowTf32 = false;

@@ -228,6 +228,7 @@ bool ConvGraphPlan::build(cudnnHandle_t handle, const ConvGraphSpec &spec,
   cudnnBackendDescriptor_t convOp =
       b.make(CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR);
   float one = 1.0f, zero = 0.0f;
+  const float *beta = spec.betaOne && !epilogue ? &one : &zero;
   if (!x || !w || !convOut ||
       !b.set(convOp, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC,
              CUDNN_TYPE_BACKEND_DESCRIPTOR, &conv, 1,
@@ -244,7 +245,7 @@ bool ConvGraphPlan::build(cudnnHandle_t handle, const ConvGraphSpec &spec,
       !b.set(convOp, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA,
              CUDNN_TYPE_FLOAT, &one, 1, "cudnnBackendSetAttribute (alpha)") ||
       !b.set(convOp, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA,
-             CUDNN_TYPE_FLOAT, &zero, 1, "cudnnBackendSetAttribute (beta)") ||
+             CUDNN_TYPE_FLOAT, beta, 1, "cudnnBackendSetAttribute (beta)") ||
       !b.finalize(convOp, "cudnnBackendFinalize (convolution op)")) {
     why = b.error;
     return false;
