@@ -82,7 +82,8 @@ ELEM = {"f32": 1, "f16": 10, "bf16": 16}
 # harness variants: (kind, elem, flags)
 HVARIANTS = {"fp32": ("fp32", "f32", 0), "tf32": ("tf32", "f32", TF32),
              "fp16": ("fp16", "f16", 0), "bf16": ("bf16", "bf16", 0),
-             "fp16cl": ("fp16", "f16", NHWC | CONST), "bf16cl": ("bf16", "bf16", NHWC | CONST)}
+             "fp16cl": ("fp16", "f16", NHWC | CONST), "bf16cl": ("bf16", "bf16", NHWC | CONST),
+             "fp16cl_w": ("fp16", "f16", NHWC)}  # filter converted per call
 # epilogue: (flags, bias, residual mode: 0 none, 1 r, 2 y itself)
 EPILOGUES = {"none": (0, 0, 0), "acc": (ACC, 0, 0), "bias": (0, 1, 0),
              "bias_relu": (RELU, 1, 0), "bias_res": (0, 1, 1), "bias_res_relu": (RELU, 1, 1),
@@ -199,6 +200,7 @@ def run_harness_checks(args, log, results):
     bad = 0
     start = time.time()
     dev = torch.device("cuda")
+    filters = []
     cases = harness_cases() + (resnet50_check_cases(args.batches) if args.resnet_shapes else [])
     for name, dims, eps in cases:
         n, c, m, g, r, (inp, k, out, pads, strides, dil) = dims_parts(dims)
@@ -220,6 +222,10 @@ def run_harness_checks(args, log, results):
                 return t.movedim(1, -1) if nhwc else t
             arrays = [as_bytes(lay(q[0])), as_bytes(q[1]), as_bytes(q[2]), as_bytes(lay(q[3])),
                       as_bytes(lay(q[4]))]
+            # ONYXRT_CONV_CONST_FILTER: the sessions keep each filter's KRSC
+            # copy by address and size, so no later filter may reuse this
+            # one's memory: the filters stay alive until the end.
+            filters.append(arrays[1])
             for ep in eps:
                 if time.time() - start > args.check_budget:
                     break
@@ -356,8 +362,8 @@ def judge(kind, e_backend, e_legacy, d):
         return d <= 1e-5 and e_backend <= 1e-4
     if kind == "tf32":
         return e_backend <= 2e-3
-    slack = 2e-4 if kind == "fp16" else 2e-3
-    return e_backend <= 1.5 * e_legacy + slack
+    slack, bound = (2e-4, 5e-3) if kind == "fp16" else (2e-3, 3e-2)
+    return e_backend <= 1.5 * e_legacy + slack and e_backend <= bound
 
 
 def session(path, api, log, **options):
