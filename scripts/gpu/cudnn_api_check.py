@@ -77,7 +77,7 @@ def cmd_make(args):
 
 
 # onyx_abi.h / onyx_runtime.h values
-ACC, TF32, RELU, NHWC, CONST = 1, 2, 4, 8, 16
+ACC, TF32, RELU, NHWC, CONST = 1, 2, 4, 32, 64
 ELEM = {"f32": 1, "f16": 10, "bf16": 16}
 # harness variants: (kind, elem, flags)
 HVARIANTS = {"fp32": ("fp32", "f32", 0), "tf32": ("tf32", "f32", TF32),
