@@ -167,7 +167,9 @@ struct ConvPlan {
 /// alternatives that need less).
 constexpr size_t kMaxWorkspaceBytes = size_t(1) << 30;
 
-/// How a convolution's algorithm is chosen, once per shape in a session:
+/// How a legacy-path convolution's algorithm is chosen (ONYX_CUDNN_API=legacy
+/// or a key without a backend engine; the backend API's plans come from its
+/// heuristics, mode A), once per shape in a session:
 /// the first usable one of cudnnGetConvolutionForwardAlgorithm_v7's list (no
 /// timing), unless $ONYX_CUDNN_ALGO_SEARCH is `exhaustive`
 /// (cudnnFindConvolutionForwardAlgorithm times them all, as ONNX Runtime's
