@@ -14,9 +14,9 @@
 //    cudnnBackendExecute: a few microseconds of host time per call, where
 //    the legacy calls below cost 80-190 us (docs/cuda-backend.md). A key
 //    whose fused graph gets no engine from the heuristics runs the backend
-//    plan of the convolution alone with the legacy epilogue calls; one
-//    whose convolution gets none either (or an ACCUMULATE without a fused
-//    engine) takes the legacy path. ONYX_CUDNN_LOG shows which.
+//    plan of the convolution alone with the legacy epilogue calls (an
+//    ACCUMULATE: the convolution op with beta = 1); one whose convolution
+//    gets none either takes the legacy path. ONYX_CUDNN_LOG shows which.
 //  - the legacy API (ONYX_CUDNN_API=legacy, for A/B; and the fallback):
 //    the algorithm chosen by cudnnGetConvolutionForwardAlgorithm_v7's
 //    heuristics ($ONYX_CUDNN_ALGO_SEARCH=exhaustive: by timing every one,
@@ -539,9 +539,8 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
     std::string why;
     if (state->backend) {
       // The backend API: the whole epilogue in one plan, else the
-      // convolution alone (the epilogue then as separate legacy calls; not
-      // for ACCUMULATE, whose sum the graph does), else the legacy path for
-      // this key. Grouped and depthwise convolutions get engines from the
+      // convolution alone (ACCUMULATE: with beta = 1; an epilogue: then as
+      // separate legacy calls), else the legacy path for this key. Grouped and depthwise convolutions get engines from the
       // heuristics as far as cuDNN has them; those without fall back here.
       ConvGraphSpec spec;
       spec.dataType = dataType;
