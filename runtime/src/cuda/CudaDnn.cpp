@@ -540,8 +540,9 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
     if (state->backend) {
       // The backend API: the whole epilogue in one plan, else the
       // convolution alone (ACCUMULATE: with beta = 1; an epilogue: then as
-      // separate legacy calls), else the legacy path for this key. Grouped and depthwise convolutions get engines from the
-      // heuristics as far as cuDNN has them; those without fall back here.
+      // separate legacy calls), else the legacy path for this key. Grouped and
+      // depthwise convolutions get engines from the heuristics as far as cuDNN
+      // has them; those without fall back here.
       ConvGraphSpec spec;
       spec.dataType = dataType;
       spec.xDims.assign(xDims.begin(), xDims.end());
