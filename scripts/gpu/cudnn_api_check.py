@@ -196,7 +196,8 @@ def run_harness_checks(args, log, results):
     import torch
     import torch.nn.functional as F
     path = os.path.join(args.dir, "harness.so")
-    sess = {api: Harness(path, api, log) for api in ("legacy", "backend")}
+    apis = ["legacy"] + [a for a in args.apis.split(",") if a != "legacy"]
+    sess = {api: Harness(path, api, log) for api in apis}
     bad = 0
     start = time.time()
     dev = torch.device("cuda")
@@ -241,23 +242,28 @@ def run_harness_checks(args, log, results):
                     ref = ref.clamp_min(0)
                 spec = "check %d %d %d %d %d %s" % (ELEM[elem], vflags | eflags, r, bias, res,
                                                     " ".join(map(str, dims)))
-                rec = {"case": name, "variant": vname, "epilogue": ep}
-                try:
-                    outs = {}
-                    for api, h in sess.items():
+                outs, failed = {}, {}
+                for api, h in sess.items():
+                    try:
                         raw = np.asarray(h.run(spec, arrays)[0], np.uint8)
                         t = torch.from_numpy(raw.copy()).to(dev).view(dt)
                         t = t.view([n] + out + [m]).movedim(-1, 1) if nhwc else t.view([n, m] + out)
                         outs[api] = t.double()
-                    e_l, e_b = trel(outs["legacy"], ref), trel(outs["backend"], ref)
-                    d = trel(outs["backend"], outs["legacy"])
-                    rec.update(err_legacy=e_l, err_backend=e_b, diff=d, ok=judge(kind, e_b, e_l, d))
-                except Exception as e:  # reported, the check goes on
-                    rec.update(ok=False, error=str(e)[:400])
-                bad += not rec["ok"]
-                results.append(rec)
-                if not rec["ok"] or args.verbose:
-                    print(json.dumps(rec), flush=True)
+                    except Exception as e:  # reported, the check goes on
+                        failed[api] = str(e)[:400]
+                for api in apis[1:]:
+                    rec = {"case": name, "variant": vname, "epilogue": ep, "api": api}
+                    if "legacy" in failed or api in failed:
+                        rec.update(ok=False, error=failed.get(api) or "legacy: " + failed["legacy"])
+                    else:
+                        e_l, e_b = trel(outs["legacy"], ref), trel(outs[api], ref)
+                        d = trel(outs[api], outs["legacy"])
+                        rec.update(err_legacy=e_l, err_backend=e_b, diff=d,
+                                   ok=judge(kind, e_b, e_l, d))
+                    bad += not rec["ok"]
+                    results.append(rec)
+                    if not rec["ok"] or args.verbose:
+                        print(json.dumps(rec), flush=True)
     n_ok = sum(1 for r in results if r.get("ok"))
     print("harness checks: %d run, %d ok, %d not ok (%.0f s)" % (len(results), n_ok, bad,
                                                                    time.time() - start), flush=True)
@@ -528,6 +534,8 @@ def main():
     b.add_argument("--time-budget", type=float, default=240)
     b.add_argument("--time-variants", default="fp32,tf32,fp16,fp16cl,bf16cl")
     b.add_argument("--verbose", action="store_true")
+    b.add_argument("--apis", default="backend",
+                   help="ONYX_CUDNN_API values checked against legacy (backend, backend-unfused)")
     b.add_argument("--chains", default="fused,acc",
                    help="timing: ResNet-50 convolutions with fused epilogues, and/or with 20 accumulating")
     b.add_argument("--resnet-shapes", action="store_true",

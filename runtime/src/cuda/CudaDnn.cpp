@@ -186,23 +186,26 @@ bool exhaustiveAlgoSearch() {
   return exhaustive;
 }
 
-/// $ONYX_CUDNN_API: `backend` (default) or `legacy` (the legacy API for
-/// every convolution, for A/B comparisons); read when a session's first
-/// convolution runs.
-bool useBackendApi(std::string &error) {
+/// $ONYX_CUDNN_API: `backend` (default), `legacy` (the legacy API for
+/// every convolution, for A/B comparisons) or `backend-unfused` (a test
+/// mode: every key takes the backend path's fallbacks, the convolution
+/// alone with the legacy epilogue calls, ACCUMULATE with beta = 1); read
+/// when a session's first convolution runs.
+bool useBackendApi(std::string &error, bool &unfused) {
   const char *mode = std::getenv("ONYX_CUDNN_API");
-  if (!mode || !*mode || std::strcmp(mode, "backend") == 0)
+  unfused = mode && std::strcmp(mode, "backend-unfused") == 0;
+  if (!mode || !*mode || unfused || std::strcmp(mode, "backend") == 0)
     return true;
   if (std::strcmp(mode, "legacy") == 0)
     return false;
   error = std::string("ONYX_CUDNN_API='") + mode +
-          "': expected 'backend' or 'legacy'";
+          "': expected 'backend', 'legacy' or 'backend-unfused'";
   return false;
 }
 
 struct DnnState final : LibraryState {
   cudnnHandle_t handle = nullptr;
-  bool backend = true;
+  bool backend = true, backendUnfused = false;
   /// $ONYX_CUDNN_LOG: one line per plan (path, engine, time) appended to
   /// that file, or on stderr when it is `1`.
   const char *log = std::getenv("ONYX_CUDNN_LOG");
@@ -259,7 +262,7 @@ DnnState *dnnState(CudaDevice &device, std::string &error) {
     return nullptr;
   }
   auto state = std::make_unique<DnnState>();
-  state->backend = useBackendApi(error);
+  state->backend = useBackendApi(error, state->backendUnfused);
   if (!error.empty())
     return nullptr;
   cudnnStatus_t status = api.cudnnCreate(&state->handle);
@@ -558,8 +561,14 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
       spec.allowTf32 = flags & ONYXRT_CONV_TF32;
       spec.alignment = alignment;
       auto graph = std::make_unique<ConvGraphPlan>();
-      if (graph->build(state->handle, spec, kMaxWorkspaceBytes, why)) {
+      bool epilogue = spec.bias || spec.addZ || spec.relu;
+      if (state->backendUnfused && epilogue) {
+        why = "skipped (ONYX_CUDNN_API=backend-unfused)";
+      } else if (graph->build(state->handle, spec, kMaxWorkspaceBytes, why)) {
         plan.path = ConvPlan::Path::Graph;
+      }
+      if (plan.path == ConvPlan::Path::Graph) {
+        // Done.
       } else if (accumulate) {
         // No engine fuses `+ y` (NCHW, seen on the H100): the convolution
         // op's own beta = 1 (the legacy kernels' accumulate).
@@ -571,7 +580,7 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
         if (graph->build(state->handle, spec, kMaxWorkspaceBytes, why))
           plan.path = ConvPlan::Path::Graph;
         why = "conv + y: " + fusedWhy + "; conv with beta 1: " + why;
-      } else if (spec.bias || spec.addZ || spec.relu) {
+      } else if (epilogue) {
         std::string fusedWhy = why;
         why.clear();
         spec.bias = spec.addZ = spec.relu = false;
@@ -684,6 +693,16 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
       return false;
     state->workspaceBytes = plan.workspace;
   }
+  // The backend plan of the convolution alone would overwrite a residual
+  // that is y itself before the epilogue adds it: compute into the scratch
+  // buffer, then copy.
+  if (plan.path == ConvPlan::Path::GraphThenEpilogue && residual &&
+      residual == y) {
+    if (!state->scratch.reserve(device, yBytes, error))
+      return false;
+    finalY = y;
+    y = state->scratch.data;
+  }
   float one = 1.0f, zero = 0.0f;
   if (nhwc) {
     // The weights as KRSC: the session's converted copy of a constant
@@ -751,9 +770,12 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
     // Done above.
   } else if (plan.path == ConvPlan::Path::GraphThenEpilogue || !bias ||
              status == CUDNN_STATUS_NOT_SUPPORTED) {
+    // A residual that is y itself is added by the convolution's beta (the
+    // separate addition would read the convolution's result instead).
+    bool residualIsY = residual && residual == y;
     if (plan.path == ConvPlan::Path::Legacy) {
       call = "cudnnConvolutionForward";
-      const float *beta = accumulate ? &one : &zero;
+      const float *beta = accumulate || residualIsY ? &one : &zero;
       status = api.cudnnConvolutionForward(
           state->handle, &one, plan.x, x, plan.w, w, plan.conv, plan.algo,
           state->workspace, plan.workspace, beta, plan.y, y);
@@ -763,7 +785,7 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
       status = api.cudnnAddTensor(state->handle, &one, plan.bias, bias, &one,
                                   plan.y, y);
     }
-    if (status == CUDNN_STATUS_SUCCESS && residual) {
+    if (status == CUDNN_STATUS_SUCCESS && residual && !residualIsY) {
       call = "cudnnAddTensor";
       status = api.cudnnAddTensor(state->handle, &one, plan.y, residual, &one,
                                   plan.y, y);
