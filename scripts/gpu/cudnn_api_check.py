@@ -1,27 +1,32 @@
 #!/usr/bin/env python3
 """cuDNN's backend (graph) API against its legacy API in onyxrt_cuda_conv.
 
-    # here: convolution models, each compiled in six precisions/layouts, and
-    # (optional) ResNet-50 graphs of bench/gpu_bench.py export
-    ONYX_COMPILE=.../onyx-compile /usr/bin/python3 scripts/gpu/cudnn_api_check.py \\
-        make DIR [--resnet GRAPHS]
+    # here: the harness artifact (scripts/gpu/cudnn_conv_harness.c, linked
+    # against LIB/libonyx_runtime.so) and, optionally, ResNet-50 artifacts
+    # compiled from bench/gpu_bench.py export's graph
+    /usr/bin/python3 scripts/gpu/cudnn_api_check.py make DIR --runtime LIB \
+        [--resnet GRAPHS]   # ONYX_COMPILE=.../onyx-compile for --resnet
     # there (GPU machine; `onyx` package built against the carried runtime)
-    python3 scripts/gpu/cudnn_api_check.py run DIR [--resnet] [--time] --out $OUT
+    python3 scripts/gpu/cudnn_api_check.py run DIR [--resnet-shapes] [--time] \
+        [--apis backend,backend-unfused] [--resnet] --out $OUT
 
-`run` opens every artifact twice, with ONYX_CUDNN_API=legacy and =backend
-(the variable is read when a session's first convolution runs), feeds both
-the same random inputs at two batch sizes, and checks
-  - fp32: backend vs legacy within 1e-5 (relative L2), both vs ONNX Runtime
-    within 1e-4 (no TF32);
-  - tf32: backend vs ONNX Runtime within 2e-3;
-  - fp16 / bf16 (NCHW, and NHWC with --cuda-channels-last): backend's error
-    vs ONNX Runtime at most 1.5x legacy's plus 2e-4 (fp16) / 2e-3 (bf16).
+`run` opens the harness once per ONYX_CUDNN_API value (legacy, and each of
+--apis; the variable is read when a session's first convolution runs) and
+runs every check case in each: 11 convolution shapes (and with
+--resnet-shapes every distinct ResNet-50 convolution at --batches) in fp32,
+tf32, fp16, bf16 and NHWC fp16 / bf16, with their epilogues, on the same
+random inputs, against an fp64 PyTorch reference:
+  - fp32: within 1e-5 of legacy (relative L2) and 1e-4 of the reference;
+  - tf32: within 2e-3 of the reference;
+  - fp16 / bf16: error at most 1.5x legacy's plus 2e-4 / 2e-3, and below
+    5e-3 / 3e-2.
 ONYX_CUDNN_LOG collects the plan lines (path, engine, build time) in
 OUT/cudnn_plans.log; the summary counts how many plans took each path.
-With --resnet, ResNet-50 (weights re-created from gpu_bench's seed) at b1
-and b32: backend vs legacy outputs (same rules against the fp32 PyTorch
-model), and with --time the median of --runs calls (CUDA events, IO
-binding, device-resident inputs) without and with CUDA graphs.
+--time: ResNet-50's 53 convolutions per harness call, legacy vs backend,
+without and with CUDA graphs (median of --runs, CUDA events, device-resident
+inputs). --resnet: compiled ResNet-50 artifacts (weights re-created from
+gpu_bench's seed) at --batches, backend vs legacy outputs (the same rules
+against the fp32 PyTorch model), timed with --time.
 """
 import argparse
 import json
