@@ -26,7 +26,8 @@ OUT/cudnn_plans.log; the summary counts how many plans took each path.
 without and with CUDA graphs (median of --runs, CUDA events, device-resident
 inputs). --resnet: compiled ResNet-50 artifacts (weights re-created from
 gpu_bench's seed) at --batches, backend vs legacy outputs (the same rules
-against the fp32 PyTorch model), timed with --time.
+against the fp32 PyTorch model), timed with --time (written, not yet run:
+no onyx-compile was built in the session that wrote it).
 """
 import argparse
 import json
