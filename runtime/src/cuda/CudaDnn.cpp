@@ -5,19 +5,30 @@
 // dims as arguments.
 //
 // cuDNN 9 is loaded with dlopen (libcudnn.so.9, or $ONYX_CUDNN_LIBRARY): no
-// link dependency, and the runtime still loads without a GPU. The legacy
-// convolution API (still in cuDNN 9's cnn library) is enough here: NCHW
-// and NHWC tensors, grouped convolutions, and the algorithm chosen once per
-// shape by cudnnGetConvolutionForwardAlgorithm_v7's heuristics
-// ($ONYX_CUDNN_ALGO_SEARCH=exhaustive: by timing every one,
-// cudnnFindConvolutionForwardAlgorithm);
-// descriptors, algorithm and workspace size are cached per shape in the
-// session, and the workspace grows to the largest one used.
+// link dependency, and the runtime still loads without a GPU.
+//
+// Two ways to run a convolution, chosen once per plan key (shape, layout,
+// type, epilogue, alignments; convPlanKey) and cached in the session:
+//  - the backend (graph) API (default; CudaDnnGraph.cpp): one finalized
+//    execution plan for the convolution with its whole epilogue, run with
+//    cudnnBackendExecute: a few microseconds of host time per call, where
+//    the legacy calls below cost 80-190 us (docs/cuda-backend.md). A key
+//    whose fused graph gets no engine from the heuristics runs the backend
+//    plan of the convolution alone with the legacy epilogue calls (an
+//    ACCUMULATE: the convolution op with beta = 1); one whose convolution
+//    gets none either takes the legacy path. ONYX_CUDNN_LOG shows which.
+//  - the legacy API (ONYX_CUDNN_API=legacy, for A/B; and the fallback):
+//    the algorithm chosen by cudnnGetConvolutionForwardAlgorithm_v7's
+//    heuristics ($ONYX_CUDNN_ALGO_SEARCH=exhaustive: by timing every one,
+//    cudnnFindConvolutionForwardAlgorithm), descriptors, algorithm and
+//    workspace size cached per key.
+// The workspace is the session's, grown to the largest one used.
 //
 // Precision: CUDNN_FMA_MATH (plain fp32, no TF32) unless the artifact asked
-// for tf32 (CUDNN_TENSOR_OP_MATH, which allows it). fp16 and bf16 tensors
-// (CUDNN_DATA_HALF / CUDNN_DATA_BFLOAT16, the bias too) convolve with an
-// fp32 compute type and CUDNN_TENSOR_OP_MATH: tensor cores, fp32
+// for tf32 (CUDNN_TENSOR_OP_MATH, which allows it); in the backend API, no
+// engine with CUDNN_NUMERICAL_NOTE_TENSOR_CORE for fp32 without tf32. fp16 and
+// bf16 tensors (CUDNN_DATA_HALF / CUDNN_DATA_BFLOAT16, the bias too) convolve
+// with an fp32 compute type and CUDNN_TENSOR_OP_MATH: tensor cores, fp32
 // accumulation; alpha and beta stay fp32.
 //
 // ONYXRT_CONV_NHWC (half-precision convolutions after the compiler's
@@ -46,8 +57,11 @@ extern "C" ONYX_API int32_t onyxrt_cuda_conv(void *ctx, const char *label,
 }
 #else
 
-#include <cudnn.h>
+#include "CudaDnn.h"
 
+#include <array>
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -57,39 +71,6 @@ extern "C" ONYX_API int32_t onyxrt_cuda_conv(void *ctx, const char *label,
 namespace onyx {
 namespace rt {
 namespace {
-
-struct DnnApi {
-  std::string loadError;
-#define ONYX_DNN_FN(name) decltype(&::name) name = nullptr;
-  ONYX_DNN_FN(cudnnGetVersion)
-  ONYX_DNN_FN(cudnnGetErrorString)
-  ONYX_DNN_FN(cudnnCreate)
-  ONYX_DNN_FN(cudnnDestroy)
-  ONYX_DNN_FN(cudnnSetStream)
-  ONYX_DNN_FN(cudnnCreateTensorDescriptor)
-  ONYX_DNN_FN(cudnnSetTensorNdDescriptor)
-  ONYX_DNN_FN(cudnnDestroyTensorDescriptor)
-  ONYX_DNN_FN(cudnnCreateFilterDescriptor)
-  ONYX_DNN_FN(cudnnSetFilterNdDescriptor)
-  ONYX_DNN_FN(cudnnDestroyFilterDescriptor)
-  ONYX_DNN_FN(cudnnCreateConvolutionDescriptor)
-  ONYX_DNN_FN(cudnnSetConvolutionNdDescriptor)
-  ONYX_DNN_FN(cudnnSetConvolutionGroupCount)
-  ONYX_DNN_FN(cudnnSetConvolutionMathType)
-  ONYX_DNN_FN(cudnnDestroyConvolutionDescriptor)
-  ONYX_DNN_FN(cudnnGetConvolutionForwardAlgorithm_v7)
-  ONYX_DNN_FN(cudnnFindConvolutionForwardAlgorithm)
-  ONYX_DNN_FN(cudnnGetConvolutionForwardWorkspaceSize)
-  ONYX_DNN_FN(cudnnConvolutionForward)
-  ONYX_DNN_FN(cudnnConvolutionBiasActivationForward)
-  ONYX_DNN_FN(cudnnAddTensor)
-  ONYX_DNN_FN(cudnnTransformTensor)
-  ONYX_DNN_FN(cudnnActivationForward)
-  ONYX_DNN_FN(cudnnCreateActivationDescriptor)
-  ONYX_DNN_FN(cudnnSetActivationDescriptor)
-  ONYX_DNN_FN(cudnnDestroyActivationDescriptor)
-#undef ONYX_DNN_FN
-};
 
 DnnApi loadDnn() {
   DnnApi api;
@@ -131,9 +112,17 @@ DnnApi loadDnn() {
   ONYX_DNN_LOAD(cudnnCreateActivationDescriptor)
   ONYX_DNN_LOAD(cudnnSetActivationDescriptor)
   ONYX_DNN_LOAD(cudnnDestroyActivationDescriptor)
+  ONYX_DNN_LOAD(cudnnBackendCreateDescriptor)
+  ONYX_DNN_LOAD(cudnnBackendDestroyDescriptor)
+  ONYX_DNN_LOAD(cudnnBackendSetAttribute)
+  ONYX_DNN_LOAD(cudnnBackendGetAttribute)
+  ONYX_DNN_LOAD(cudnnBackendFinalize)
+  ONYX_DNN_LOAD(cudnnBackendExecute)
 #undef ONYX_DNN_LOAD
   return api;
 }
+
+} // namespace
 
 const DnnApi &dnnApi() {
   static const DnnApi api = loadDnn();
@@ -148,6 +137,8 @@ std::string describeDnn(const char *call, cudnnStatus_t status) {
   message += text ? text : ("cuDNN status " + std::to_string(int(status)));
   return message;
 }
+
+namespace {
 
 struct ConvPlan {
   cudnnTensorDescriptor_t x = nullptr, y = nullptr, bias = nullptr;
@@ -164,13 +155,21 @@ struct ConvPlan {
   /// with a residual): the separate calls are made at once from then on,
   /// not after a failed fused call each time.
   bool fusedDeclined[2] = {false, false};
+  /// How the convolution runs: the legacy calls above; the backend API's
+  /// plan with the whole epilogue; or its plan for the convolution alone,
+  /// the epilogue then by the legacy cudnnAddTensor / cudnnActivationForward
+  /// (when no engine takes the fused graph).
+  enum class Path { Legacy, Graph, GraphThenEpilogue } path = Path::Legacy;
+  std::unique_ptr<ConvGraphPlan> graph;
 };
 
 /// A workspace above this is not considered (the heuristics list
 /// alternatives that need less).
 constexpr size_t kMaxWorkspaceBytes = size_t(1) << 30;
 
-/// How a convolution's algorithm is chosen, once per shape in a session:
+/// How a legacy-path convolution's algorithm is chosen (ONYX_CUDNN_API=legacy
+/// or a key without a backend engine; the backend API's plans come from its
+/// heuristics, mode A), once per shape in a session:
 /// the first usable one of cudnnGetConvolutionForwardAlgorithm_v7's list (no
 /// timing), unless $ONYX_CUDNN_ALGO_SEARCH is `exhaustive`
 /// (cudnnFindConvolutionForwardAlgorithm times them all, as ONNX Runtime's
@@ -187,8 +186,29 @@ bool exhaustiveAlgoSearch() {
   return exhaustive;
 }
 
+/// $ONYX_CUDNN_API: `backend` (default), `legacy` (the legacy API for
+/// every convolution, for A/B comparisons) or `backend-unfused` (a test
+/// mode: every key takes the backend path's fallbacks, the convolution
+/// alone with the legacy epilogue calls, ACCUMULATE with beta = 1); read
+/// when a session's first convolution runs.
+bool useBackendApi(std::string &error, bool &unfused) {
+  const char *mode = std::getenv("ONYX_CUDNN_API");
+  unfused = mode && std::strcmp(mode, "backend-unfused") == 0;
+  if (!mode || !*mode || unfused || std::strcmp(mode, "backend") == 0)
+    return true;
+  if (std::strcmp(mode, "legacy") == 0)
+    return false;
+  error = std::string("ONYX_CUDNN_API='") + mode +
+          "': expected 'backend', 'legacy' or 'backend-unfused'";
+  return false;
+}
+
 struct DnnState final : LibraryState {
   cudnnHandle_t handle = nullptr;
+  bool backend = true, backendUnfused = false;
+  /// $ONYX_CUDNN_LOG: one line per plan (path, engine, time) appended to
+  /// that file, or on stderr when it is `1`.
+  const char *log = std::getenv("ONYX_CUDNN_LOG");
   CudaDevice *device = nullptr;
   void *workspace = nullptr;
   size_t workspaceBytes = 0;
@@ -220,6 +240,7 @@ struct DnnState final : LibraryState {
       if (p.conv)
         api.cudnnDestroyConvolutionDescriptor(p.conv);
     }
+    plans.clear(); // the backend plans, before their handle
     if (handle)
       api.cudnnDestroy(handle);
     if (workspace && device)
@@ -241,6 +262,9 @@ DnnState *dnnState(CudaDevice &device, std::string &error) {
     return nullptr;
   }
   auto state = std::make_unique<DnnState>();
+  state->backend = useBackendApi(error, state->backendUnfused);
+  if (!error.empty())
+    return nullptr;
   cudnnStatus_t status = api.cudnnCreate(&state->handle);
   if (status != CUDNN_STATUS_SUCCESS) {
     state->handle = nullptr;
@@ -354,12 +378,43 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
   DnnState *state = dnnState(device, error);
   if (!state)
     return false;
+  // The compiler may fuse a ReLU whose output buffer the memory plan placed
+  // over the convolution's input (dead after it in the unfused program):
+  // then the result is computed into a scratch buffer and copied.
+  size_t xBytes = size_t(n * c) * esize, yBytes = size_t(outElements) * esize;
+  for (int64_t i = 0; i < rank; ++i)
+    xBytes *= size_t(in[i]);
+  uintptr_t xBegin = reinterpret_cast<uintptr_t>(x),
+            yBegin = reinterpret_cast<uintptr_t>(y);
+  void *finalY = nullptr;
+  uintptr_t rBegin = reinterpret_cast<uintptr_t>(residual);
+  if (residual && !bias) {
+    error = "onyxrt_cuda_conv: a residual needs a bias";
+    return false;
+  }
+  // Overlapping the input, or the residual (unless exactly: z may be y).
+  if ((xBegin < yBegin + yBytes && yBegin < xBegin + xBytes) ||
+      (residual && rBegin != yBegin && rBegin < yBegin + yBytes &&
+       yBegin < rBegin + yBytes)) {
+    if (accumulate) {
+      error = "the convolution's output overlaps its input";
+      return false;
+    }
+    if (!state->scratch.reserve(device, yBytes, error))
+      return false;
+    finalY = y;
+    y = state->scratch.data;
+  }
   const DnnApi &api = dnnApi();
-  std::vector<int64_t> key(dims, dims + 4 + 6 * rank);
-  key.push_back(flags &
-                (ONYXRT_CONV_TF32 | ONYXRT_CONV_RELU | ONYXRT_CONV_NHWC));
-  key.push_back(elemType);
-  key.push_back(bias != nullptr);
+  // NHWC reads the filter from a converted copy (a fresh allocation).
+  std::array<int64_t, 5> alignment = {
+      pointerAlignment(x), nhwc ? 16 : pointerAlignment(w), pointerAlignment(y),
+      bias ? pointerAlignment(bias) : 16,
+      residual     ? pointerAlignment(residual)
+      : accumulate ? pointerAlignment(y) // z is y itself
+                   : 16};
+  std::vector<int64_t> key =
+      convPlanKey(elemType, flags, rank, dims, bias, residual, alignment);
   auto found = state->plans.find(key);
   if (found == state->plans.end()) {
     ConvPlan plan;
@@ -483,9 +538,67 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
                      CUDNN_PROPAGATE_NAN, 0.0)))
         return false;
     }
+    auto started = std::chrono::steady_clock::now();
+    std::string why;
+    if (state->backend) {
+      // The backend API: the whole epilogue in one plan, else the
+      // convolution alone (ACCUMULATE: with beta = 1; an epilogue: then as
+      // separate legacy calls), else the legacy path for this key. Grouped and
+      // depthwise convolutions get engines from the heuristics as far as cuDNN
+      // has them; those without fall back here.
+      ConvGraphSpec spec;
+      spec.dataType = dataType;
+      spec.xDims.assign(xDims.begin(), xDims.end());
+      spec.wDims.assign(wDims.begin(), wDims.end());
+      spec.yDims.assign(yDims.begin(), yDims.end());
+      spec.pads.assign(padA.begin(), padA.end());
+      spec.strides.assign(strideA.begin(), strideA.end());
+      spec.dilations.assign(dilationA.begin(), dilationA.end());
+      spec.channelsLast = nhwc;
+      spec.bias = bias != nullptr;
+      spec.addZ = residual || accumulate;
+      spec.relu = relu;
+      spec.allowTf32 = flags & ONYXRT_CONV_TF32;
+      spec.alignment = alignment;
+      auto graph = std::make_unique<ConvGraphPlan>();
+      bool epilogue = spec.bias || spec.addZ || spec.relu;
+      if (state->backendUnfused && epilogue) {
+        why = "skipped (ONYX_CUDNN_API=backend-unfused)";
+      } else if (graph->build(state->handle, spec, kMaxWorkspaceBytes, why)) {
+        plan.path = ConvPlan::Path::Graph;
+      }
+      if (plan.path == ConvPlan::Path::Graph) {
+        // Done.
+      } else if (accumulate) {
+        // No engine fuses `+ y` (NCHW, seen on the H100): the convolution
+        // op's own beta = 1 (the legacy kernels' accumulate).
+        std::string fusedWhy = why;
+        why.clear();
+        spec.addZ = false;
+        spec.betaOne = true;
+        graph = std::make_unique<ConvGraphPlan>();
+        if (graph->build(state->handle, spec, kMaxWorkspaceBytes, why))
+          plan.path = ConvPlan::Path::Graph;
+        why = "conv + y: " + fusedWhy + "; conv with beta 1: " + why;
+      } else if (epilogue) {
+        std::string fusedWhy = why;
+        why.clear();
+        spec.bias = spec.addZ = spec.relu = false;
+        graph = std::make_unique<ConvGraphPlan>();
+        if (graph->build(state->handle, spec, kMaxWorkspaceBytes, why))
+          plan.path = ConvPlan::Path::GraphThenEpilogue;
+        why = "fused graph: " + fusedWhy + "; convolution alone: " + why;
+      }
+      if (plan.path != ConvPlan::Path::Legacy) {
+        plan.workspace = graph->workspace();
+        plan.graph = std::move(graph);
+      }
+    }
     cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
     int count = 0;
-    if (exhaustiveAlgoSearch()) {
+    if (plan.path != ConvPlan::Path::Legacy) {
+      // Chosen above.
+    } else if (exhaustiveAlgoSearch()) {
       // Every algorithm timed once on this shape (cuDNN's own buffers),
       // fastest first.
       if (!device.synchronize(error))
@@ -501,7 +614,7 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
                           CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count, perf))) {
       return false;
     }
-    bool chosen = false;
+    bool chosen = plan.path != ConvPlan::Path::Legacy;
     for (int i = 0; i < count && !chosen; ++i) {
       if (perf[i].status != CUDNN_STATUS_SUCCESS)
         continue;
@@ -532,7 +645,39 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
               "convolution";
       return false;
     }
-    found = state->plans.emplace(std::move(key), plan).first;
+    if (state->log && *state->log) {
+      double ms = std::chrono::duration<double, std::milli>(
+                      std::chrono::steady_clock::now() - started)
+                      .count();
+      const char *path = plan.path == ConvPlan::Path::Graph ? "backend graph"
+                         : plan.path == ConvPlan::Path::GraphThenEpilogue
+                             ? "backend convolution + legacy epilogue"
+                         : state->backend ? "legacy fallback"
+                                          : "legacy";
+      std::string text = std::string(label ? label : "conv") + ": " + path;
+      std::string shape = "dims";
+      for (int64_t i = 0; i < 4 + 6 * rank; ++i)
+        shape += " " + std::to_string(dims[i]);
+      shape += std::string(" flags ") + std::to_string(flags) +
+               (bias ? " bias" : "") + (residual ? " residual" : "");
+      if (plan.graph)
+        text += ", " + plan.graph->engineDescription();
+      else
+        text += ", algo " + std::to_string(int(plan.algo));
+      if (state->backend && plan.path != ConvPlan::Path::Graph)
+        text += " [" + why + "]";
+      bool toStderr = std::strcmp(state->log, "1") == 0;
+      if (FILE *file = toStderr ? stderr : std::fopen(state->log, "a")) {
+        std::fprintf(file,
+                     "onyx cudnn plan: %s; workspace %zu; %s %s g=%lld; %s; "
+                     "%.1f ms\n",
+                     text.c_str(), plan.workspace, onyx_element_name(elemType),
+                     nhwc ? "NHWC" : "NCHW", (long long)g, shape.c_str(), ms);
+        if (!toStderr)
+          std::fclose(file);
+      }
+    }
+    found = state->plans.emplace(std::move(key), std::move(plan)).first;
   }
   ConvPlan &plan = found->second;
   if (plan.workspace > state->workspaceBytes) {
@@ -548,28 +693,11 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
       return false;
     state->workspaceBytes = plan.workspace;
   }
-  // The compiler may fuse a ReLU whose output buffer the memory plan placed
-  // over the convolution's input (dead after it in the unfused program):
-  // then the result is computed into a scratch buffer and copied.
-  size_t xBytes = size_t(n * c) * esize, yBytes = size_t(outElements) * esize;
-  for (int64_t i = 0; i < rank; ++i)
-    xBytes *= size_t(in[i]);
-  uintptr_t xBegin = reinterpret_cast<uintptr_t>(x),
-            yBegin = reinterpret_cast<uintptr_t>(y);
-  void *finalY = nullptr;
-  uintptr_t rBegin = reinterpret_cast<uintptr_t>(residual);
-  if (residual && !bias) {
-    error = "onyxrt_cuda_conv: a residual needs a bias";
-    return false;
-  }
-  // Overlapping the input, or the residual (unless exactly: z may be y).
-  if ((xBegin < yBegin + yBytes && yBegin < xBegin + xBytes) ||
-      (residual && rBegin != yBegin && rBegin < yBegin + yBytes &&
-       yBegin < rBegin + yBytes)) {
-    if (accumulate) {
-      error = "the convolution's output overlaps its input";
-      return false;
-    }
+  // The backend plan of the convolution alone would overwrite a residual
+  // that is y itself before the epilogue adds it: compute into the scratch
+  // buffer, then copy.
+  if (plan.path == ConvPlan::Path::GraphThenEpilogue && residual &&
+      residual == y) {
     if (!state->scratch.reserve(device, yBytes, error))
       return false;
     finalY = y;
@@ -619,26 +747,45 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
   // activation only with IMPLICIT_PRECOMP_GEMM; otherwise, or when it
   // declines, convolution, bias and ReLU run as separate cuDNN calls.
   bool &declined = plan.fusedDeclined[residual ? 1 : 0];
-  if (bias && !declined &&
-      (relu || plan.algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM)) {
+  if (plan.path == ConvPlan::Path::Graph) {
+    // y = relu?(conv + z + bias), z = y itself when accumulating (each
+    // element read before its own write; or the plan's beta = 1, when it
+    // has no z).
+    status =
+        plan.graph->execute(state->handle, x, w, y, bias,
+                            accumulate ? y : residual, state->workspace, call);
+  } else if (plan.path == ConvPlan::Path::GraphThenEpilogue) {
+    status = plan.graph->execute(state->handle, x, w, y, nullptr, nullptr,
+                                 state->workspace, call);
+  } else if (bias && !declined &&
+             (relu ||
+              plan.algo == CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM)) {
     status = api.cudnnConvolutionBiasActivationForward(
         state->handle, &one, plan.x, x, plan.w, w, plan.conv, plan.algo,
         state->workspace, plan.workspace, residual ? &one : &zero, plan.y,
         residual ? residual : y, plan.bias, bias, plan.activation, plan.y, y);
     declined = status == CUDNN_STATUS_NOT_SUPPORTED;
   }
-  if (!bias || status == CUDNN_STATUS_NOT_SUPPORTED) {
-    call = "cudnnConvolutionForward";
-    const float *beta = accumulate ? &one : &zero;
-    status = api.cudnnConvolutionForward(
-        state->handle, &one, plan.x, x, plan.w, w, plan.conv, plan.algo,
-        state->workspace, plan.workspace, beta, plan.y, y);
+  if (plan.path == ConvPlan::Path::Graph) {
+    // Done above.
+  } else if (plan.path == ConvPlan::Path::GraphThenEpilogue || !bias ||
+             status == CUDNN_STATUS_NOT_SUPPORTED) {
+    // A residual that is y itself is added by the convolution's beta (the
+    // separate addition would read the convolution's result instead).
+    bool residualIsY = residual && residual == y;
+    if (plan.path == ConvPlan::Path::Legacy) {
+      call = "cudnnConvolutionForward";
+      const float *beta = accumulate || residualIsY ? &one : &zero;
+      status = api.cudnnConvolutionForward(
+          state->handle, &one, plan.x, x, plan.w, w, plan.conv, plan.algo,
+          state->workspace, plan.workspace, beta, plan.y, y);
+    }
     if (status == CUDNN_STATUS_SUCCESS && bias) {
       call = "cudnnAddTensor";
       status = api.cudnnAddTensor(state->handle, &one, plan.bias, bias, &one,
                                   plan.y, y);
     }
-    if (status == CUDNN_STATUS_SUCCESS && residual) {
+    if (status == CUDNN_STATUS_SUCCESS && residual && !residualIsY) {
       call = "cudnnAddTensor";
       status = api.cudnnAddTensor(state->handle, &one, plan.y, residual, &one,
                                   plan.y, y);
