@@ -41,6 +41,24 @@ __attribute__((target("avx512f"))) inline __mmask16 tailMask(int64_t n) {
                   : __mmask16((1u << n) - 1);
 }
 
+/// 16 floats at p, the lanes in m (zero elsewhere). A full mask takes a
+/// plain load: masked loads cost about 3x a plain one on AMD Zen 5 (a
+/// 1024x3072x768 product of ConvDirect.cpp's kernel: 67 against 197 GF/s).
+__attribute__((target("avx512f"))) inline __m512 loadLanes(__mmask16 m,
+                                                           const float *p) {
+  return m == __mmask16(0xFFFF) ? _mm512_loadu_ps(p)
+                                : _mm512_maskz_loadu_ps(m, p);
+}
+
+/// Stores the lanes in m of v to p (a plain store for a full mask).
+__attribute__((target("avx512f"))) inline void storeLanes(float *p, __mmask16 m,
+                                                          __m512 v) {
+  if (m == __mmask16(0xFFFF))
+    _mm512_storeu_ps(p, v);
+  else
+    _mm512_mask_storeu_ps(p, m, v);
+}
+
 /// The epilogue on 16 accumulated outputs r (lanes in `m`) of one output
 /// channel whose bias is `bias`: y's old values when accumulating, then the
 /// bias, the residual at `res` (when not null), ReLU or Clip; stored to y.
@@ -48,10 +66,10 @@ __attribute__((target("avx512f"))) inline void
 storeWithEpilogue(__m512 r, __mmask16 m, __m512 bias, const float *res,
                   const ConvEpilogue &e, float *y) {
   if (e.accumulate)
-    r = _mm512_add_ps(_mm512_maskz_loadu_ps(m, y), r);
+    r = _mm512_add_ps(loadLanes(m, y), r);
   r = _mm512_add_ps(r, bias);
   if (res)
-    r = _mm512_add_ps(r, _mm512_maskz_loadu_ps(m, res));
+    r = _mm512_add_ps(r, loadLanes(m, res));
   if (e.relu)
     r = _mm512_max_ps(_mm512_setzero_ps(), r); // NaN: the second operand
   if (e.clip) {
@@ -61,7 +79,7 @@ storeWithEpilogue(__m512 r, __mmask16 m, __m512 bias, const float *res,
                              _mm512_set1_ps(e.hi));
     r = _mm512_mask_blend_ps(nan, c, r);
   }
-  _mm512_mask_storeu_ps(y, m, r);
+  storeLanes(y, m, r);
 }
 
 } // namespace onyx::cpu

@@ -79,10 +79,42 @@ struct Problem {
   const ConvEpilogue *e;
 };
 
+/// One step of the reduction: the tap's 16 * NV inputs at src times the 8
+/// weights at column k of the rows wr, into acc.
+template <int NV, bool Full>
+__attribute__((target("avx512f"), always_inline)) inline void
+accumulateTap(const float *src, const __mmask16 (&mask)[NV],
+              const float *const (&wr)[kMB], int64_t k,
+              __m512 (&acc)[kMB][kNV]) {
+  __m512 x[NV];
+#pragma GCC unroll 3
+  for (int v = 0; v < NV; ++v)
+    x[v] = Full ? _mm512_loadu_ps(src + 16 * v)
+                : _mm512_maskz_loadu_ps(mask[v], src + 16 * v);
+  if ((k & 15) == 0) {
+    // The 8 weight rows are short streams (a row is k floats) that the
+    // hardware prefetchers learn too late when they come from memory
+    // (late layers: many weights, few positions): fetch each row's line
+    // kPrefetch floats ahead, once per line.
+#pragma GCC unroll 8
+    for (int i = 0; i < kMB; ++i)
+      _mm_prefetch(reinterpret_cast<const char *>(wr[i] + k + kPrefetch),
+                   _MM_HINT_T0);
+  }
+#pragma GCC unroll 8
+  for (int i = 0; i < kMB; ++i) {
+    __m512 b = _mm512_set1_ps(wr[i][k]);
+#pragma GCC unroll 3
+    for (int v = 0; v < NV; ++v)
+      acc[i][v] = _mm512_fmadd_ps(b, x[v], acc[i][v]);
+  }
+}
+
 /// The 8 x (16 * NV) accumulators of positions [q0, q0 + cols) and output
 /// channels [m0, m0 + 8) (rows past m repeat the last one's weights; their
-/// results are never stored).
-template <int NV>
+/// results are never stored). Full: cols is 16 * NV, and the loads are plain
+/// ones (masked loads are about 3x slower on AMD Zen 5, Conv2d.h).
+template <int NV, bool Full>
 __attribute__((target("avx512f"))) inline void
 accumulateTile(const Problem &p, const float *in, int64_t plane, int64_t cols,
                int64_t m0, __m512 (&acc)[kMB][kNV]) {
@@ -99,42 +131,26 @@ accumulateTile(const Problem &p, const float *in, int64_t plane, int64_t cols,
 #pragma GCC unroll 3
     for (int v = 0; v < NV; ++v)
       acc[i][v] = _mm512_setzero_ps();
+  if (p.taps == 1 && p.tapOff[0] == 0) {
+    // A pointwise product (a GEMM): one flat loop over the reduction.
+    for (int64_t k = 0; k < p.k; ++k, in += plane)
+      accumulateTap<NV, Full>(in, mask, wr, k, acc);
+    return;
+  }
   int64_t k = 0;
   for (int64_t c = 0; c < p.c; ++c, in += plane)
-    for (int64_t t = 0; t < p.taps; ++t, ++k) {
-      const float *src = in + p.tapOff[t];
-      __m512 x[NV];
-#pragma GCC unroll 3
-      for (int v = 0; v < NV; ++v)
-        x[v] = _mm512_maskz_loadu_ps(mask[v], src + 16 * v);
-      if ((k & 15) == 0) {
-        // The 8 weight rows are short streams (a row is k floats) that the
-        // hardware prefetchers learn too late when they come from memory
-        // (late layers: many weights, few positions): fetch each row's
-        // line kPrefetch floats ahead, once per line.
-#pragma GCC unroll 8
-        for (int i = 0; i < kMB; ++i)
-          _mm_prefetch(reinterpret_cast<const char *>(wr[i] + k + kPrefetch),
-                       _MM_HINT_T0);
-      }
-#pragma GCC unroll 8
-      for (int i = 0; i < kMB; ++i) {
-        __m512 b = _mm512_set1_ps(wr[i][k]);
-#pragma GCC unroll 3
-        for (int v = 0; v < NV; ++v)
-          acc[i][v] = _mm512_fmadd_ps(b, x[v], acc[i][v]);
-      }
-    }
+    for (int64_t t = 0; t < p.taps; ++t, ++k)
+      accumulateTap<NV, Full>(in + p.tapOff[t], mask, wr, k, acc);
 }
 
 /// One tile: its accumulators, then the epilogue into y. Its input is `in`
 /// (the tile's first position), channels `plane` floats apart.
-template <int NV>
+template <int NV, bool Full = false>
 __attribute__((target("avx512f"))) void
 runTile(const Problem &p, const float *in, int64_t plane, int64_t q0,
         int64_t cols, int64_t m0) {
   __m512 acc[kMB][kNV];
-  accumulateTile<NV>(p, in, plane, cols, m0, acc);
+  accumulateTile<NV, Full>(p, in, plane, cols, m0, acc);
   int64_t mValid = std::min<int64_t>(kMB, p.m - m0);
   const ConvEpilogue &e = *p.e;
   if (p.wp == p.outW) {
@@ -173,10 +189,9 @@ runTile(const Problem &p, const float *in, int64_t plane, int64_t q0,
       __m512 b = _mm512_set1_ps(e.bias ? e.bias[m0 + i] : 0.0f);
       int64_t at = (m0 + i) * p.outSize + yAt;
       for (int64_t j = 0; j < run; j += 16)
-        storeWithEpilogue(
-            _mm512_maskz_loadu_ps(tailMask(run - j), &stage[i][j0 + j]),
-            tailMask(run - j), b, p.res ? p.res + at + j : nullptr, e,
-            p.y + at + j);
+        storeWithEpilogue(loadLanes(tailMask(run - j), &stage[i][j0 + j]),
+                          tailMask(run - j), b,
+                          p.res ? p.res + at + j : nullptr, e, p.y + at + j);
     }
     q += run;
   }
@@ -190,9 +205,9 @@ packTile(const float *in, int64_t plane, int64_t c, int64_t cols, float *dst) {
   __mmask16 m0 = tailMask(cols), m1 = tailMask(cols - 16),
             m2 = tailMask(cols - 32);
   for (int64_t i = 0; i < c; ++i, in += plane, dst += kTile) {
-    _mm512_storeu_ps(dst, _mm512_maskz_loadu_ps(m0, in));
-    _mm512_storeu_ps(dst + 16, _mm512_maskz_loadu_ps(m1, in + 16));
-    _mm512_storeu_ps(dst + 32, _mm512_maskz_loadu_ps(m2, in + 32));
+    _mm512_storeu_ps(dst, loadLanes(m0, in));
+    _mm512_storeu_ps(dst + 16, loadLanes(m1, in + 16));
+    _mm512_storeu_ps(dst + 32, loadLanes(m2, in + 32));
   }
 }
 
@@ -245,7 +260,9 @@ void computeImage(const Problem &p, int64_t last, int64_t reach) {
                       in = packed.data();
                       inPlane = kTile;
                     }
-                    if (cols > 32)
+                    if (cols == kTile)
+                      runTile<3, true>(p, in, inPlane, q0, cols, m0);
+                    else if (cols > 32)
                       runTile<3>(p, in, inPlane, q0, cols, m0);
                     else if (cols > 16)
                       runTile<2>(p, in, inPlane, q0, cols, m0);
