@@ -69,3 +69,23 @@ TEST(CudaDnnKey, PointerAlignment) {
   EXPECT_EQ(pointerAlignment(buffer + 6), 2);
   EXPECT_EQ(pointerAlignment(buffer + 3), 1);
 }
+
+TEST(CudaDnnKey, UnknownFlagsAreErrors) {
+  // Every flag the compiler emits (lib/Target/CUDA/ConvCalls.cpp) passes.
+  for (int32_t flags :
+       {0, ONYXRT_CONV_ACCUMULATE, ONYXRT_CONV_TF32 | ONYXRT_CONV_RELU,
+        ONYXRT_CONV_ACCUMULATE | ONYXRT_CONV_TF32,
+        ONYXRT_CONV_NHWC | ONYXRT_CONV_CONST_FILTER | ONYXRT_CONV_RELU,
+        ONYXRT_CONV_NHWC | ONYXRT_CONV_ACCUMULATE})
+    EXPECT_EQ(convFlagsError(flags), "") << flags;
+  // The CPU convolution's CLIP (8) and Y_IMAGE_STRIDE (16) and anything
+  // else are refused, naming the bits.
+  std::string clip = convFlagsError(ONYXRT_CONV_RELU | 8);
+  EXPECT_NE(clip.find("unknown flag bits 8 in flags 12"), std::string::npos)
+      << clip;
+  EXPECT_NE(clip.find("CLIP"), std::string::npos) << clip;
+  std::string high = convFlagsError(ONYXRT_CONV_NHWC | 128);
+  EXPECT_NE(high.find("unknown flag bits 128 in flags 160"), std::string::npos)
+      << high;
+  EXPECT_NE(convFlagsError(int32_t(0x80000000)), "");
+}

@@ -195,18 +195,28 @@ ONYX_API int32_t onyxrt_cuda_gemm(void *ctx, const char *label,
                                   int64_t strideB, void *c, int64_t ldc,
                                   int64_t strideC, const void *bias);
 
-/* Grouped N-d convolution (cross-correlation, NCHW-style, dense row-major
- * buffers) through cuDNN on the session's stream:
+/* Grouped N-d convolution (cross-correlation, dense buffers) through cuDNN
+ * on the session's stream:
  *   y[N, M, out...] = conv(x[N, C, in...], w[M, C / G, kernel...])
  *                     (+ y with ACCUMULATE)
  * `dims` holds 4 + 6 * spatialRank values: N, C, M, G, then per spatial dim
  * in..., kernel..., out..., pads... (begin = end), strides..., dilations....
  * With `bias` (M values, else NULL) y = conv + bias, plus `residual` (a
  * tensor shaped like y, else NULL; bias required), and with RELU (bias
- * required) y = max(conv + bias (+ residual), 0), fused where cuDNN can
- * (cudnnConvolutionBiasActivationForward). The algorithm is chosen once per
- * shape by cuDNN's heuristics and cached in the session. f32 only; no TF32
- * unless TF32. Returns 0; non-zero after recording an error naming `label`. */
+ * required) y = max(conv + bias (+ residual), 0). `elemType` is ONYX_F32,
+ * ONYX_F16 or ONYX_BF16 (x, w, bias, residual and y alike; half precision
+ * accumulates in fp32 on tensor cores); f32 is plain fp32 (no TF32) unless
+ * TF32, which half types refuse. With NHWC, x, y and the residual are
+ * channels last ([N, in..., C] / [N, out..., M]) and the weights, passed as
+ * [M, C / G, kernel...], are converted to KRSC on the device (once per
+ * session with CONST_FILTER). Flags (onyx_abi.h): ACCUMULATE, TF32, RELU,
+ * NHWC, CONST_FILTER; any other bit is an error. cuDNN's backend (graph) API
+ * runs the convolution with its epilogue fused where an engine supports it,
+ * one execution plan per shape, flags, types and pointer alignments, chosen
+ * by cuDNN's heuristics on first use and cached in the session
+ * (ONYX_CUDNN_API=legacy: the legacy API, cudnnConvolutionForward /
+ * cudnnConvolutionBiasActivationForward). Returns 0; non-zero after
+ * recording an error naming `label`. */
 ONYX_API int32_t onyxrt_cuda_conv(void *ctx, const char *label,
                                   int32_t elemType, int32_t flags,
                                   int64_t spatialRank, const int64_t *dims,

@@ -304,6 +304,9 @@ bool conv(CudaDevice &device, int32_t elemType, int32_t flags, int64_t rank,
             " is not supported by onyxrt_cuda_conv (f32, f16 and bf16 only)";
     return false;
   }
+  error = convFlagsError(flags);
+  if (!error.empty())
+    return false;
   bool half = elemType != ONYX_F32;
   if (half && (flags & ONYXRT_CONV_TF32)) {
     error = "ONYXRT_CONV_TF32 applies to f32 convolutions only";

@@ -103,6 +103,30 @@ inline std::vector<int64_t> packedStrides(const std::vector<int64_t> &dims,
   return s;
 }
 
+/// The flags onyxrt_cuda_conv knows (onyx_abi.h); the compiler emits
+/// these alone (lib/Target/CUDA/ConvCalls.cpp).
+inline constexpr int32_t kKnownConvFlags =
+    ONYXRT_CONV_ACCUMULATE | ONYXRT_CONV_TF32 | ONYXRT_CONV_RELU |
+    ONYXRT_CONV_NHWC | ONYXRT_CONV_CONST_FILTER;
+
+/// Empty if `flags` holds only known bits, else the error text (without
+/// the call's label, which the caller puts first): unknown bits are
+/// refused rather than ignored, since a flag the runtime does not read
+/// (say, NHWC misspelt) would convolve the wrong layout silently.
+inline std::string convFlagsError(int32_t flags) {
+  int32_t unknown = flags & ~kKnownConvFlags;
+  if (!unknown)
+    return {};
+  std::string text = "onyxrt_cuda_conv: unknown flag bits " +
+                     std::to_string(unknown) + " in flags " +
+                     std::to_string(flags) +
+                     " (known: ACCUMULATE 1, TF32 2, RELU 4, NHWC 32, "
+                     "CONST_FILTER 64";
+  if (unknown & (8 | 16))
+    text += "; 8 and 16 are the CPU convolution's CLIP and Y_IMAGE_STRIDE";
+  return text + ")";
+}
+
 /// The session's plan key of one onyxrt_cuda_conv call: its dims (N, C, M,
 /// G, then per spatial dim: in, kernel, out, pads, strides, dilations), the
 /// flags that change what is computed, the element type, which of bias and
