@@ -17,8 +17,13 @@ device; the weights are re-created there from the same seeds.
 `compile` writes ART/MODEL_PREC.so for PREC in fp32 (the model's types,
 TF32 off), tf32 (`--precision=tf32`), fp16 and bf16 (`--precision=fp16|bf16`:
 the fp32 export run in half precision, inputs and outputs keeping their
-types; with `--cuda-channels-last`: NHWC half convolutions); transformer
-models get `--fuse-attention` (--no-fuse: without).
+types; passing `--cuda-channels-last`: NHWC half convolutions); transformer
+models get `--fuse-attention` (--no-fuse: without). A layout suffix picks
+the convolution layout explicitly: PREC-nchw (`--cuda-channels-last=false`)
+or PREC-nhwc (`--cuda-channels-last`; for fp32 / tf32 too, where the pass
+changes nothing today), e.g. --precisions fp32,tf32,fp16,fp16-nchw,bf16,bf16-nchw.
+`run` takes the same names; PyTorch's side of PREC-LAYOUT is PREC's (run
+once per case and precision).
 
 `run`, per case: the fp32 model in PyTorch (weights from gpu_bench's seed,
 laid out for the compiled graph) and its fp64 copy, whose output is the
@@ -56,6 +61,25 @@ sys.path.insert(0, HERE)
 import gpu_bench as gb  # noqa: E402
 
 PRECISIONS = ["fp32", "tf32", "fp16", "bf16"]
+LAYOUTS = ("nchw", "nhwc")
+
+
+def split_precision(token):
+    """'fp16-nchw' -> ('fp16', 'nchw'); 'fp16' -> ('fp16', None)."""
+    prec, _, layout = token.partition("-")
+    if prec not in PRECISIONS or (layout and layout not in LAYOUTS):
+        raise SystemExit("unknown precision '%s' (%s, optionally -nchw / -nhwc)" % (
+            token, ", ".join(PRECISIONS)))
+    return prec, layout or None
+
+
+def layout_of(model, token):
+    """The convolution layout of an artifact: fp32 / tf32 NCHW, fp16 / bf16
+    NHWC unless -nchw ('-' for models without convolutions)."""
+    if model in TRANSFORMERS:
+        return "-"
+    prec, layout = split_precision(token)
+    return (layout or ("nhwc" if prec in ("fp16", "bf16") else "nchw")).upper()
 TRANSFORMERS = {"bert", "gpt2"}
 DEFAULT_CASES = ("bert-b1-s128,bert-b8-s128,bert-b32-s128,bert-b1-s512,gpt2-b1-s128,"
                  "gpt2-b1-s512,gpt2-b8-s512,resnet50-b1,resnet50-b32,resnet50-b128")
@@ -70,17 +94,19 @@ def cmd_compile(args):
         with tempfile.TemporaryDirectory() as tmp:  # no data file: no checksums
             graph = os.path.join(tmp, model + ".onnx")
             shutil.copy(src, graph)
-            for prec in args.precisions.split(","):
+            for token in args.precisions.split(","):
+                prec, layout = split_precision(token)
                 flags = ["--target=cuda", "--external-weights"]
                 if prec != "fp32":
                     flags.append("--precision=" + prec)
-                if prec in ("fp16", "bf16"):
-                    # NHWC half convolutions (opt-in: faster on the GPU, more
-                    # host time per cuDNN call without CUDA graphs).
+                if layout == "nchw":
+                    flags.append("--cuda-channels-last=false")
+                elif layout == "nhwc" or prec in ("fp16", "bf16"):
+                    # NHWC half convolutions, passed explicitly.
                     flags.append("--cuda-channels-last")
                 if model in TRANSFORMERS and not args.no_fuse:
                     flags.append("--fuse-attention")
-                so = os.path.join(args.art, "%s_%s.so" % (model, prec))
+                so = os.path.join(args.art, "%s_%s.so" % (model, token))
                 t0 = time.time()
                 subprocess.run([compiler] + flags + [graph, "-o", so], check=True)
                 print("compiled %s (%s) in %.1f s" % (os.path.basename(so), " ".join(flags),
@@ -149,39 +175,48 @@ def cmd_run(args):
         torch.cuda.empty_cache()
         print("%s: model and fp64 reference in %.1f s (%s)" % (cid, time.time() - t0, note),
               flush=True)
-        for prec in args.precisions.split(","):
-            r = {"case": cid, "precision": prec}
+        torch_rows = {}  # PyTorch's results per precision (shared by layouts)
+        for token in args.precisions.split(","):
+            prec, _ = split_precision(token)
+            r = {"case": cid, "precision": prec, "layout": layout_of(model, token), "artifact": token}
+            if prec in torch_rows:
+                r.update(torch_rows[prec])
+                run_torch = False
+            else:
+                run_torch = True
             set_tf32(prec == "tf32")
-            if prec in ("fp16", "bf16"):
+            if run_torch and prec in ("fp16", "bf16"):
                 dt = torch.float16 if prec == "fp16" else torch.bfloat16
                 m = copy.deepcopy(fp32).to(dt)
                 hx = [x.to(dt) if x.is_floating_point() else x for x in xs]
             else:
                 m, hx = fp32, xs
-            with torch.no_grad():
-                r["eager_err"] = gb.rel_err(m(*hx).float().cpu().numpy(), ref)
-                r["eager_ms"] = events_ms(lambda: m(*hx))
-                r["eager_mib"] = peak_mib(lambda: m(*hx))
-                if args.compile and time.time() - start < args.compile_budget:
-                    try:
-                        import torch._dynamo
-                        torch._dynamo.reset()
-                        t1 = time.time()
-                        cm = torch.compile(m, dynamic=False)
-                        cm(*hx)
-                        torch.cuda.synchronize()
-                        r["compile_s"] = round(time.time() - t1, 1)
-                        r["compile_ms"] = events_ms(lambda: cm(*hx))
-                        r["compile_mib"] = peak_mib(lambda: cm(*hx))
-                        r["compile_err"] = gb.rel_err(cm(*hx).float().cpu().numpy(), ref)
-                        del cm
-                    except Exception as e:  # reported, the case goes on
-                        r["compile_error"] = str(e).splitlines()[0][:200]
+            if run_torch:
+                with torch.no_grad():
+                    r["eager_err"] = gb.rel_err(m(*hx).float().cpu().numpy(), ref)
+                    r["eager_ms"] = events_ms(lambda: m(*hx))
+                    r["eager_mib"] = peak_mib(lambda: m(*hx))
+                    if args.compile and time.time() - start < args.compile_budget:
+                        try:
+                            import torch._dynamo
+                            torch._dynamo.reset()
+                            t1 = time.time()
+                            cm = torch.compile(m, dynamic=False)
+                            cm(*hx)
+                            torch.cuda.synchronize()
+                            r["compile_s"] = round(time.time() - t1, 1)
+                            r["compile_ms"] = events_ms(lambda: cm(*hx))
+                            r["compile_mib"] = peak_mib(lambda: cm(*hx))
+                            r["compile_err"] = gb.rel_err(cm(*hx).float().cpu().numpy(), ref)
+                            del cm
+                        except Exception as e:  # reported, the case goes on
+                            r["compile_error"] = str(e).splitlines()[0][:200]
+                torch_rows[prec] = {k: v for k, v in r.items() if k.startswith(("eager_", "compile_"))}
             if m is not fp32:
                 del m
             set_tf32(False)
             torch.cuda.empty_cache()
-            so = os.path.join(args.art, "%s_%s.so" % (model, prec))
+            so = os.path.join(args.art, "%s_%s.so" % (model, token))
             sessions = [("onyx", {})]
             if args.cuda_graphs:
                 sessions.append(("graphs", {"enable_cuda_graph": True}))
@@ -210,33 +245,33 @@ def cmd_run(args):
 
 
 def print_table(rows):
-    fp32 = {r["case"]: r.get("onyx_ms") for r in rows if r["precision"] == "fp32"}
-    print("\n| case | prec | eager ms | torch.compile ms | Onyx ms | Onyx / compile "
-          "| err eager / compile / Onyx | Onyx err / eager err | MiB eager / compile / Onyx "
-          "| tf32 / fp32 (Onyx) | Onyx + CUDA graphs ms |")
-    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    print("\n| case | prec | layout | eager ms | torch.compile ms | Onyx ms | Onyx + graphs ms "
+          "| Onyx / compile | graphs / compile | err eager / compile / Onyx (fp64 ref.) "
+          "| Onyx err / eager err | MiB eager / compile / Onyx |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
 
     def f(r, k, fmt):
         return fmt % r[k] if k in r else "-"
+
+    def over(r, k):
+        return "%.2fx" % (r[k] / r["compile_ms"]) if k in r and "compile_ms" in r else "-"
     for r in rows:
-        ratio = "%.2fx" % (r["onyx_ms"] / r["compile_ms"]) if "onyx_ms" in r and "compile_ms" in r \
+        acc = "%.2f" % (r["onyx_err"] / r["eager_err"]) if "onyx_err" in r and r.get("eager_err") \
             else "-"
-        acc = "%.2f" % (r["onyx_err"] / r["eager_err"]) if "onyx_err" in r and r["eager_err"] > 0 \
-            else "-"
-        tf = "-"
-        if r["precision"] == "tf32" and "onyx_ms" in r and fp32.get(r["case"]):
-            tf = "%.2f" % (r["onyx_ms"] / fp32[r["case"]])
-        print("| %s | %s | %s | %s | %s | %s | %s / %s / %s | %s | %s / %s / %s | %s | %s |" % (
-            r["case"], r["precision"], f(r, "eager_ms", "%.2f"), f(r, "compile_ms", "%.2f"),
-            f(r, "onyx_ms", "%.2f") if "onyx_ms" in r else "error", ratio,
+        print("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s / %s | %s | %s / %s / %s |" % (
+            r["case"], r["precision"], r.get("layout", "-"), f(r, "eager_ms", "%.2f"),
+            f(r, "compile_ms", "%.2f"), f(r, "onyx_ms", "%.2f") if "onyx_ms" in r else "error",
+            f(r, "graphs_ms", "%.2f"), over(r, "onyx_ms"), over(r, "graphs_ms"),
             f(r, "eager_err", "%.1e"), f(r, "compile_err", "%.1e"), f(r, "onyx_err", "%.1e"), acc,
-            f(r, "eager_mib", "%.0f"), f(r, "compile_mib", "%.0f"), f(r, "onyx_mib", "%.0f"), tf,
-            f(r, "graphs_ms", "%.2f")),
+            f(r, "eager_mib", "%.0f"), f(r, "compile_mib", "%.0f"), f(r, "onyx_mib", "%.0f")),
             flush=True)
     for r in rows:
         for k in ("onyx_error", "graphs_error", "compile_error"):
             if k in r:
-                print("%s %s: %s: %s" % (r["case"], r["precision"], k, r[k]))
+                print("%s %s %s: %s: %s" % (r["case"], r["precision"], r.get("layout", "-"), k, r[k]))
+        if "compile_s" in r:
+            print("%s %s: torch.compile's first call %.1f s" % (r["case"], r["precision"],
+                                                                r["compile_s"]))
 
 
 def main():
@@ -251,7 +286,8 @@ def main():
     r = sub.add_parser("run")
     r.add_argument("art")
     r.add_argument("--cases", default=DEFAULT_CASES)
-    r.add_argument("--precisions", default=",".join(PRECISIONS))
+    r.add_argument("--precisions", default=",".join(PRECISIONS),
+                   help="as compiled: fp32, tf32, fp16, bf16, optionally -nchw / -nhwc")
     r.add_argument("--runs", type=int, default=30)
     r.add_argument("--no-compile", dest="compile", action="store_false")
     r.add_argument("--compile-budget", type=float, default=1e9,
