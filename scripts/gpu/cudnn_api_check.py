@@ -26,8 +26,11 @@ OUT/cudnn_plans.log; the summary counts how many plans took each path.
 without and with CUDA graphs (median of --runs, CUDA events, device-resident
 inputs). --resnet: compiled ResNet-50 artifacts (weights re-created from
 gpu_bench's seed) at --batches, backend vs legacy outputs (the same rules
-against the fp32 PyTorch model), timed with --time (written, not yet run:
-no onyx-compile was built in the session that wrote it).
+against the fp32 PyTorch model), timed with --time, without and with CUDA
+graphs (`--no-checks --resnet --time --time-variants ""`: the compiled models
+alone; first run 2026-12-06, docs/cuda-backend.md "Compiled ResNet-50 on the
+backend API"). The fp16 / bf16 variants name their layout explicitly
+(fp16 / bf16 NCHW, fp16cl / bf16cl NHWC), whatever onyx-compile's default.
 """
 import argparse
 import json
