@@ -138,6 +138,53 @@ TEST(CpuGemm, SingleAcrossThreads) {
     checkAcrossThreads<float>(g);
 }
 
+/// C = A B^T (beta 0) or C += A B^T (beta 1) with alpha 1 and A of 1-4
+/// rows: runtime/src/cpu/Gemv.cpp's kernel on AVX-512 hosts (OpenBLAS
+/// elsewhere). Against a double reference, and the same bits for every
+/// thread count (each element is one thread's dot product in a fixed order).
+TEST(CpuGemm, FewRowsByTransposedB) {
+  ThreadsGuard guard;
+  for (int m : {1, 2, 3, 4})
+    for (int n : {1, 5, 1000})
+      for (int k : {1, 15, 16, 17, 1280})
+        for (float beta : {0.0f, 1.0f}) {
+          SCOPED_TRACE(::testing::Message()
+                       << "m " << m << ", n " << n << ", k " << k << ", beta "
+                       << beta);
+          int lda = k + 3, ldb = k + 1, ldc = n + 2;
+          auto a = randomVector<float>(size_t(m) * lda, 11);
+          auto b = randomVector<float>(size_t(n) * ldb, 12);
+          auto c0 = randomVector<float>(size_t(m) * ldc, 13);
+          std::vector<float> first;
+          for (int threads : {1, 2, 3}) {
+            onyxrt_cpu_set_threads(threads);
+            std::vector<float> c = c0;
+            onyxrt_cpu_sgemm(kRowMajor, kNoTrans, kTrans, m, n, k, 1.0f,
+                             a.data(), lda, b.data(), ldb, beta, c.data(), ldc);
+            double tol = 1e-5 * std::sqrt(double(k) + 1) * 4;
+            for (int i = 0; i < m; ++i)
+              for (int j = 0; j < n; ++j) {
+                double ref = beta * double(c0[size_t(i) * ldc + j]);
+                for (int p = 0; p < k; ++p)
+                  ref += double(a[size_t(i) * lda + p]) *
+                         double(b[size_t(j) * ldb + p]);
+                ASSERT_NEAR(c[size_t(i) * ldc + j], ref, tol)
+                    << "(" << i << ", " << j << ")";
+              }
+            // Padding columns of C untouched.
+            for (int i = 0; i < m; ++i)
+              for (int j = n; j < ldc; ++j)
+                ASSERT_EQ(c[size_t(i) * ldc + j], c0[size_t(i) * ldc + j]);
+            if (first.empty())
+              first = c;
+            else
+              ASSERT_EQ(0, std::memcmp(first.data(), c.data(),
+                                       c.size() * sizeof(float)))
+                  << threads << " threads";
+          }
+        }
+}
+
 TEST(CpuGemm, DoubleAcrossThreads) {
   for (const GemmCase &g : kCases)
     checkAcrossThreads<double>(g);

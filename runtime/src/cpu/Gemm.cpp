@@ -12,6 +12,7 @@
 
 #include "cpu/Gemm.h"
 #include "cpu/ConvDirect.h"
+#include "cpu/Gemv.h"
 
 #include "onyx/onyx_cpu_conv.h"
 
@@ -98,26 +99,35 @@ void splitGemm(Blas blas, int32_t order, int32_t transA, int32_t transB,
 
 namespace {
 
-/// Whether the direct AVX-512 kernel (ConvDirect.h) computes this sgemm:
-/// row-major, untransposed, alpha 1, beta 0 or 1, at least 8 rows (a block
-/// of the kernel; fewer would be mostly wasted lanes), C overlapping
-/// neither operand. It does every element in k order on one thread, and
+/// Whether the direct AVX-512 kernels compute this sgemm: row-major, A
+/// untransposed, alpha 1, beta 0 or 1, C overlapping neither operand; B
+/// untransposed and A of at least 8 rows (ConvDirect.h's GEMM: a block of
+/// the kernel; fewer would be mostly wasted lanes), or B transposed and A of
+/// at most 4 rows (Gemv.h). It does every element in k order on one thread, and
 /// runs with AVX-512 FMAs where OpenBLAS may be held to AVX2 kernels
 /// (OPENBLAS_CORETYPE on CPUs its old builds do not know).
 bool directSgemm(int32_t order, int32_t transA, int32_t transB, int32_t m,
                  int32_t n, int32_t k, float alpha, const float *a, int32_t lda,
                  const float *b, int32_t ldb, float beta, float *c,
                  int32_t ldc) {
-  if (order != kRowMajor || transA != kNoTrans || transB != kNoTrans ||
-      alpha != 1.0f || (beta != 0.0f && beta != 1.0f) || m < 8 || lda < k ||
-      ldb < n || ldc < n || !gemmDirectApplies(m, n, k))
+  if (order != kRowMajor || transA != kNoTrans || alpha != 1.0f ||
+      (beta != 0.0f && beta != 1.0f) || lda < k || ldc < n)
     return false;
   auto overlaps = [&](const float *p, int64_t rows, int64_t ld, int64_t cols) {
     const float *cEnd = c + int64_t(m - 1) * ldc + n;
     const float *pEnd = p + (rows - 1) * ld + cols;
     return p < cEnd && c < pEnd;
   };
-  if (overlaps(a, m, lda, k) || overlaps(b, k, ldb, n))
+  if (transB == kTrans) {
+    // A few rows by a transposed matrix (a classifier at batch 1): Gemv.h.
+    if (ldb < k || !gemvTransBApplies(m, n, k) || overlaps(a, m, lda, k) ||
+        overlaps(b, n, ldb, k))
+      return false;
+    gemvTransB(m, n, k, a, lda, b, ldb, beta == 1.0f, c, ldc);
+    return true;
+  }
+  if (m < 8 || ldb < n || !gemmDirectApplies(m, n, k) ||
+      overlaps(a, m, lda, k) || overlaps(b, k, ldb, n))
     return false;
   gemmDirect(m, n, k, a, lda, b, ldb, beta == 1.0f, c, ldc);
   return true;
