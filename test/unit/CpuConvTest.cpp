@@ -267,6 +267,27 @@ TEST(CpuConv, OutputChannelSlice) {
   check(few);
 }
 
+TEST(CpuConv, DepthwiseSame3x3) {
+  // Conv.cpp's depthwise3x3Same (3x3 stride-1 "same" depthwise channels up
+  // to 63 wide, copied 16 floats at a time): widths below, at and past a
+  // vector, one-row and one-column planes, every epilogue; y as a channel
+  // slice, so that a spill past a channel's plane shows in the neighbours.
+  for (int64_t h : {1, 2, 7, 14})
+    for (int64_t w : {1, 2, 5, 7, 15, 16, 17, 56})
+      for (int32_t flags :
+           {0, int32_t(ONYXRT_CONV_RELU), int32_t(ONYXRT_CONV_CLIP)}) {
+        SCOPED_TRACE(::testing::Message()
+                     << h << "x" << w << " flags " << flags);
+        Case tc{2, 5, 5, 5, {h, w}, {3, 3}, {1, 1}, {1, 1}, flags, flags != 0};
+        tc.pads = {1, 1};
+        tc.lo = -0.25f;
+        tc.hi = 0.5f;
+        tc.sliceOf = 7;
+        tc.sliceAt = 1;
+        check(tc);
+      }
+}
+
 TEST(CpuConv, FewChannels) {
   // The direct kernel for <= 4 input channels (ConvFewChannels.cpp, on
   // AVX-512 hosts; elsewhere the same cases run through im2col): several

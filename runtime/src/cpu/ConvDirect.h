@@ -13,6 +13,11 @@
 
 namespace onyx::cpu {
 
+/// Whether the AVX-512 kernels are on: the host has AVX-512F and
+/// ONYXRT_CPU_DIRECT_CONV is not 0 (the test and benchmark switch back to
+/// the im2col, OpenBLAS and generic depthwise paths).
+bool directEnabled();
+
 /// Whether convDirect computes this convolution: the host has AVX-512F (and
 /// ONYXRT_CPU_DIRECT_CONV is not 0); any kernel, stride, padding and
 /// dilation of a 2-d convolution of one group.
