@@ -112,8 +112,8 @@ accumulateTap(const float *src, const __mmask16 (&mask)[NV],
 
 /// The 8 x (16 * NV) accumulators of positions [q0, q0 + cols) and output
 /// channels [m0, m0 + 8) (rows past m repeat the last one's weights; their
-/// results are never stored). Full: cols is 16 * NV, and the loads are plain
-/// ones (masked loads are about 3x slower on AMD Zen 5, Conv2d.h).
+/// results are never stored). Full: cols is 16 * NV, and every load is a
+/// plain one (masked loads are about 3x slower on AMD Zen 5, Conv2d.h).
 template <int NV, bool Full>
 __attribute__((target("avx512f"))) inline void
 accumulateTile(const Problem &p, const float *in, int64_t plane, int64_t cols,
@@ -131,16 +131,34 @@ accumulateTile(const Problem &p, const float *in, int64_t plane, int64_t cols,
 #pragma GCC unroll 3
     for (int v = 0; v < NV; ++v)
       acc[i][v] = _mm512_setzero_ps();
+  // A partial tile's loads are plain (masked loads are slow) except in the
+  // last row or channel: past its columns they read the next row or
+  // channel of the same buffer, into lanes that are never stored.
   if (p.taps == 1 && p.tapOff[0] == 0) {
     // A pointwise product (a GEMM): one flat loop over the reduction.
-    for (int64_t k = 0; k < p.k; ++k, in += plane)
-      accumulateTap<NV, Full>(in, mask, wr, k, acc);
+    int64_t k = 0;
+    for (; k + 1 < p.k; ++k, in += plane)
+      accumulateTap<NV, true>(in, mask, wr, k, acc);
+    accumulateTap<NV, Full>(in, mask, wr, k, acc);
     return;
   }
+  // The next channel's rows of the tile (its taps reach `span` floats
+  // past the position), fetched while this channel's taps run: channels
+  // are a plane apart, a stride the prefetchers do not follow in time.
+  const int64_t span = p.tapOff[p.taps - 1] + 16 * NV;
   int64_t k = 0;
-  for (int64_t c = 0; c < p.c; ++c, in += plane)
-    for (int64_t t = 0; t < p.taps; ++t, ++k)
-      accumulateTap<NV, Full>(in + p.tapOff[t], mask, wr, k, acc);
+  for (int64_t c = 0; c < p.c; ++c, in += plane) {
+    if (c + 1 < p.c)
+      for (int64_t f = 0; f < span; f += 16)
+        _mm_prefetch(reinterpret_cast<const char *>(in + plane + f),
+                     _MM_HINT_T0);
+    if (c + 1 < p.c)
+      for (int64_t t = 0; t < p.taps; ++t, ++k)
+        accumulateTap<NV, true>(in + p.tapOff[t], mask, wr, k, acc);
+    else
+      for (int64_t t = 0; t < p.taps; ++t, ++k)
+        accumulateTap<NV, Full>(in + p.tapOff[t], mask, wr, k, acc);
+  }
 }
 
 /// One tile: its accumulators, then the epilogue into y. Its input is `in`
