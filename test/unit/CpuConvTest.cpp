@@ -430,6 +430,31 @@ TEST(CpuConv, Direct) {
   onyxrt_cpu_set_threads(before);
 }
 
+TEST(CpuConv, DirectWideTile) {
+  // Images of 49-64 flat positions (ConvDirect.cpp's 6 x 64 tile): a 7x7
+  // map read in place (49), a 3x3 over a padded 7x7 (the 9-wide grid: 61),
+  // an 8x8 map (64: every load plain); output channels past blocks of 6;
+  // accumulate, residual, Clip; 1 and 2 threads.
+  int32_t before = onyxrt_cpu_get_threads();
+  for (int32_t threads : {1, 2}) {
+    onyxrt_cpu_set_threads(threads);
+    SCOPED_TRACE(::testing::Message() << threads << " threads");
+    Case pointwise{
+        2,    40,  13, 1, {7, 7}, {1, 1}, {1, 1}, {1, 1}, ONYXRT_CONV_RELU,
+        true, true};
+    check(pointwise);
+    Case padded{
+        1, 19, 20, 1, {7, 7}, {3, 3}, {1, 1}, {1, 1}, ONYXRT_CONV_CLIP, true};
+    padded.pads = {1, 1};
+    check(padded);
+    Case full{
+        2,    9,   7, 1, {8, 8}, {1, 1}, {1, 1}, {1, 1}, ONYXRT_CONV_ACCUMULATE,
+        true, true};
+    check(full);
+  }
+  onyxrt_cpu_set_threads(before);
+}
+
 TEST(CpuConv, DirectSameBitsForEveryThreadCount) {
   // Each output is summed by one thread in (c, kh, kw) order.
   const char *off = std::getenv("ONYXRT_CPU_DIRECT_CONV");

@@ -55,6 +55,8 @@ namespace {
 constexpr int kMB = 8;                     // output channels per tile
 constexpr int kNV = 3;                     // 16-float vectors per tile
 constexpr int64_t kTile = 16 * kNV;        // positions per tile
+constexpr int kWideMB = 6;                 // output channels per wide tile
+constexpr int64_t kWideTile = 64;          // positions per wide tile
 constexpr int64_t kChunkFloats = 1 << 16;  // `in` floats per chunk
 constexpr int64_t kOneChunkTiles = 4;      // images of at most this many tiles
 constexpr int64_t kPackChannels = 128;     // pointwise inputs packed per tile
@@ -79,56 +81,55 @@ struct Problem {
   const ConvEpilogue *e;
 };
 
-/// One step of the reduction: the tap's 16 * NV inputs at src times the 8
+/// One step of the reduction: the tap's 16 * NV inputs at src times the MB
 /// weights at column k of the rows wr, into acc.
-template <int NV, bool Full>
+template <int MB, int NV, bool Full>
 __attribute__((target("avx512f"), always_inline)) inline void
 accumulateTap(const float *src, const __mmask16 (&mask)[NV],
-              const float *const (&wr)[kMB], int64_t k,
-              __m512 (&acc)[kMB][kNV]) {
+              const float *const (&wr)[MB], int64_t k, __m512 (&acc)[MB][NV]) {
   __m512 x[NV];
-#pragma GCC unroll 3
+#pragma GCC unroll 4
   for (int v = 0; v < NV; ++v)
     x[v] = Full ? _mm512_loadu_ps(src + 16 * v)
                 : _mm512_maskz_loadu_ps(mask[v], src + 16 * v);
   if ((k & 15) == 0) {
-    // The 8 weight rows are short streams (a row is k floats) that the
+    // The MB weight rows are short streams (a row is k floats) that the
     // hardware prefetchers learn too late when they come from memory
     // (late layers: many weights, few positions): fetch each row's line
     // kPrefetch floats ahead, once per line.
 #pragma GCC unroll 8
-    for (int i = 0; i < kMB; ++i)
+    for (int i = 0; i < MB; ++i)
       _mm_prefetch(reinterpret_cast<const char *>(wr[i] + k + kPrefetch),
                    _MM_HINT_T0);
   }
 #pragma GCC unroll 8
-  for (int i = 0; i < kMB; ++i) {
+  for (int i = 0; i < MB; ++i) {
     __m512 b = _mm512_set1_ps(wr[i][k]);
-#pragma GCC unroll 3
+#pragma GCC unroll 4
     for (int v = 0; v < NV; ++v)
       acc[i][v] = _mm512_fmadd_ps(b, x[v], acc[i][v]);
   }
 }
 
-/// The 8 x (16 * NV) accumulators of positions [q0, q0 + cols) and output
-/// channels [m0, m0 + 8) (rows past m repeat the last one's weights; their
+/// The MB x (16 * NV) accumulators of positions [q0, q0 + cols) and output
+/// channels [m0, m0 + MB) (rows past m repeat the last one's weights; their
 /// results are never stored). Full: cols is 16 * NV, and every load is a
 /// plain one (masked loads are about 3x slower on AMD Zen 5, Conv2d.h).
-template <int NV, bool Full>
+template <int MB, int NV, bool Full>
 __attribute__((target("avx512f"))) inline void
 accumulateTile(const Problem &p, const float *in, int64_t plane, int64_t cols,
-               int64_t m0, __m512 (&acc)[kMB][kNV]) {
+               int64_t m0, __m512 (&acc)[MB][NV]) {
   __mmask16 mask[NV];
-#pragma GCC unroll 3
+#pragma GCC unroll 4
   for (int v = 0; v < NV; ++v)
     mask[v] = tailMask(cols - 16 * v);
-  const float *wr[kMB];
+  const float *wr[MB];
 #pragma GCC unroll 8
-  for (int i = 0; i < kMB; ++i)
+  for (int i = 0; i < MB; ++i)
     wr[i] = p.w + std::min<int64_t>(m0 + i, p.m - 1) * p.ldw;
 #pragma GCC unroll 8
-  for (int i = 0; i < kMB; ++i)
-#pragma GCC unroll 3
+  for (int i = 0; i < MB; ++i)
+#pragma GCC unroll 4
     for (int v = 0; v < NV; ++v)
       acc[i][v] = _mm512_setzero_ps();
   // A partial tile's loads are plain (masked loads are slow) except in the
@@ -138,8 +139,8 @@ accumulateTile(const Problem &p, const float *in, int64_t plane, int64_t cols,
     // A pointwise product (a GEMM): one flat loop over the reduction.
     int64_t k = 0;
     for (; k + 1 < p.k; ++k, in += plane)
-      accumulateTap<NV, true>(in, mask, wr, k, acc);
-    accumulateTap<NV, Full>(in, mask, wr, k, acc);
+      accumulateTap<MB, NV, true>(in, mask, wr, k, acc);
+    accumulateTap<MB, NV, Full>(in, mask, wr, k, acc);
     return;
   }
   // The next channel's rows of the tile (its taps reach `span` floats
@@ -154,32 +155,32 @@ accumulateTile(const Problem &p, const float *in, int64_t plane, int64_t cols,
                      _MM_HINT_T0);
     if (c + 1 < p.c)
       for (int64_t t = 0; t < p.taps; ++t, ++k)
-        accumulateTap<NV, true>(in + p.tapOff[t], mask, wr, k, acc);
+        accumulateTap<MB, NV, true>(in + p.tapOff[t], mask, wr, k, acc);
     else
       for (int64_t t = 0; t < p.taps; ++t, ++k)
-        accumulateTap<NV, Full>(in + p.tapOff[t], mask, wr, k, acc);
+        accumulateTap<MB, NV, Full>(in + p.tapOff[t], mask, wr, k, acc);
   }
 }
 
 /// One tile: its accumulators, then the epilogue into y. Its input is `in`
 /// (the tile's first position), channels `plane` floats apart.
-template <int NV, bool Full = false>
+template <int MB, int NV, bool Full = false>
 __attribute__((target("avx512f"))) void
 runTile(const Problem &p, const float *in, int64_t plane, int64_t q0,
         int64_t cols, int64_t m0) {
-  __m512 acc[kMB][kNV];
-  accumulateTile<NV, Full>(p, in, plane, cols, m0, acc);
-  int64_t mValid = std::min<int64_t>(kMB, p.m - m0);
+  __m512 acc[MB][NV];
+  accumulateTile<MB, NV, Full>(p, in, plane, cols, m0, acc);
+  int64_t mValid = std::min<int64_t>(MB, p.m - m0);
   const ConvEpilogue &e = *p.e;
   if (p.wp == p.outW) {
     // Positions are y's: store in place.
 #pragma GCC unroll 8
-    for (int i = 0; i < kMB; ++i) {
+    for (int i = 0; i < MB; ++i) {
       if (i >= mValid)
         break;
       int64_t at = (m0 + i) * p.outSize + q0;
       __m512 b = _mm512_set1_ps(e.bias ? e.bias[m0 + i] : 0.0f);
-#pragma GCC unroll 3
+#pragma GCC unroll 4
       for (int v = 0; v < NV; ++v)
         storeWithEpilogue(acc[i][v], tailMask(cols - 16 * v), b,
                           p.res ? p.res + at + 16 * v : nullptr, e,
@@ -189,10 +190,10 @@ runTile(const Problem &p, const float *in, int64_t plane, int64_t q0,
   }
   // Positions on the padded grid: stage the tile, then store the runs of
   // positions that are outputs (ow < outW).
-  alignas(64) float stage[kMB][kTile];
+  alignas(64) float stage[MB][16 * NV];
 #pragma GCC unroll 8
-  for (int i = 0; i < kMB; ++i)
-#pragma GCC unroll 3
+  for (int i = 0; i < MB; ++i)
+#pragma GCC unroll 4
     for (int v = 0; v < NV; ++v)
       _mm512_store_ps(&stage[i][16 * v], acc[i][v]);
   for (int64_t q = q0; q < q0 + cols;) {
@@ -233,6 +234,25 @@ packTile(const float *in, int64_t plane, int64_t c, int64_t cols, float *dst) {
 /// Problem: the blocking and the split across the pool. `reach`: how far
 /// past a position its taps read.
 void computeImage(const Problem &p, int64_t last, int64_t reach) {
+  if (last > kTile && last <= kWideTile) {
+    // An image of 49-64 positions (a 7x7 map, or a 3x3's padded 9-wide grid
+    // of one) as one tile of 64 positions and 6 output channels (24
+    // accumulators, as 8 x 48 has): the weights are walked once instead of
+    // twice (48 positions, then the rest in a mostly empty tile).
+    const int64_t blocks = (p.m + kWideMB - 1) / kWideMB;
+    const int64_t unitWork = kWideTile * kWideMB * p.k;
+    parallelFor(
+        blocks, std::max<int64_t>(1, kMinPieceWork / unitWork),
+        [&](int64_t begin, int64_t end) {
+          for (int64_t b = begin; b < end; ++b) {
+            if (last == kWideTile)
+              runTile<kWideMB, 4, true>(p, p.in, p.plane, 0, last, b * kWideMB);
+            else
+              runTile<kWideMB, 4>(p, p.in, p.plane, 0, last, b * kWideMB);
+          }
+        });
+    return;
+  }
   const int64_t tiles = (last + kTile - 1) / kTile;
   const int64_t blocks = (p.m + kMB - 1) / kMB;
   // Tiles per chunk: as many as keep the chunk's slice of `in` (its
@@ -279,13 +299,13 @@ void computeImage(const Problem &p, int64_t last, int64_t reach) {
                       inPlane = kTile;
                     }
                     if (cols == kTile)
-                      runTile<3, true>(p, in, inPlane, q0, cols, m0);
+                      runTile<kMB, 3, true>(p, in, inPlane, q0, cols, m0);
                     else if (cols > 32)
-                      runTile<3>(p, in, inPlane, q0, cols, m0);
+                      runTile<kMB, 3>(p, in, inPlane, q0, cols, m0);
                     else if (cols > 16)
-                      runTile<2>(p, in, inPlane, q0, cols, m0);
+                      runTile<kMB, 2>(p, in, inPlane, q0, cols, m0);
                     else
-                      runTile<1>(p, in, inPlane, q0, cols, m0);
+                      runTile<kMB, 1>(p, in, inPlane, q0, cols, m0);
                   }
                 }
               });
