@@ -284,8 +284,12 @@ bool compileModelFile(const std::string &modelPath,
   if (!runStage(
           [&](OpPassManager &pm) {
             bool cuda = options.target == "cuda";
+            // f32 convolutions in NHWC: with TF32 (tensor cores), or when
+            // asked for; plain fp32 stays NCHW (slower in NHWC).
+            bool f32 =
+                options.cudaChannelsLastF32 || options.precision == "tf32";
             buildONNXToTensorPipeline(pm, cuda && options.fuseAttention,
-                                      cuda && options.cudaChannelsLast);
+                                      cuda && options.cudaChannelsLast, f32);
           },
           "ONNX conversion"))
     return false;

@@ -72,7 +72,7 @@ void buildONNXCleanupPipeline(OpPassManager &pm, StringRef halfType) {
 }
 
 void buildONNXToTensorPipeline(OpPassManager &pm, bool fuseAttention,
-                               bool channelsLast) {
+                               bool channelsLast, bool channelsLastF32) {
   pm.addPass(createConvertONNXToTensor());
   // Shape values computed with tensor ops become index arithmetic, so that
   // they are not payload reads (no readback, no pool-domain split).
@@ -84,11 +84,14 @@ void buildONNXToTensorPipeline(OpPassManager &pm, bool fuseAttention,
   // onyx.attention (a flash-attention kernel; the scores never stored).
   if (fuseAttention)
     pm.addPass(createCUDAFuseAttention());
-  // CUDA: half-precision convolutions run in NHWC (cuDNN's tensor-core
-  // layout), the layout propagated through their neighbours; before fusion,
-  // so that each generic it rewrites is one ONNX op's.
+  // CUDA: half-precision (and with channelsLastF32, f32: TF32)
+  // convolutions run in NHWC (cuDNN's tensor-core layout), the layout
+  // propagated through their neighbours; before fusion, so that each
+  // generic it rewrites is one ONNX op's.
   if (channelsLast) {
-    pm.addPass(createCUDAChannelsLast());
+    CUDAChannelsLastOptions layout;
+    layout.f32 = channelsLastF32;
+    pm.addPass(createCUDAChannelsLast(layout));
     pm.addPass(createCanonicalizerPass());
   }
   // Dispatch regions: producer/consumer chains of generics become one

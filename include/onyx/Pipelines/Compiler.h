@@ -59,12 +59,20 @@ struct CompileOptions {
   /// activations) but its fp32 kernel is slower than cuBLASLt plus softmax
   /// wherever the GPU is busy (+27 % there; docs/cuda-backend.md).
   bool fuseAttention = false;
-  /// CUDA: f16 / bf16 convolutions run in NHWC with the layout propagated
-  /// through their neighbours (onyx-cuda-channels-last); fp32 is unchanged.
+  /// CUDA: f16 / bf16 convolutions (and f32 ones with precision "tf32")
+  /// run in NHWC with the layout propagated through their neighbours
+  /// (onyx-cuda-channels-last); plain fp32 is unchanged.
   /// On by default since the cuDNN backend API made NHWC calls cheap on the
   /// host: compiled ResNet-50 fp16 / bf16 take 0.43-0.61x the NCHW time
   /// with or without CUDA graphs (docs/cuda-backend.md, 2026-12-06).
   bool cudaChannelsLast = true;
+  /// CUDA, with cudaChannelsLast: f32 convolutions in NHWC too, whatever
+  /// the precision (onyx-compile sets it for an explicit
+  /// --cuda-channels-last). Without it f32 convolutions run NHWC only with
+  /// precision "tf32" (TF32 tensor cores: ResNet-50 takes 0.58-0.89x the
+  /// NCHW time, docs/cuda-backend.md, 2026-12-06); plain fp32 stays NCHW
+  /// (its NHWC engines were slower, 1.1-13.5x).
+  bool cudaChannelsLastF32 = false;
 };
 
 /// Compiles the ONNX model at `modelPath`. Without `emit`, writes a shared

@@ -22,10 +22,11 @@ void buildONNXCleanupPipeline(mlir::OpPassManager &pm,
 /// `fuseAttention` (the CUDA target): attention blocks become onyx.attention
 /// (onyx-fuse-attention) before elementwise fusion. `channelsLast` (the
 /// CUDA target): f16 / bf16 convolutions and their neighbours in NHWC
-/// (onyx-cuda-channels-last).
+/// (onyx-cuda-channels-last), and f32 ones too with `channelsLastF32`.
 void buildONNXToTensorPipeline(mlir::OpPassManager &pm,
                                bool fuseAttention = false,
-                               bool channelsLast = false);
+                               bool channelsLast = false,
+                               bool channelsLastF32 = false);
 /// Stages 6-8: One-Shot Bufferize, output allocation, entry binding, and
 /// pooling of temporaries with `poolScheme` ("lifetime", "iree" or "none").
 /// `target` "cpu": convolutions and max pools become runtime calls before

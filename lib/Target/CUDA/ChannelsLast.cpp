@@ -18,7 +18,10 @@
 // Where an NHWC value meets anything else (the graph's input, a reshape
 // such as Flatten, the return), one transpose generic converts it, so a
 // ResNet keeps a transpose at its input and one after its pooled output
-// only. fp32 convolutions are never seeds: fp32 models are unchanged.
+// only. f32 convolutions are seeds only with the option `f32` (the
+// pipeline sets it for --precision=tf32, whose TF32 tensor-core
+// convolutions want NHWC too, and for an explicit --cuda-channels-last):
+// plain fp32 models are unchanged by default.
 //
 // Every rewrite is exact (a permutation of where elements live); what the
 // pass does not understand stays NCHW behind a transpose.
@@ -64,8 +67,9 @@ AffineMap permuteResults(AffineMap map) {
                         map.getContext());
 }
 
-/// The convolution generic of the Conv lowering in f16 / bf16 with 2
-/// spatial dims and one group, its split operands and merged result.
+/// The convolution generic of the Conv lowering in f16 / bf16 (or f32 with
+/// `f32`) with 2 spatial dims and one group, its split operands and merged
+/// result.
 struct ConvSeed {
   linalg::GenericOp conv;
   tensor::ExpandShapeOp x, init;
@@ -79,13 +83,13 @@ bool isChannelSplit(ArrayRef<ReassociationIndices> groups) {
          groups[3] == ReassociationIndices{4};
 }
 
-std::optional<ConvSeed> matchSeed(linalg::GenericOp g) {
+std::optional<ConvSeed> matchSeed(linalg::GenericOp g, bool f32) {
   if (!g.hasPureTensorSemantics() || g.getNumDpsInputs() != 2 ||
       g.getNumDpsInits() != 1 || g.getNumLoops() != 8 ||
       g.getNumReductionLoops() != 3)
     return std::nullopt;
   Type element = getElementTypeOrSelf(g.getResult(0).getType());
-  if (!element.isF16() && !element.isBF16())
+  if (!element.isF16() && !element.isBF16() && !(f32 && element.isF32()))
     return std::nullopt;
   for (Value v : g->getOperands())
     if (getElementTypeOrSelf(v.getType()) != element ||
@@ -144,14 +148,14 @@ std::optional<ConvSeed> matchSeed(linalg::GenericOp g) {
 
 class ChannelsLast {
 public:
-  explicit ChannelsLast(func::FuncOp fn)
-      : fn(fn), entry(fn.getBody().front()) {}
+  ChannelsLast(func::FuncOp fn, bool f32)
+      : fn(fn), entry(fn.getBody().front()), f32(f32) {}
 
   void run() {
     SmallVector<ConvSeed> ordered;
     for (Operation &op : entry)
       if (auto g = dyn_cast<linalg::GenericOp>(op))
-        if (auto seed = matchSeed(g))
+        if (auto seed = matchSeed(g, f32))
           ordered.push_back(*seed);
     // A split X (or init) may be shared by several convolutions (CSE: the
     // block input of a ResNet stage read by its first convolution and the
@@ -197,6 +201,7 @@ public:
 private:
   func::FuncOp fn;
   Block &entry;
+  bool f32;
   llvm::DenseMap<Operation *, ConvSeed> seeds;
   /// The values that live in NHWC, and the ops rewritten to produce or
   /// consume them.
@@ -494,10 +499,11 @@ private:
 
 struct CUDAChannelsLastPass
     : onyx::impl::CUDAChannelsLastBase<CUDAChannelsLastPass> {
+  using Base::Base;
   void runOnOperation() override {
-    getOperation().walk([](func::FuncOp fn) {
+    getOperation().walk([&](func::FuncOp fn) {
       if (!fn.isExternal())
-        ChannelsLast(fn).run();
+        ChannelsLast(fn, f32).run();
     });
   }
 };

@@ -31,14 +31,15 @@
 // with an fp32 compute type and CUDNN_TENSOR_OP_MATH: tensor cores, fp32
 // accumulation; alpha and beta stay fp32.
 //
-// ONYXRT_CONV_NHWC (half-precision convolutions after the compiler's
-// onyx-cuda-channels-last): x, y and the residual are described as NHWC
-// (CUDNN_TENSOR_NHWC strides) and the filter as KRSC, cuDNN's tensor-core
-// layouts. The compiler passes the weights as they are (KCRS); they are
-// converted here with cudnnTransformTensor: once per session into a copy
-// kept with the session when the call says they are a constant
-// (ONYXRT_CONV_CONST_FILTER: a weight or initializer, whose device copy
-// never changes), otherwise per call into a scratch buffer.
+// ONYXRT_CONV_NHWC (half-precision and tf32 convolutions after the
+// compiler's onyx-cuda-channels-last; any element type, fp32 without TF32
+// too, though cuDNN's fp32 NHWC engines are slow): x, y and the residual
+// are described as NHWC (CUDNN_TENSOR_NHWC strides) and the filter as
+// KRSC, cuDNN's tensor-core layouts. The compiler passes the weights as
+// they are (KCRS); they are converted here with cudnnTransformTensor: once
+// per session into a copy kept with the session when the call says they
+// are a constant (ONYXRT_CONV_CONST_FILTER: a weight or initializer, whose
+// device copy never changes), otherwise per call into a scratch buffer.
 //
 //===----------------------------------------------------------------------===//
 #include "CudaDevice.h"

@@ -30,7 +30,7 @@ def CUDAFuseAttention : Pass<"onyx-fuse-attention", "mlir::ModuleOp"> {
 }
 
 def CUDAChannelsLast : Pass<"onyx-cuda-channels-last", "mlir::ModuleOp"> {
-  let summary = "f16/bf16 convolutions and their neighbours in NHWC";
+  let summary = "f16/bf16 (and, with f32, f32) convolutions and their neighbours in NHWC";
   let description = [{
     Runs on tensors after the ONNX lowering, before elementwise fusion (the
     CUDA pipeline, unless `onyx-compile --cuda-channels-last=false`). Every
@@ -41,9 +41,15 @@ def CUDAChannelsLast : Pass<"onyx-cuda-channels-last", "mlir::ModuleOp"> {
     around it (bias, Relu, residual Add, padding, MaxPool, casts, pooling
     reductions: maps and body reads permuted, loops interchanged), so that
     only the values that reach anything else (the graph input, a Flatten)
-    are transposed, once. f32 convolutions are left alone
+    are transposed, once. f32 convolutions are left alone unless `f32` is
+    set (`onyx-compile --precision=tf32`, whose TF32 tensor-core
+    convolutions want NHWC too, or an explicit `--cuda-channels-last`)
     (lib/Target/CUDA/ChannelsLast.cpp).
   }];
+  let options = [
+    Option<"f32", "f32", "bool", "false",
+           "f32 convolutions too (TF32 tensor-core math wants NHWC)">
+  ];
   let dependentDialects = ["mlir::linalg::LinalgDialect",
                            "mlir::tensor::TensorDialect"];
 }

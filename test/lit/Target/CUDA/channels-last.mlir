@@ -1,6 +1,10 @@
 // RUN: onyx-opt %s --convert-onnx-to-tensor --onyx-cuda-channels-last \
 // RUN:   --canonicalize --cse --mlir-print-local-scope -split-input-file \
 // RUN:   | FileCheck %s
+// With f32=true (onyx-compile --precision=tf32): f32 convolutions too.
+// RUN: onyx-opt %s --convert-onnx-to-tensor '--onyx-cuda-channels-last=f32=true' \
+// RUN:   --canonicalize --cse --mlir-print-local-scope -split-input-file \
+// RUN:   | FileCheck %s --check-prefix=F32
 
 // A ResNet basic block in f16 with dynamic N, H, W: Conv + Relu, MaxPool,
 // Conv + residual Add + Relu, GlobalAveragePool. The convolutions read and
@@ -43,12 +47,26 @@ func.func @block(%x: tensor<?x8x?x?xf16>, %w1: tensor<8x8x3x3xf16>,
 
 // -----
 
-// fp32 convolutions stay NCHW, and so does everything around them.
+// fp32 convolutions stay NCHW, and so does everything around them; with
+// f32=true (TF32) they go NHWC like f16's: the input transposed once, the
+// padding, bias and Relu in NHWC, one transpose back before the return.
 
 // CHECK-LABEL: func.func @fp32
 // CHECK-NOT: tensor<?x?x?x8xf32>
 // CHECK-NOT: x1x8xf32>
 // CHECK: return
+
+// F32-LABEL: func.func @fp32
+// F32-SAME: (%[[X:.*]]: tensor<?x8x?x?xf32>,
+// F32: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d3, d1, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]{{.*}} ins(%[[X]] : tensor<?x8x?x?xf32>) outs(%{{.*}} : tensor<?x?x?x8xf32>)
+// F32: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d3 + d6, d4 + d7, d1, d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d5, d6, d7)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d3, d4, d1, d2)>]
+// F32-SAME: ins(%{{.*}}, %{{.*}} : tensor<?x?x?x1x8xf32>, tensor<1x8x8x3x3xf32>) outs(%{{.*}} : tensor<?x?x?x1x8xf32>)
+// F32: arith.maximumf
+// F32: %[[BACK:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d2, d3, d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]{{.*}} outs(%{{.*}} : tensor<?x8x?x?xf32>)
+// F32-NEXT: ^bb0
+// F32-NEXT: linalg.yield
+// F32-NEXT: }
+// F32-NEXT: return %[[BACK]]
 func.func @fp32(%x: tensor<?x8x?x?xf32>, %w: tensor<8x8x3x3xf32>,
                 %b: tensor<8xf32>) -> tensor<?x8x?x?xf32> {
   %c = "onnx.Conv"(%x, %w, %b) {kernel_shape = [3, 3], pads = [1, 1, 1, 1]} : (tensor<?x8x?x?xf32>, tensor<8x8x3x3xf32>, tensor<8xf32>) -> tensor<?x8x?x?xf32>
