@@ -17,11 +17,13 @@ device; the weights are re-created there from the same seeds.
 `compile` writes ART/MODEL_PREC.so for PREC in fp32 (the model's types,
 TF32 off), tf32 (`--precision=tf32`), fp16 and bf16 (`--precision=fp16|bf16`:
 the fp32 export run in half precision, inputs and outputs keeping their
-types; passing `--cuda-channels-last`: NHWC half convolutions); transformer
-models get `--fuse-attention` (--no-fuse: without). A layout suffix picks
-the convolution layout explicitly: PREC-nchw (`--cuda-channels-last=false`)
-or PREC-nhwc (`--cuda-channels-last`; for fp32 / tf32 too, where the pass
-changes nothing today), e.g. --precisions fp32,tf32,fp16,fp16-nchw,bf16,bf16-nchw.
+types); fp16, bf16 and tf32 pass `--cuda-channels-last` (NHWC
+convolutions, onyx-compile's default for them), fp32 passes no layout flag
+(NCHW, the default); transformer models get `--fuse-attention` (--no-fuse:
+without). A layout suffix picks the convolution layout explicitly:
+PREC-nchw (`--cuda-channels-last=false`) or PREC-nhwc (`--cuda-channels-last`;
+for fp32 too: NHWC convolutions in exact fp32 math), e.g. --precisions
+fp32,tf32,tf32-nchw,fp16,fp16-nchw,bf16,bf16-nchw.
 `run` takes the same names; PyTorch's side of PREC-LAYOUT is PREC's (run
 once per case and precision).
 
@@ -62,6 +64,8 @@ import gpu_bench as gb  # noqa: E402
 
 PRECISIONS = ["fp32", "tf32", "fp16", "bf16"]
 LAYOUTS = ("nchw", "nhwc")
+# The precisions whose convolutions onyx-compile runs NHWC by default.
+NHWC_DEFAULT = ("fp16", "bf16", "tf32")
 
 
 def split_precision(token):
@@ -74,12 +78,12 @@ def split_precision(token):
 
 
 def layout_of(model, token):
-    """The convolution layout of an artifact: fp32 / tf32 NCHW, fp16 / bf16
-    NHWC unless -nchw ('-' for models without convolutions)."""
+    """The convolution layout of an artifact: fp32 NCHW unless -nhwc, tf32 /
+    fp16 / bf16 NHWC unless -nchw ('-' for models without convolutions)."""
     if model in TRANSFORMERS:
         return "-"
     prec, layout = split_precision(token)
-    return (layout or ("nhwc" if prec in ("fp16", "bf16") else "nchw")).upper()
+    return (layout or ("nhwc" if prec in NHWC_DEFAULT else "nchw")).upper()
 TRANSFORMERS = {"bert", "gpt2"}
 DEFAULT_CASES = ("bert-b1-s128,bert-b8-s128,bert-b32-s128,bert-b1-s512,gpt2-b1-s128,"
                  "gpt2-b1-s512,gpt2-b8-s512,resnet50-b1,resnet50-b32,resnet50-b128")
@@ -101,8 +105,8 @@ def cmd_compile(args):
                     flags.append("--precision=" + prec)
                 if layout == "nchw":
                     flags.append("--cuda-channels-last=false")
-                elif layout == "nhwc" or prec in ("fp16", "bf16"):
-                    # NHWC half convolutions, passed explicitly.
+                elif layout == "nhwc" or prec in NHWC_DEFAULT:
+                    # NHWC convolutions, passed explicitly.
                     flags.append("--cuda-channels-last")
                 if model in TRANSFORMERS and not args.no_fuse:
                     flags.append("--fuse-attention")

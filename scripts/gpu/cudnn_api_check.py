@@ -29,8 +29,11 @@ gpu_bench's seed) at --batches, backend vs legacy outputs (the same rules
 against the fp32 PyTorch model), timed with --time, without and with CUDA
 graphs (`--no-checks --resnet --time --time-variants ""`: the compiled models
 alone; first run 2026-12-06, docs/cuda-backend.md "Compiled ResNet-50 on the
-backend API"). The fp16 / bf16 variants name their layout explicitly
-(fp16 / bf16 NCHW, fp16cl / bf16cl NHWC), whatever onyx-compile's default.
+backend API"). The variants name their layout explicitly (fp32, tf32,
+fp16, bf16 NCHW; fp32cl, tf32cl, fp16cl, bf16cl NHWC), whatever
+onyx-compile's default; --resnet-variants picks some (the artifacts of
+`make` are all of them). Where both layouts of a precision ran, the run
+prints the relative L2 between their backend outputs (PREC vs PRECcl).
 """
 import argparse
 import json
@@ -48,13 +51,15 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 # variant: (onyx-compile flags, kind)
 VARIANTS = {
     "fp32": ([], "fp32"),
-    "tf32": (["--precision=tf32"], "tf32"),
+    "tf32": (["--precision=tf32", "--cuda-channels-last=false"], "tf32"),
     "fp16": (["--precision=fp16", "--cuda-channels-last=false"], "fp16"),
     "bf16": (["--precision=bf16", "--cuda-channels-last=false"], "bf16"),
     "fp16cl": (["--precision=fp16", "--cuda-channels-last"], "fp16"),
     "bf16cl": (["--precision=bf16", "--cuda-channels-last"], "bf16"),
+    "tf32cl": (["--precision=tf32", "--cuda-channels-last"], "tf32"),
+    "fp32cl": (["--cuda-channels-last"], "fp32"),
 }
-RESNET_VARIANTS = ["fp32", "tf32", "fp16", "bf16", "fp16cl", "bf16cl"]
+RESNET_VARIANTS = ["fp32", "tf32", "fp16", "bf16", "fp16cl", "bf16cl", "tf32cl", "fp32cl"]
 
 
 def compiler():
@@ -428,7 +433,8 @@ def run_resnet(args, log, results):
             cases[b] = (x, fp32(x).float().cpu().numpy())
     bad = 0
     start = time.time()
-    for v in RESNET_VARIANTS:
+    backend_outs = {}  # (variant, batch): the graph-free backend output
+    for v in (args.resnet_variants.split(",") if args.resnet_variants else RESNET_VARIANTS):
         so = os.path.join(art, "resnet50_%s.so" % v)
         kind = VARIANTS[v][1]
         modes = [("", {})] + ([("graphs", {"enable_cuda_graph": True})] if args.time else [])
@@ -462,6 +468,8 @@ def run_resnet(args, log, results):
                 bad += 1
                 continue
             for b, (_, ref) in cases.items():
+                if not mode:
+                    backend_outs[(v, b)] = outs[("backend", b)]
                 e_l, e_b = rel(outs[("legacy", b)], ref), rel(outs[("backend", b)], ref)
                 d = rel(outs[("backend", b)], outs[("legacy", b)])
                 ok = judge(kind, e_b, e_l, d)
@@ -472,6 +480,12 @@ def run_resnet(args, log, results):
                      "backend_ms": ms.get(("backend", b))}
                 results.append(r)
                 print(json.dumps(r), flush=True)
+    for (v, b), o in sorted(backend_outs.items()):
+        if (v + "cl", b) in backend_outs:
+            r = {"model": "resnet50", "layouts": "%s vs %scl" % (v, v), "batch": b,
+                 "diff": rel(backend_outs[(v + "cl", b)], o)}
+            results.append(r)
+            print(json.dumps(r), flush=True)
     return bad
 
 
@@ -554,6 +568,8 @@ def main():
     b.add_argument("--resnet-shapes", action="store_true",
                    help="also check ResNet-50's convolutions at --batches")
     b.add_argument("--resnet", action="store_true")
+    b.add_argument("--resnet-variants", default="",
+                   help="--resnet: these variants only (e.g. tf32,tf32cl); default all")
     b.add_argument("--time", action="store_true")
     b.add_argument("--batches", type=lambda s: [int(v) for v in s.split(",")], default=[1, 32])
     b.add_argument("--runs", type=int, default=30)
