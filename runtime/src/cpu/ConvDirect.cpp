@@ -52,18 +52,19 @@
 namespace onyx::cpu {
 namespace {
 
-constexpr int kMB = 8;                     // output channels per tile
-constexpr int kNV = 3;                     // 16-float vectors per tile
-constexpr int64_t kTile = 16 * kNV;        // positions per tile
-constexpr int kWideMB = 6;                 // output channels per wide tile
-constexpr int64_t kWideTile = 64;          // positions per wide tile
-constexpr int64_t kChunkFloats = 1 << 16;  // `in` floats per chunk
-constexpr int64_t kOneChunkTiles = 4;      // images of at most this many tiles
-constexpr int64_t kPackChannels = 128;     // pointwise inputs packed per tile
-constexpr int64_t kPrefetch = 256;         // weight floats fetched ahead
-constexpr int64_t kMinUnits = 16;          // work units to balance, at least
-constexpr int64_t kMinPieceWork = 1 << 17; // FMAs per thread, at least
-constexpr int64_t kMinCopyWork = 1 << 15;  // floats per copying thread
+constexpr int kMB = 8;                    // output channels per tile
+constexpr int kNV = 3;                    // 16-float vectors per tile
+constexpr int64_t kTile = 16 * kNV;       // positions per tile
+constexpr int kWideMB = 6;                // output channels per wide tile
+constexpr int64_t kWideTile = 64;         // positions per wide tile
+constexpr int64_t kChunkFloats = 1 << 16; // `in` floats per chunk
+constexpr int64_t kOneChunkTiles = 4;     // images of at most this many tiles
+constexpr int64_t kPackChannels = 128;    // pointwise inputs packed per tile
+constexpr int64_t kPrefetch = 256;        // weight floats fetched ahead
+constexpr int64_t kMinUnits = 16;         // work units to balance, at least
+constexpr int64_t kBlockMajorFloats = 1 << 17; // `in` that L2 holds: 512 KiB
+constexpr int64_t kMinPieceWork = 1 << 17;     // FMAs per thread, at least
+constexpr int64_t kMinCopyWork = 1 << 15;      // floats per copying thread
 
 /// What the kernels read and write, fixed for one image.
 struct Problem {
@@ -276,6 +277,13 @@ void computeImage(const Problem &p, int64_t last, int64_t reach) {
   const int64_t chunks = (tiles + chunkTiles - 1) / chunkTiles;
   const int64_t unitWork = chunkTiles * kTile * kMB * p.k;
   const int64_t units = chunks * blocks;
+  // The pool's threads take contiguous ranges of units. Chunk-major keeps a
+  // chunk's slice of `in` in cache while every block walks it, but its
+  // chunks can be unequal (a 14x14 map's 5 tiles: 4 + 1, which left one of
+  // two threads a fifth of the work): when all of `in` fits in L2 anyway,
+  // block-major ranges, of equal blocks, balance the threads instead.
+  const bool blockMajor =
+      !pack && p.c * p.plane <= kBlockMajorFloats && chunks > 1;
 
   parallelFor(units, std::max<int64_t>(1, kMinPieceWork / unitWork),
               [&](int64_t begin, int64_t end) {
@@ -284,7 +292,8 @@ void computeImage(const Problem &p, int64_t last, int64_t reach) {
                   packed.resize(size_t(p.c * kTile));
                 int64_t packedTile = -1;
                 for (int64_t u = begin; u < end; ++u) {
-                  int64_t chunk = u / blocks, m0 = (u % blocks) * kMB;
+                  int64_t chunk = blockMajor ? u % chunks : u / blocks;
+                  int64_t m0 = (blockMajor ? u / chunks : u % blocks) * kMB;
                   int64_t t1 = std::min(tiles, (chunk + 1) * chunkTiles);
                   for (int64_t t = chunk * chunkTiles; t < t1; ++t) {
                     int64_t q0 = t * kTile;
