@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "cpu/Conv2d.h"
 #include "cpu/Threads.h"
 
 #include "onyx/onyx_cpu_conv.h"
@@ -83,25 +84,6 @@ __attribute__((target("avx512f"))) inline __m512 combine16(__m512 d, __m512 s) {
   return _mm512_mask_blend_ps(keep, s, d);
 }
 
-__attribute__((target("avx512f"))) inline __mmask16 tailMask(int64_t n) {
-  return n >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << n) - 1);
-}
-
-/// Masked loads and stores cost about 3x plain ones on AMD Zen 5: plain
-/// ones for a full mask.
-__attribute__((target("avx512f"))) inline __m512 load16(__mmask16 m,
-                                                        const float *p) {
-  return m == __mmask16(0xFFFF) ? _mm512_loadu_ps(p)
-                                : _mm512_maskz_loadu_ps(m, p);
-}
-__attribute__((target("avx512f"))) inline void store16(float *p, __mmask16 m,
-                                                       __m512 v) {
-  if (m == __mmask16(0xFFFF))
-    _mm512_storeu_ps(p, v);
-  else
-    _mm512_mask_storeu_ps(p, m, v);
-}
-
 /// windowRowGeneric with AVX-512: 16 columns at a time, the last vector of
 /// each pass masked (the rows are short, 55 columns for SqueezeNet's first
 /// pool: scalar remainders were most of the time); stride 2 as two loads
@@ -113,10 +95,10 @@ windowRowAvx512(const float *const *rows, int64_t nrows, int64_t width,
                 float *__restrict scratch, float *__restrict dst) {
   for (int64_t c = 0; c < width; c += 16) {
     __mmask16 m = tailMask(width - c);
-    __m512 v = load16(m, rows[0] + c);
+    __m512 v = loadLanes(m, rows[0] + c);
     for (int64_t r = 1; r < nrows; ++r)
-      v = combine16(v, load16(m, rows[r] + c));
-    store16(scratch + c, m, v);
+      v = combine16(v, loadLanes(m, rows[r] + c));
+    storeLanes(scratch + c, m, v);
   }
   const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20,
                                          22, 24, 26, 28, 30);
@@ -131,13 +113,13 @@ windowRowAvx512(const float *const *rows, int64_t nrows, int64_t width,
       __mmask16 m = tailMask(n);
       __m512 s;
       if (stride == 1) {
-        s = load16(m, src + j);
+        s = loadLanes(m, src + j);
       } else if (stride == 2) {
         // Elements 2j .. 2j + 2n - 2 of src: the first 2n - 1 of 32.
         int64_t used = std::min<int64_t>(2 * n - 1, 32);
-        __m512 a = load16(tailMask(used), src + 2 * j);
-        __m512 b =
-            load16(tailMask(std::max<int64_t>(used - 16, 0)), src + 2 * j + 16);
+        __m512 a = loadLanes(tailMask(used), src + 2 * j);
+        __m512 b = loadLanes(tailMask(std::max<int64_t>(used - 16, 0)),
+                             src + 2 * j + 16);
         s = _mm512_permutex2var_ps(a, even, b);
       } else {
         __m512i index =
@@ -145,8 +127,8 @@ windowRowAvx512(const float *const *rows, int64_t nrows, int64_t width,
         s = _mm512_mask_i32gather_ps(_mm512_setzero_ps(), m, index,
                                      src + j * stride, 4);
       }
-      __m512 d = load16(m, out + j);
-      store16(out + j, m, combine16(d, s));
+      __m512 d = loadLanes(m, out + j);
+      storeLanes(out + j, m, combine16(d, s));
     }
   }
 }
