@@ -555,6 +555,20 @@ struct FuseElementwisePass
         generic.payloadUsesValueFromOperand(generic.getDpsInitOperand(0)) ||
         !generic.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>())
       return false;
+    // A body that reads tensors itself (`tensor.extract` of an operand read
+    // with run-time broadcast selects: the Add lowering's form) computes
+    // from data, not constants: a copy per user would compute it twice
+    // (ResNet's residual Add + Relu, once per reader of the block output).
+    WalkResult reads = generic.getRegion().walk([&](Operation *inner) {
+      for (Value operand : inner->getOperands())
+        if (isa<ShapedType>(operand.getType()) &&
+            !generic.getRegion().isAncestor(operand.getParentRegion()) &&
+            !matchPattern(operand, m_Constant()))
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (reads.wasInterrupted())
+      return false;
     return llvm::all_of(generic.getDpsInputs(), [](Value input) {
       return matchPattern(input, m_Constant());
     });

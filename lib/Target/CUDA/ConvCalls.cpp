@@ -112,31 +112,27 @@ linalg::GenericOp findRelu(Operation *conv, Value out) {
         g.getDpsInits()[0].getType() != out.getType() ||
         !isDenseFloat(g.getDpsInits()[0]))
       return {};
-    // max(x, 0) in f32; truncf(max(extf(x), 0)) in f16 / bf16.
+    // max(x, 0) in f32; truncf(max(extf(x), 0)) in f16, and in bf16 with
+    // the conversions either native or written out with integer ops.
     Block &body = g.getRegion().front();
+    SmallVector<Operation *> steps;
     Value result = cast<linalg::YieldOp>(body.getTerminator()).getOperand(0);
-    Value maxValue = stripTruncF(result);
+    Value maxValue = stripRounding(result, steps);
     Operation *max = maxValue.getDefiningOp();
     if (!max || max->getBlock() != &body ||
         !isa<arith::MaximumFOp, arith::MaxNumFOp>(max))
       return {};
-    auto isZero = [](Value v) {
-      auto cst = v.getDefiningOp<arith::ConstantOp>();
-      auto value = cst ? dyn_cast<FloatAttr>(cst.getValue()) : FloatAttr();
-      return value && value.getValue().isZero();
-    };
+    steps.push_back(max);
     Value in = body.getArgument(0);
-    Value lhs = stripExtF(max->getOperand(0)),
-          rhs = stripExtF(max->getOperand(1));
-    if (!((lhs == in && isZero(max->getOperand(1))) ||
-          (rhs == in && isZero(max->getOperand(0)))))
+    Value lhs = stripExtension(max->getOperand(0), steps);
+    Value rhs = stripExtension(max->getOperand(1), steps);
+    if (!((lhs == in && isZeroConstant(max->getOperand(1))) ||
+          (rhs == in && isZeroConstant(max->getOperand(0)))))
       return {};
     // Nothing but the max and its conversions.
-    size_t expected = 1 + (maxValue != result) + (lhs != max->getOperand(0)) +
-                      (rhs != max->getOperand(1));
-    auto ops = body.without_terminator();
-    if (size_t(std::distance(ops.begin(), ops.end())) != expected)
-      return {};
+    for (Operation &inner : body.without_terminator())
+      if (!llvm::is_contained(steps, &inner) && !isa<arith::ConstantOp>(inner))
+        return {};
     return g;
   }
   return {};
@@ -170,25 +166,36 @@ ResidualAdd findResidualAdd(Operation *conv, Value y) {
     return none;
   Block &body = g.getRegion().front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  // y + r in f32; truncf(extf(y) + extf(r)) in f16 / bf16, possibly inside
-  // the merged Relu's truncf(max(extf(...), 0)).
+  // y + r in f32; truncf(extf(y) + extf(r)) in f16 / bf16 (bf16's
+  // conversions possibly written out with integer ops), possibly inside the
+  // merged Relu's truncf(max(extf(...), 0)). `steps`: the ops they take.
+  SmallVector<Operation *> steps;
   Value result = yield.getOperand(0);
   bool withRelu = false;
-  unsigned reluConversions = 0;
-  if (auto max = stripTruncF(result).getDefiningOp<arith::MaximumFOp>();
-      max && max->getBlock() == &body && stripTruncF(result) != result &&
-      isZeroConstant(max.getRhs()) && stripExtF(max.getLhs()) != max.getLhs()) {
-    withRelu = true;
-    reluConversions = 2;
-    result = stripExtF(max.getLhs());
+  Value sum;
+  {
+    SmallVector<Operation *> reluSteps;
+    Value inner = stripRounding(result, reluSteps);
+    auto max = inner.getDefiningOp<arith::MaximumFOp>();
+    if (max && max->getBlock() == &body && inner != result &&
+        isZeroConstant(max.getRhs())) {
+      reluSteps.push_back(max);
+      // The sum's rounding extended again: truncf / extf pairs, or bf16's
+      // integer form with the bitcasts between folded away.
+      if (Value rounded = stripExtendedRounding(max.getLhs(), reluSteps)) {
+        withRelu = true;
+        steps = std::move(reluSteps);
+        sum = rounded;
+      }
+    }
   }
-  Value sum = stripTruncF(result);
+  if (!sum)
+    sum = stripRounding(result, steps);
+  bool half = withRelu || sum != result;
   auto add = sum.getDefiningOp<arith::AddFOp>();
   if (!add || add->getBlock() != &body)
     return none;
-  bool half = sum != result;
-  if (withRelu && !half)
-    return none;
+  steps.push_back(add);
   auto sizes = dynamicSizes(out), ySizes = dynamicSizes(y);
   if (!sizes || !ySizes || *sizes != *ySizes)
     return none;
@@ -240,7 +247,8 @@ ResidualAdd findResidualAdd(Operation *conv, Value y) {
       return {};
     return buffer;
   };
-  Value lhsValue = stripExtF(add.getLhs()), rhsValue = stripExtF(add.getRhs());
+  Value lhsValue = stripExtension(add.getLhs(), steps),
+        rhsValue = stripExtension(add.getRhs(), steps);
   if (half != (lhsValue != add.getLhs()) || half != (rhsValue != add.getRhs()))
     return none;
   Value lhs = operandBuffer(lhsValue), rhs = operandBuffer(rhsValue);
@@ -248,22 +256,15 @@ ResidualAdd findResidualAdd(Operation *conv, Value y) {
   if (!lhs || !rhs || !isDenseOf(lhs, elementType) ||
       !isDenseOf(rhs, elementType))
     return none;
-  // Nothing else in the body has effects (or computes: the conversions are
-  // the add's).
-  unsigned conversions = 0;
+  // Nothing else in the body has effects or computes (the steps are the
+  // add's, its conversions and the Relu's).
   for (Operation &inner : body.without_terminator()) {
-    if (isa<arith::ExtFOp, arith::TruncFOp>(inner)) {
-      ++conversions;
-      continue;
-    }
-    if (withRelu && isa<arith::MaximumFOp>(inner))
+    if (llvm::is_contained(steps, &inner))
       continue;
     if (!isa<linalg::IndexOp, arith::SelectOp, arith::CmpIOp, arith::ConstantOp,
-             memref::LoadOp, arith::AddFOp>(inner))
+             memref::LoadOp>(inner))
       return none;
   }
-  if (conversions != (half ? 3u : 0u) + reluConversions)
-    return none;
   if (lhs == y && rhs != y)
     return {g, rhs, withRelu};
   if (rhs == y && lhs != y)
@@ -389,7 +390,7 @@ void lowerConv(LibraryCallBuilder &calls, Value context, linalg::LinalgOp op,
     SmallVector<Operation *> users = {bias, op};
     if (relu)
       users.push_back(relu);
-    if (relu && onlyUsedBy(yRoot, users)) {
+    if (relu && onlyUsedBy(yRoot, users, bias)) {
       target = relu.getDpsInits()[0];
       fused = kConvRelu;
       fusedRelu = relu;
@@ -398,7 +399,7 @@ void lowerConv(LibraryCallBuilder &calls, Value context, linalg::LinalgOp op,
       // ResNet's block tail: relu(conv + bias + residual), one call
       // (cuDNN's z operand).
       Value sum = add.getDpsInits()[0];
-      if (withRelu && onlyUsedBy(yRoot, {bias, op, add})) {
+      if (withRelu && onlyUsedBy(yRoot, {bias, op, add}, bias)) {
         // Add and Relu already one generic (f16 / bf16).
         target = sum;
         residual = other;
@@ -408,9 +409,10 @@ void lowerConv(LibraryCallBuilder &calls, Value context, linalg::LinalgOp op,
       }
       linalg::GenericOp relu2 =
           withRelu ? linalg::GenericOp() : findRelu(add, sum);
-      if (relu2 && onlyUsedBy(yRoot, {bias, op, add}) &&
+      if (relu2 && onlyUsedBy(yRoot, {bias, op, add}, bias) &&
           (relu2.getDpsInits()[0] == sum ||
-           onlyUsedBy(sum, {add.getOperation(), relu2.getOperation()}))) {
+           onlyUsedBy(sum, {add.getOperation(), relu2.getOperation()},
+                      add))) {
         target = relu2.getDpsInits()[0];
         residual = other;
         fused = kConvRelu;

@@ -137,11 +137,22 @@ Value bf16Extended(Value v, SmallVectorImpl<Operation *> &steps) {
 /// (f32ToBF16: bits = bitcast y; upper = bits >> 16; rounded = (bits +
 /// (upper & 1) + 0x7fff) >> 16; select(y uno y, upper | 0x40, rounded),
 /// truncated to i16 and bitcast to bf16): y, with the ops in `steps`.
+Value bf16RoundingBits(Value bits16, SmallVectorImpl<Operation *> &steps);
+
 Value bf16RoundedFrom(Value v, SmallVectorImpl<Operation *> &steps) {
   auto cast = v.getDefiningOp<arith::BitcastOp>();
   if (!cast || !cast.getType().isBF16())
     return Value();
-  auto trunc = cast.getIn().getDefiningOp<arith::TruncIOp>();
+  Value y = bf16RoundingBits(cast.getIn(), steps);
+  if (y)
+    steps.push_back(cast);
+  return y;
+}
+
+/// `bits16` = the i16 bits of the rounding above (before its bitcast to
+/// bf16): y, with the ops in `steps`.
+Value bf16RoundingBits(Value bits16, SmallVectorImpl<Operation *> &steps) {
+  auto trunc = bits16.getDefiningOp<arith::TruncIOp>();
   auto sel = trunc ? trunc.getIn().getDefiningOp<arith::SelectOp>() : nullptr;
   auto isNaN =
       sel ? sel.getCondition().getDefiningOp<arith::CmpFOp>() : nullptr;
@@ -167,12 +178,62 @@ Value bf16RoundedFrom(Value v, SmallVectorImpl<Operation *> &steps) {
   if (!lsb || lsb.getLhs() != upper.getResult() ||
       !isConstantInt(lsb.getRhs(), 1) || !isConstantInt(bias.getRhs(), 0x7fff))
     return Value();
-  steps.append(
-      {cast, trunc, sel, isNaN, quiet, rounded, upper, bits, sum, bias, lsb});
+  steps.append({trunc, sel, isNaN, quiet, rounded, upper, bits, sum, bias, lsb});
+  return y;
+}
+
+/// `v` = bitcast(shli(extui(rounding bits), 16)) : f32, a bf16 rounding
+/// extended again with its bf16 bitcasts folded away (what fusion leaves of
+/// a rounding and the extension after it): the rounded f32 value.
+Value bf16ExtendedRounding(Value v, SmallVectorImpl<Operation *> &steps) {
+  auto cast = v.getDefiningOp<arith::BitcastOp>();
+  if (!cast || !cast.getType().isF32())
+    return Value();
+  auto shl = cast.getIn().getDefiningOp<arith::ShLIOp>();
+  if (!shl || !isConstantInt(shl.getRhs(), 16))
+    return Value();
+  auto ext = shl.getLhs().getDefiningOp<arith::ExtUIOp>();
+  if (!ext || !ext.getType().isInteger(32) ||
+      !ext.getIn().getType().isInteger(16))
+    return Value();
+  Value y = bf16RoundingBits(ext.getIn(), steps);
+  if (y)
+    steps.append({cast, shl, ext});
   return y;
 }
 
 } // namespace
+
+Value stripExtension(Value v, SmallVectorImpl<Operation *> &steps) {
+  if (Value x = stripExtF(v); x != v) {
+    steps.push_back(v.getDefiningOp());
+    return x;
+  }
+  if (Value x = bf16Extended(v, steps))
+    return x;
+  return v;
+}
+
+Value stripExtendedRounding(Value v, SmallVectorImpl<Operation *> &steps) {
+  auto ext = v.getDefiningOp<arith::ExtFOp>();
+  auto trunc = ext ? ext.getIn().getDefiningOp<arith::TruncFOp>() : nullptr;
+  if (trunc && trunc.getIn().getType().isF32() &&
+      (trunc.getType().isF16() || trunc.getType().isBF16())) {
+    steps.append({ext, trunc});
+    return trunc.getIn();
+  }
+  return bf16ExtendedRounding(v, steps);
+}
+
+Value stripRounding(Value v, SmallVectorImpl<Operation *> &steps) {
+  if (Value y = stripTruncF(v); y != v) {
+    steps.push_back(v.getDefiningOp());
+    return y;
+  }
+  if (Value y = bf16RoundedFrom(v, steps))
+    return y;
+  return v;
+}
 
 bool isAddOfArguments(Block &body, unsigned lhsArg, unsigned rhsArg) {
   auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
@@ -325,14 +386,22 @@ bool usedBetween(Value buffer, Operation *first, Operation *last) {
   return false;
 }
 
-bool onlyUsedBy(Value buffer, ArrayRef<Operation *> allowed) {
+bool onlyUsedBy(Value buffer, ArrayRef<Operation *> allowed,
+                Operation *from) {
   for (Operation *user : buffer.getUsers()) {
     if (isa<memref::DimOp>(user) || llvm::any_of(allowed, [&](Operation *op) {
           return op == user || op->isProperAncestor(user);
         }))
       continue;
+    // A use before `from`, which overwrites the whole buffer, reads or
+    // writes an earlier value (bufferization reuses dead buffers).
+    if (from) {
+      Operation *ancestor = from->getBlock()->findAncestorOpInBlock(*user);
+      if (ancestor && ancestor->isBeforeInBlock(from))
+        continue;
+    }
     if (auto view = dyn_cast<memref::ExpandShapeOp>(user)) {
-      if (onlyUsedBy(view.getResult(), allowed))
+      if (onlyUsedBy(view.getResult(), allowed, from))
         continue;
     }
     return false;

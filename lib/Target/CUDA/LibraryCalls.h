@@ -67,6 +67,25 @@ mlir::Value stripExtF(mlir::Value v);
 /// `v` itself.
 mlir::Value stripTruncF(mlir::Value v);
 
+/// `v` without its extension from f16 / bf16 to f32: an arith.extf, or the
+/// ONNX lowering's bit-level bf16 form (bitcast, extui, shli, bitcast); the
+/// ops it took are appended to `steps`. `v` itself when it is neither.
+mlir::Value stripExtension(mlir::Value v,
+                           llvm::SmallVectorImpl<mlir::Operation *> &steps);
+/// The f32 value `v` rounds to f16 / bf16: through an arith.truncf or the
+/// ONNX lowering's bit-level bf16 rounding to nearest even; the ops it took
+/// are appended to `steps`. `v` itself when it is neither.
+mlir::Value stripRounding(mlir::Value v,
+                          llvm::SmallVectorImpl<mlir::Operation *> &steps);
+
+/// The f32 value `v` is a half-precision rounding of, extended back to f32:
+/// extf(truncf(y)), or its bit-level bf16 form (with the bf16 bitcasts
+/// folded away, as fusion leaves it); the ops are appended to `steps`. Null
+/// when `v` is neither.
+mlir::Value
+stripExtendedRounding(mlir::Value v,
+                      llvm::SmallVectorImpl<mlir::Operation *> &steps);
+
 /// Whether `op` may sit between a library op and the ops folded into it:
 /// it writes no tensor data.
 bool isNeutral(mlir::Operation *op);
@@ -100,7 +119,11 @@ bool usedBetween(mlir::Value buffer, mlir::Operation *first,
 
 /// Whether `buffer` is read only by `allowed` (and views/dims that only
 /// `allowed` use): then what the fused call does not write is never read.
-bool onlyUsedBy(mlir::Value buffer, llvm::ArrayRef<mlir::Operation *> allowed);
+/// With `from` (an op of `allowed` that overwrites all of the buffer), uses
+/// before it do not count: they are of an earlier value that bufferization
+/// placed in the same buffer.
+bool onlyUsedBy(mlir::Value buffer, llvm::ArrayRef<mlir::Operation *> allowed,
+                mlir::Operation *from = nullptr);
 
 /// The sizes a buffer was given (memref.view / alloc ops), to prove two
 /// buffers have equal dims.

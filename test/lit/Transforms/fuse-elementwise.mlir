@@ -307,6 +307,12 @@ func.func @shared_fill(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %v: tensor<8x1
 // CHECK-NEXT:    %[[B2:.*]] = linalg.generic {{.*}} ins(%{{.*}} : tensor<16xf32>) outs(%[[E2]] :
 // CHECK:         %[[R2:.*]] = tensor.expand_shape %[[B2]]
 // CHECK-NEXT:    linalg.generic {{.*}} outs(%[[R2]] :
+// A generic with no inputs that reads tensors in its body (the Add
+// lowering's run-time broadcast form, ResNet's residual Add + Relu) and has
+// two users is computed once, not once per user.
+// CHECK-LABEL: func.func @residual_two_users(
+// CHECK-COUNT-1: arith.maximumf
+// CHECK-NOT:     arith.maximumf
 // CHECK-LABEL: func.func @shared_bias_not_constant(
 // CHECK-COUNT-1: ins(%arg2 : tensor<16xf32>)
 // CHECK-NOT:     ins(%arg2 : tensor<16xf32>)
@@ -334,6 +340,33 @@ func.func @shared_bias(%x: tensor<4x1x8xf32>, %w: tensor<1x8x16xf32>, %v: tensor
     linalg.yield %q : f32
   } -> tensor<4x1x16xf32>
   return %m1, %m2 : tensor<4x1x16xf32>, tensor<4x1x16xf32>
+}
+func.func @residual_two_users(%y: tensor<4x16xf32>, %r: tensor<4x16xf32>, %rows: index, %w: tensor<16x16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  %one = arith.cmpi eq, %rows, %c1 : index
+  %e = tensor.empty() : tensor<4x16xf32>
+  %sum = linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%e : tensor<4x16xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %bi = arith.select %one, %c0, %i : index
+    %a = tensor.extract %y[%bi, %j] : tensor<4x16xf32>
+    %b = tensor.extract %r[%bi, %j] : tensor<4x16xf32>
+    %s = arith.addf %a, %b : f32
+    %m = arith.maximumf %s, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<4x16xf32>
+  %e2 = tensor.empty() : tensor<4x16xf32>
+  %mm = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%sum, %w : tensor<4x16xf32>, tensor<16x16xf32>) outs(%e2 : tensor<4x16xf32>) {
+  ^bb0(%l: f32, %rr: f32, %out: f32):
+    %p = arith.mulf %l, %rr : f32
+    %q = arith.addf %out, %p : f32
+    linalg.yield %q : f32
+  } -> tensor<4x16xf32>
+  return %sum, %mm : tensor<4x16xf32>, tensor<4x16xf32>
 }
 func.func @shared_bias_not_constant(%x: tensor<4x8xf32>, %w: tensor<8x16xf32>, %bias: tensor<16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
   %e = tensor.empty() : tensor<4x16xf32>

@@ -403,3 +403,202 @@ module {
     return %ok : i32
   }
 }
+
+// -----
+
+// bf16 with the conversions the ONNX lowering writes out with integer ops
+// (bf16ToF32 / f32ToBF16), and a bias buffer that bufferization reused: %t
+// held an earlier value (written and read before the bias broadcast, which
+// overwrites all of it). The Relu `round(max(extend(x), 0))` still folds
+// into the call (element type 16, flags RELU = 4), writing its output; the
+// two generics of the earlier value stay.
+
+#x = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d3 + d6, d4 + d7)>
+#w = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d5, d6, d7)>
+#y = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ch = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-LABEL: func.func @onyx_main
+// CHECK:         %[[R:.*]] = onyx.alloc_output %{{.*}}[0]
+// CHECK:         linalg.generic
+// CHECK:         linalg.generic
+// CHECK-NOT:     linalg.generic {
+// CHECK:         memref.extract_aligned_pointer_as_index %[[R]]
+// CHECK:         call @onyxrt_cuda_conv(%{{.*}}, %{{.*}}, %c16_i32, %c4_i32, %c2_i64,
+// CHECK-NOT:     linalg.generic {
+module {
+  func.func @onyx_main(%ctx: !onyx.context) -> i32 {
+    %c0 = arith.constant 0 : index
+    %c3 = arith.constant 3 : index
+    %c4 = arith.constant 4 : index
+    %zero = arith.constant 0.0 : f32
+    %c1_i32 = arith.constant 1 : i32
+    %c16_i32 = arith.constant 16 : i32
+    %c64_i32 = arith.constant 64 : i32
+    %c32767_i32 = arith.constant 32767 : i32
+    %x = onyx.get_input %ctx[0] : memref<?x1x3x?x?xbf16>
+    %w = onyx.get_input %ctx[1] : memref<1x8x3x1x1xbf16>
+    %b = onyx.get_input %ctx[2] : memref<8xbf16>
+    %x0 = onyx.get_input %ctx[3] : memref<?x8x?x?xbf16>
+    %n = memref.dim %x, %c0 : memref<?x1x3x?x?xbf16>
+    %h = memref.dim %x, %c3 : memref<?x1x3x?x?xbf16>
+    %ww = memref.dim %x, %c4 : memref<?x1x3x?x?xbf16>
+    %r = onyx.alloc_output %ctx[0] (%n, %h, %ww) : memref<?x8x?x?xbf16>
+    %early = onyx.alloc_output %ctx[1] (%n, %h, %ww) : memref<?x8x?x?xbf16>
+    %t = onyx.alloc_temp %ctx (%n, %h, %ww) : memref<?x8x?x?xbf16>
+    linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+        ins(%x0 : memref<?x8x?x?xbf16>) outs(%t : memref<?x8x?x?xbf16>) {
+    ^bb0(%in: bf16, %out: bf16):
+      linalg.yield %in : bf16
+    }
+    linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+        ins(%t : memref<?x8x?x?xbf16>) outs(%early : memref<?x8x?x?xbf16>) {
+    ^bb0(%in: bf16, %out: bf16):
+      linalg.yield %in : bf16
+    }
+    linalg.generic {indexing_maps = [#ch, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+        ins(%b : memref<8xbf16>) outs(%t : memref<?x8x?x?xbf16>) {
+    ^bb0(%in: bf16, %out: bf16):
+      linalg.yield %in : bf16
+    }
+    %te = memref.expand_shape %t [[0], [1, 2], [3], [4]] output_shape [%n, 1, 8, %h, %ww] : memref<?x8x?x?xbf16> into memref<?x1x8x?x?xbf16>
+    linalg.generic {indexing_maps = [#x, #w, #y], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+        ins(%x, %w : memref<?x1x3x?x?xbf16>, memref<1x8x3x1x1xbf16>) outs(%te : memref<?x1x8x?x?xbf16>) {
+    ^bb0(%in: bf16, %in2: bf16, %out: bf16):
+      %m = arith.mulf %in, %in2 : bf16
+      %s = arith.addf %out, %m : bf16
+      linalg.yield %s : bf16
+    }
+    linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+        ins(%t : memref<?x8x?x?xbf16>) outs(%r : memref<?x8x?x?xbf16>) {
+    ^bb0(%in: bf16, %out: bf16):
+      %0 = arith.bitcast %in : bf16 to i16
+      %1 = arith.extui %0 : i16 to i32
+      %2 = arith.shli %1, %c16_i32 : i32
+      %3 = arith.bitcast %2 : i32 to f32
+      %4 = arith.maximumf %3, %zero : f32
+      %5 = arith.bitcast %4 : f32 to i32
+      %6 = arith.shrui %5, %c16_i32 : i32
+      %7 = arith.andi %6, %c1_i32 : i32
+      %8 = arith.addi %7, %c32767_i32 : i32
+      %9 = arith.addi %5, %8 : i32
+      %10 = arith.shrui %9, %c16_i32 : i32
+      %11 = arith.ori %6, %c64_i32 : i32
+      %12 = arith.cmpf uno, %4, %4 : f32
+      %13 = arith.select %12, %11, %10 : i32
+      %14 = arith.trunci %13 : i32 to i16
+      %15 = arith.bitcast %14 : i16 to bf16
+      linalg.yield %15 : bf16
+    }
+    %ok = arith.constant 0 : i32
+    return %ok : i32
+  }
+}
+
+// -----
+
+// ResNet's block tail in bf16 with integer-op conversions, as fusion leaves
+// it: the sum's rounding and the extension the Relu reads are joined with
+// their bf16 bitcasts folded away (extui(trunci(...))). One call, element
+// type 16, flags RELU = 4, the residual as its fourth pointer.
+
+#x = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d3 + d6, d4 + d7)>
+#w = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d5, d6, d7)>
+#y = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ch = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-LABEL: func.func @onyx_main
+// CHECK:         %[[RES:.*]] = onyx.alloc_temp %{{.*}} : memref<?x8x?x?xbf16>
+// CHECK:         %[[OUT:.*]] = onyx.alloc_output %{{.*}}[0]
+// CHECK-NOT:     linalg.generic {
+// CHECK:         memref.extract_aligned_pointer_as_index %[[RES]]
+// CHECK:         %[[RP:.*]] = llvm.inttoptr
+// CHECK:         memref.extract_aligned_pointer_as_index %[[OUT]]
+// CHECK:         %[[OP:.*]] = llvm.inttoptr
+// CHECK:         call @onyxrt_cuda_conv(%{{.*}}, %{{.*}}, %c16_i32, %c4_i32, %c2_i64, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[RP]], %[[OP]]) {onyx.cuda_status}
+// CHECK-NOT:     linalg.generic {
+module {
+  func.func @onyx_main(%ctx: !onyx.context) -> i32 {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c3 = arith.constant 3 : index
+    %c4 = arith.constant 4 : index
+    %zero = arith.constant 0.0 : f32
+    %c1_i32 = arith.constant 1 : i32
+    %c16_i32 = arith.constant 16 : i32
+    %c64_i32 = arith.constant 64 : i32
+    %c32767_i32 = arith.constant 32767 : i32
+    %x = onyx.get_input %ctx[0] : memref<?x1x8x?x?xbf16>
+    %w = onyx.get_input %ctx[1] : memref<1x8x8x1x1xbf16>
+    %b = onyx.get_input %ctx[2] : memref<8xbf16>
+    %n = memref.dim %x, %c0 : memref<?x1x8x?x?xbf16>
+    %h = memref.dim %x, %c3 : memref<?x1x8x?x?xbf16>
+    %ww = memref.dim %x, %c4 : memref<?x1x8x?x?xbf16>
+    %res = onyx.alloc_temp %ctx (%n, %h, %ww) : memref<?x8x?x?xbf16>
+    %t = onyx.alloc_temp %ctx (%n, %h, %ww) : memref<?x8x?x?xbf16>
+    linalg.generic {indexing_maps = [#ch, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+        ins(%b : memref<8xbf16>) outs(%t : memref<?x8x?x?xbf16>) {
+    ^bb0(%in: bf16, %out: bf16):
+      linalg.yield %in : bf16
+    }
+    %te = memref.expand_shape %t [[0], [1, 2], [3], [4]] output_shape [%n, 1, 8, %h, %ww] : memref<?x8x?x?xbf16> into memref<?x1x8x?x?xbf16>
+    linalg.generic {indexing_maps = [#x, #w, #y], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+        ins(%x, %w : memref<?x1x8x?x?xbf16>, memref<1x8x8x1x1xbf16>) outs(%te : memref<?x1x8x?x?xbf16>) {
+    ^bb0(%in: bf16, %in2: bf16, %out: bf16):
+      %m = arith.mulf %in, %in2 : bf16
+      %s = arith.addf %out, %m : bf16
+      linalg.yield %s : bf16
+    }
+    %hb = arith.cmpi eq, %h, %c1 : index
+    %wb = arith.cmpi eq, %ww, %c1 : index
+    %out = onyx.alloc_output %ctx[0] (%n, %h, %ww) : memref<?x8x?x?xbf16>
+    linalg.generic {indexing_maps = [#id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} outs(%out : memref<?x8x?x?xbf16>) {
+    ^bb0(%o: bf16):
+      %i0 = linalg.index 0 : index
+      %i1 = linalg.index 1 : index
+      %i2 = linalg.index 2 : index
+      %i3 = linalg.index 3 : index
+      %s2 = arith.select %hb, %c0, %i2 : index
+      %s3 = arith.select %wb, %c0, %i3 : index
+      %a = memref.load %t[%i0, %i1, %s2, %s3] : memref<?x8x?x?xbf16>
+      %r = memref.load %res[%i0, %i1, %s2, %s3] : memref<?x8x?x?xbf16>
+      %0 = arith.bitcast %a : bf16 to i16
+      %1 = arith.extui %0 : i16 to i32
+      %2 = arith.shli %1, %c16_i32 : i32
+      %3 = arith.bitcast %2 : i32 to f32
+      %4 = arith.bitcast %r : bf16 to i16
+      %5 = arith.extui %4 : i16 to i32
+      %6 = arith.shli %5, %c16_i32 : i32
+      %7 = arith.bitcast %6 : i32 to f32
+      %8 = arith.addf %3, %7 : f32
+      %9 = arith.bitcast %8 : f32 to i32
+      %10 = arith.shrui %9, %c16_i32 : i32
+      %11 = arith.andi %10, %c1_i32 : i32
+      %12 = arith.addi %11, %c32767_i32 : i32
+      %13 = arith.addi %9, %12 : i32
+      %14 = arith.shrui %13, %c16_i32 : i32
+      %15 = arith.ori %10, %c64_i32 : i32
+      %16 = arith.cmpf uno, %8, %8 : f32
+      %17 = arith.select %16, %15, %14 : i32
+      %18 = arith.trunci %17 : i32 to i16
+      %19 = arith.extui %18 : i16 to i32
+      %20 = arith.shli %19, %c16_i32 : i32
+      %21 = arith.bitcast %20 : i32 to f32
+      %22 = arith.maximumf %21, %zero : f32
+      %23 = arith.bitcast %22 : f32 to i32
+      %24 = arith.shrui %23, %c16_i32 : i32
+      %25 = arith.andi %24, %c1_i32 : i32
+      %26 = arith.addi %25, %c32767_i32 : i32
+      %27 = arith.addi %23, %26 : i32
+      %28 = arith.shrui %27, %c16_i32 : i32
+      %29 = arith.ori %24, %c64_i32 : i32
+      %30 = arith.cmpf uno, %22, %22 : f32
+      %31 = arith.select %30, %29, %28 : i32
+      %32 = arith.trunci %31 : i32 to i16
+      %33 = arith.bitcast %32 : i16 to bf16
+      linalg.yield %33 : bf16
+    }
+    %ok = arith.constant 0 : i32
+    return %ok : i32
+  }
+}
