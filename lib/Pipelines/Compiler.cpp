@@ -297,7 +297,8 @@ bool compileModelFile(const std::string &modelPath,
     return writeIR(*module, outputPath, error);
   if (!runStage(
           [&](OpPassManager &pm) {
-            buildBufferizationPipeline(pm, options.poolScheme, options.target);
+            buildBufferizationPipeline(pm, options.poolScheme, options.target,
+                                       options.precision == "tf32");
           },
           "bufferization"))
     return false;

@@ -104,7 +104,7 @@ void buildONNXToTensorPipeline(OpPassManager &pm, bool fuseAttention,
 }
 
 void buildBufferizationPipeline(OpPassManager &pm, StringRef poolScheme,
-                                StringRef target) {
+                                StringRef target, bool tf32) {
   bufferization::OneShotBufferizePassOptions options;
   options.bufferizeFunctionBoundaries = true;
   // Loop-carried values whose shapes change between iterations (onnx.Loop,
@@ -124,6 +124,15 @@ void buildBufferizationPipeline(OpPassManager &pm, StringRef poolScheme,
   // unpadded input a call reads stays live until the call.
   if (target == "cpu") {
     pm.addPass(createCPULowerConvolutions());
+    pm.addPass(createCanonicalizerPass());
+  }
+  // CUDA: convolutions become cuDNN calls with their epilogues and
+  // symmetric input padding, for the same reasons (GEMMs stay for
+  // onyx-cuda-lower-library-calls).
+  if (target == "cuda") {
+    CUDALowerConvolutionsOptions convolutions;
+    convolutions.tf32 = tf32;
+    pm.addPass(createCUDALowerConvolutions(convolutions));
     pm.addPass(createCanonicalizerPass());
   }
   // RFC Fix 2: temporaries become views into per-domain session pools.
@@ -278,7 +287,8 @@ void registerOnyxPassesAndPipelines() {
                              [](OpPassManager &pm) {
                                buildONNXCleanupPipeline(pm);
                                buildONNXToTensorPipeline(pm, true, true);
-                               buildBufferizationPipeline(pm, "lifetime");
+                               buildBufferizationPipeline(pm, "lifetime",
+                                                          "cuda");
                                buildCUDACodegenPipeline(pm);
                              });
   // The CUDA codegen alone, on the IR of `onyx-compile --emit=buffers`

@@ -42,6 +42,11 @@ namespace onyx {
 using namespace mlir;
 using namespace onyx;
 
+/// Set on an onyx.alloc_temp that a target fills once per session
+/// (lib/Target/CUDA/CUDAAttributes.h's kSessionConstantAttr).
+static constexpr llvm::StringLiteral kSessionConstantAttr =
+    "onyx.session_constant";
+
 namespace {
 
 /// Byte size of one element in memory.
@@ -228,7 +233,9 @@ struct PoolAllocationsPass
     SmallVector<SmallVector<AllocTempOp>> domains;
     for (Operation &op : llvm::make_early_inc_range(body)) {
       auto alloc = dyn_cast<AllocTempOp>(&op);
-      if (!alloc)
+      // A target's session-lifetime copy (the CUDA target's constant
+      // uploads, `onyx.session_constant`) is not a temporary of the call.
+      if (!alloc || alloc->hasAttr(kSessionConstantAttr))
         continue;
       bool joins = !domains.empty();
       if (joins) {

@@ -32,10 +32,13 @@ void buildONNXToTensorPipeline(mlir::OpPassManager &pm,
 /// `target` "cpu": convolutions and max pools become runtime calls before
 /// the pooling (onyx-cpu-lower-convolutions), so that the buffers their
 /// calls absorb (padded copies, bias broadcasts) are never planned and the
-/// unpadded inputs they read stay live until the call.
+/// unpadded inputs they read stay live until the call; "cuda" likewise
+/// with cuDNN calls (onyx-cuda-lower-convolutions; `tf32`: TF32 tensor
+/// cores for f32 convolutions).
 void buildBufferizationPipeline(mlir::OpPassManager &pm,
                                 llvm::StringRef poolScheme = "lifetime",
-                                llvm::StringRef target = "");
+                                llvm::StringRef target = "",
+                                bool tf32 = false);
 /// Stage 9-10 for the CPU: loops, LLVM dialect, exported interface.
 /// `profileOps`: per-op profiling hooks (onyx-cpu-profile-ops).
 void buildCPUCodegenPipeline(mlir::OpPassManager &pm, bool profileOps = false);

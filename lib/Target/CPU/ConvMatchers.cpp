@@ -406,17 +406,23 @@ bool isExtentMinusOne(Value bound, Value buffer, int64_t d) {
 /// lowering's -inf), returned there.
 linalg::GenericOp findPadding(Operation *conv, Operation *bias, Value padded,
                               Value &src, SmallVector<int64_t> &pads,
-                              std::optional<float> *fill) {
+                              std::optional<float> *fill, bool channelsLast) {
   Operation *prev = conv->getPrevNode();
   while (prev && (isNeutral(prev) || prev == bias))
     prev = prev->getPrevNode();
   auto g = dyn_cast_or_null<linalg::GenericOp>(prev);
+  auto paddedType = dyn_cast<MemRefType>(padded.getType());
   if (!g || !g.hasPureBufferSemantics() || g.getNumDpsInputs() != 0 ||
       g.getNumDpsInits() != 1 || g.getDpsInits()[0] != padded ||
       g.getNumLoops() != g.getNumParallelLoops() ||
-      !g.getIndexingMapsArray()[0].isIdentity() || !isDenseF32(padded))
+      !g.getIndexingMapsArray()[0].isIdentity() || !paddedType ||
+      !paddedType.getLayout().isIdentity() ||
+      !isa<FloatType>(paddedType.getElementType()))
     return {};
-  auto paddedType = cast<MemRefType>(padded.getType());
+  // N and C (the dims the padding does not touch): [N, C, spatial...], or
+  // [N, spatial..., C] channels last.
+  int64_t channelDim = channelsLast ? paddedType.getRank() - 1 : 1;
+  auto isBatchOrChannel = [&](int64_t d) { return d == 0 || d == channelDim; };
   Block &body = g.getRegion().front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
   auto select = yield.getOperand(0).getDefiningOp<arith::SelectOp>();
@@ -436,7 +442,9 @@ linalg::GenericOp findPadding(Operation *conv, Operation *bias, Value padded,
     return {};
   src = load.getMemRef();
   auto srcType = dyn_cast<MemRefType>(src.getType());
-  if (!isDenseF32(src) || srcType.getRank() != paddedType.getRank() ||
+  if (!srcType || srcType != MemRefType::get(srcType.getShape(),
+                                             paddedType.getElementType()) ||
+      srcType.getRank() != paddedType.getRank() ||
       src.getParentBlock() == &body || reshapeRoot(src) == reshapeRoot(padded))
     return {};
   std::optional<SmallVector<Value>> paddedSizes = dynamicSizes(padded);
@@ -453,7 +461,7 @@ linalg::GenericOp findPadding(Operation *conv, Operation *bias, Value padded,
     if (isIndex(index, d) || (constantIndex && *constantIndex == 0 &&
                               paddedType.getDimSize(d) == 1)) {
       // N and C: the same extents (the call addresses the source by them).
-      if (d < 2) {
+      if (isBatchOrChannel(d)) {
         Value extent =
             !paddedType.isDynamicDim(d)
                 ? Value()
@@ -471,7 +479,7 @@ linalg::GenericOp findPadding(Operation *conv, Operation *bias, Value padded,
     }
     // clamp(index d - p, 0, size - 1) as maxsi(minsi(.)) or minsi(maxsi(.)).
     Operation *outer = index.getDefiningOp();
-    if (d < 2 || !outer || outer->getBlock() != &body ||
+    if (isBatchOrChannel(d) || !outer || outer->getBlock() != &body ||
         !isa<arith::MaxSIOp, arith::MinSIOp>(outer))
       return {};
     Operation *inner = outer->getOperand(0).getDefiningOp();

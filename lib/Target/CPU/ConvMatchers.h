@@ -75,6 +75,10 @@ linalg::GenericOp findRelu(Operation *after, Value out);
 /// type (the NaN-propagating forms only: the call keeps NaN).
 linalg::GenericOp findClip(Operation *after, Value out, float &lo, float &hi);
 
+/// Whether `size` is the extent of dim `d` of `buffer` (a static size, a
+/// memref.dim of it, or the size its allocation or view was given).
+bool isExtent(Value size, Value buffer, int64_t d);
+
 /// The Conv lowering's zero padding of the convolution's input: the generic
 /// right before `conv` (past neutral ops and `bias`) writing all of `padded`
 /// (dims [N, C, spatial...]) as
@@ -82,10 +86,13 @@ linalg::GenericOp findClip(Operation *after, Value out, float &lo, float &hi);
 /// with a dense `src` of the same N and C (a dim without a begin pad reads
 /// the clamped `i`). Returns it with `src` and the begin pad of each dim.
 /// With `fill`, the padding value may be any f32 constant (the MaxPool
-/// lowering's -inf), returned there.
+/// lowering's -inf), returned there. Any float element type (src's the
+/// same as padded's); with `channelsLast` the dims are [N, spatial..., C]
+/// (the CUDA target's NHWC convolutions).
 linalg::GenericOp findPadding(Operation *conv, Operation *bias, Value padded,
                               Value &src, SmallVector<int64_t> &pads,
-                              std::optional<float> *fill = nullptr);
+                              std::optional<float> *fill = nullptr,
+                              bool channelsLast = false);
 
 /// The residual Add right after the convolution: an elementwise generic
 /// writing `out = y + r` (or r + y), `r` a buffer of y's type and dims.

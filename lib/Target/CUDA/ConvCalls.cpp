@@ -21,6 +21,8 @@
 
 #include "LibraryCalls.h"
 
+#include "../CPU/ConvMatchers.h"
+
 #include "onyx/Dialect/Onyx/OnyxDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -369,8 +371,58 @@ std::optional<ConvMatch> matchConv(linalg::LinalgOp op) {
   return match;
 }
 
+/// `v` as `base + offset` through additions and subtractions of constants.
+static std::pair<Value, int64_t> baseAndOffset(Value v) {
+  int64_t offset = 0;
+  while (true) {
+    if (auto add = v.getDefiningOp<arith::AddIOp>()) {
+      if (auto c = getConstantIntValue(add.getRhs())) {
+        offset += *c;
+        v = add.getLhs();
+        continue;
+      }
+      if (auto c = getConstantIntValue(add.getLhs())) {
+        offset += *c;
+        v = add.getRhs();
+        continue;
+      }
+    }
+    if (auto sub = v.getDefiningOp<arith::SubIOp>())
+      if (auto c = getConstantIntValue(sub.getRhs())) {
+        offset -= *c;
+        v = sub.getLhs();
+        continue;
+      }
+    return {v, offset};
+  }
+}
+
+/// Whether the padded buffer's extent of dim `d` is the source's plus
+/// `total` (both pads of that dim): statically, or as sizes that differ by
+/// that constant (`h + 3` against `h + 1`).
+static bool isPaddedExtent(Value padded, Value src, int64_t d, int64_t total) {
+  auto paddedType = cast<MemRefType>(padded.getType());
+  auto srcType = cast<MemRefType>(src.getType());
+  if (!paddedType.isDynamicDim(d))
+    return !srcType.isDynamicDim(d) &&
+           paddedType.getDimSize(d) == srcType.getDimSize(d) + total;
+  auto sizes = dynamicSizes(padded);
+  if (!sizes || !srcType.isDynamicDim(d))
+    return false;
+  auto [paddedBase, paddedOffset] =
+      baseAndOffset((*sizes)[paddedType.getDynamicDimIndex(d)]);
+  if (paddedOffset == total && cpu_conv::isExtent(paddedBase, src, d))
+    return true;
+  auto srcSizes = dynamicSizes(src);
+  if (!srcSizes)
+    return false;
+  auto [srcBase, srcOffset] =
+      baseAndOffset((*srcSizes)[srcType.getDynamicDimIndex(d)]);
+  return paddedBase == srcBase && paddedOffset == srcOffset + total;
+}
+
 void lowerConv(LibraryCallBuilder &calls, Value context, linalg::LinalgOp op,
-               const ConvMatch &match) {
+               const ConvMatch &match, bool foldPadding) {
   Location loc = op.getLoc();
   // Bias and ReLU fused into the call (cuDNN's bias-activation
   // convolution): the broadcast generic before and the Relu generic after
@@ -384,8 +436,45 @@ void lowerConv(LibraryCallBuilder &calls, Value context, linalg::LinalgOp op,
   Operation *anchor = op;
   linalg::GenericOp fusedRelu, fusedAdd;
   Value residual;
-  if (linalg::GenericOp bias =
-          findBiasBroadcast(op, yRoot, match.channelsLast)) {
+  int64_t r = match.rank;
+  linalg::GenericOp bias = findBiasBroadcast(op, yRoot, match.channelsLast);
+  // The zero padding of the input, when symmetric (cuDNN's pads): the call
+  // reads the unpadded source, which nothing touches between the padding
+  // and the call (only neutral ops and the bias broadcast sit there).
+  Value xSource;
+  SmallVector<int64_t> pads(r, 0);
+  linalg::GenericOp padding;
+  if (foldPadding) {
+    Value xRoot = reshapeRoot(match.x), source;
+    SmallVector<int64_t> allPads;
+    if (linalg::GenericOp found = cpu_conv::findPadding(
+            op, bias, xRoot, source, allPads, nullptr, match.channelsLast)) {
+      auto rootType = cast<MemRefType>(xRoot.getType());
+      int64_t firstSpatial = match.channelsLast ? 1 : 2;
+      // Between the padding and the convolution nothing but the bias
+      // broadcast (folded into the call, so gone) may touch the source:
+      // bufferization may have given the broadcast the source's buffer,
+      // dead after the padding. The call's output may then overlap its
+      // input, which the runtime computes through a scratch buffer.
+      bool ok = rootType.getRank() == r + 2 &&
+                onlyUsedBy(xRoot, {found, op}, found);
+      for (Operation *at = found->getNextNode(); ok && at && at != op;
+           at = at->getNextNode())
+        ok = at == bias.getOperation() || isNeutral(at);
+      for (int64_t i = 0; ok && i < r; ++i) {
+        int64_t d = firstSpatial + i;
+        ok = isPaddedExtent(xRoot, source, d, 2 * allPads[d]);
+        pads[i] = allPads[d];
+      }
+      if (ok) {
+        padding = found;
+        xSource = source;
+      } else {
+        pads.assign(r, 0);
+      }
+    }
+  }
+  if (bias) {
     linalg::GenericOp relu = findRelu(op, yRoot);
     SmallVector<Operation *> users = {bias, op};
     if (relu)
@@ -436,7 +525,6 @@ void lowerConv(LibraryCallBuilder &calls, Value context, linalg::LinalgOp op,
   auto mul = [&](Value x, Value y) -> Value {
     return arith::MulIOp::create(b, loc, x, y);
   };
-  int64_t r = match.rank;
   // Where the group, per-group channels and spatial dims are in x and y.
   int64_t groupDim = match.channelsLast ? r + 1 : 1;
   int64_t spatial = match.channelsLast ? 1 : 3;
@@ -446,14 +534,17 @@ void lowerConv(LibraryCallBuilder &calls, Value context, linalg::LinalgOp op,
   SmallVector<Value> dims = {dim(match.y, 0),
                              mul(g, dim(match.x, groupDim + 1)),
                              mul(g, dim(match.y, groupDim + 1)), g};
+  // The source's spatial dims when the padding folded ([N, C, in...] or
+  // [N, in..., C]), else the padded input's.
   for (int64_t i = 0; i < r; ++i)
-    dims.push_back(dim(match.x, spatial + i));
+    dims.push_back(xSource ? dim(xSource, (match.channelsLast ? 1 : 2) + i)
+                           : dim(match.x, spatial + i));
   for (int64_t i = 0; i < r; ++i)
     dims.push_back(dim(match.w, 3 + i));
   for (int64_t i = 0; i < r; ++i)
     dims.push_back(dim(match.y, spatial + i));
   for (int64_t i = 0; i < r; ++i)
-    dims.push_back(calls.i64(b, loc, 0));
+    dims.push_back(calls.i64(b, loc, pads[i]));
   for (int64_t i = 0; i < r; ++i)
     dims.push_back(calls.i64(b, loc, match.strides[i]));
   for (int64_t i = 0; i < r; ++i)
@@ -486,13 +577,15 @@ void lowerConv(LibraryCallBuilder &calls, Value context, linalg::LinalgOp op,
       calls.i32(b, loc, flags),
       calls.i64(b, loc, r),
       array,
-      calls.devicePointer(b, loc, context, match.x),
+      calls.devicePointer(b, loc, context, xSource ? xSource : match.x),
       calls.devicePointer(b, loc, context, match.w),
       biasPointer,
       residual ? calls.devicePointer(b, loc, context, residual)
                : Value(LLVM::ZeroOp::create(b, loc, ptr)),
       calls.devicePointer(b, loc, context, target)};
   calls.emitCall(b, loc, kConvFn, args);
+  if (padding)
+    calls.eraseLater(padding);
   if (fusedAdd)
     calls.eraseLater(fusedAdd);
   if (fusedRelu)

@@ -457,6 +457,9 @@ Value LibraryCallBuilder::devicePointer(OpBuilder &b, Location loc,
   if (isHostConstant(buffer)) {
     auto type = cast<MemRefType>(buffer.getType());
     auto temp = AllocTempOp::create(b, loc, type, context, ValueRange{});
+    // The session's copy, not a temporary of the call: never pooled (this
+    // runs before onyx-pool-allocations for convolutions).
+    temp->setAttr(kSessionConstantAttr, b.getUnitAttr());
     auto copy =
         gpu::MemcpyOp::create(b, loc, Type(), ValueRange{}, temp, buffer);
     copy->setAttr(kSessionConstantAttr, b.getUnitAttr());

@@ -203,9 +203,13 @@ struct ConvMatch {
 };
 std::optional<ConvMatch> matchConv(mlir::linalg::LinalgOp op);
 /// `op` as an onyxrt_cuda_conv call, with the bias broadcast before and a
-/// Relu, or ResNet's residual Add + Relu, after absorbed.
+/// Relu, or ResNet's residual Add + Relu, after absorbed; with
+/// `foldPadding` (before the pooling only: the call then reads the unpadded
+/// input, which must stay live until it), also the symmetric zero padding
+/// of the input.
 void lowerConv(LibraryCallBuilder &calls, mlir::Value context,
-               mlir::linalg::LinalgOp op, const ConvMatch &match);
+               mlir::linalg::LinalgOp op, const ConvMatch &match,
+               bool foldPadding = false);
 
 } // namespace onyx::cuda
 

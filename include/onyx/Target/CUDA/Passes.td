@@ -96,6 +96,33 @@ def CUDALowerLibraryCalls
   ];
 }
 
+def CUDALowerConvolutions
+    : Pass<"onyx-cuda-lower-convolutions", "mlir::ModuleOp"> {
+  let summary = "Convolutions become cuDNN calls before the pooling";
+  let description = [{
+    The convolution half of onyx-cuda-lower-library-calls, run on buffers
+    before onyx-pool-allocations (as onyx-cpu-lower-convolutions on the
+    CPU): the grouped convolution generic of the Conv lowering, with the
+    bias broadcast, Relu and residual Add + Relu around it, becomes one
+    `onyxrt_cuda_conv` call, and the zero padding of its input (a generic
+    that writes a padded copy) folds into the call's pads when it is
+    symmetric. Run before the pooling, the buffers the call absorbs
+    (padded copies, the convolution's output under a folded Relu) are
+    never planned, and the unpadded input stays live until the call. The
+    session copies of constant weights and biases (`onyx.alloc_temp`
+    with `onyx.session_constant`) are not pooled.
+  }];
+  let options = [
+    Option<"tf32", "tf32", "bool", "false",
+           "Allow TF32 tensor-core arithmetic for f32 convolutions">
+  ];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
+    "mlir::gpu::GPUDialect", "mlir::LLVM::LLVMDialect",
+    "mlir::memref::MemRefDialect", "onyx::OnyxDialect"
+  ];
+}
+
 def CUDAHostStackBuffers
     : Pass<"onyx-cuda-host-stack-buffers", "mlir::ModuleOp"> {
   let summary = "Small buffers only host code touches become host stack buffers";

@@ -1,0 +1,71 @@
+//===- LowerConvolutions.cpp - Convolutions as cuDNN calls, before pooling ===//
+//
+// Runs on buffers right after bufferization, before onyx-pool-allocations
+// (buildBufferizationPipeline, target "cuda"). Each grouped convolution
+// generic of the Conv lowering becomes one `onyxrt_cuda_conv` call with its
+// epilogues (ConvCalls.cpp: bias broadcast, Relu, residual Add + Relu) and,
+// here, the zero padding of its input folded in:
+//
+//   %p = onyx.alloc_temp (N, H + 2, W + 2, C)
+//   linalg.generic outs(%p) { select(in bounds, %x[n, h - 1, w - 1, c], 0) }
+//   linalg.generic ins(expand(%p), %w) outs(%y) { conv }
+//   ==>
+//   func.call @onyxrt_cuda_conv(..., dims with pads 1, 1, %x, %w, ...)
+//
+// Before the pooling, the buffers the call absorbs (the padded copy, the
+// convolution's own output under a folded Relu, the bias broadcast) are
+// never planned, and the unpadded input a call reads stays live until the
+// call. onyx-cuda-lower-library-calls lowers whatever is left (GEMMs; any
+// convolution IR that reaches it after the pooling).
+//
+//===----------------------------------------------------------------------===//
+
+#include "LibraryCalls.h"
+
+#include "onyx/Dialect/Onyx/OnyxDialect.h"
+#include "onyx/Target/CUDA/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+
+namespace onyx {
+#define GEN_PASS_DEF_CUDALOWERCONVOLUTIONS
+#include "onyx/Target/CUDA/Passes.h.inc"
+} // namespace onyx
+
+using namespace mlir;
+using namespace onyx;
+using namespace onyx::cuda;
+
+namespace {
+
+struct CUDALowerConvolutionsPass
+    : public onyx::impl::CUDALowerConvolutionsBase<CUDALowerConvolutionsPass> {
+  using CUDALowerConvolutionsBase::CUDALowerConvolutionsBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    LibraryCallBuilder calls(module, tf32);
+    for (auto func : module.getOps<func::FuncOp>()) {
+      if (func.isExternal() || func.getNumArguments() == 0 ||
+          !isa<ContextType>(func.getArgument(0).getType()))
+        continue;
+      Value context = func.getArgument(0);
+      SmallVector<linalg::LinalgOp> candidates;
+      for (Block &block : func.getBody())
+        for (Operation &op : block)
+          if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+            if (linalgOp.hasPureBufferSemantics())
+              candidates.push_back(linalgOp);
+      for (linalg::LinalgOp op : candidates) {
+        // Folded into an earlier call (a Relu or residual Add after it).
+        if (calls.wasErased(op.getOperation()))
+          continue;
+        if (auto conv = matchConv(op))
+          lowerConv(calls, context, op, *conv, /*foldPadding=*/true);
+      }
+    }
+  }
+};
+
+} // namespace
