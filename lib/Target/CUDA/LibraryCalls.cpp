@@ -115,10 +115,10 @@ bool isConstantInt(Value v, int64_t value) {
   return matchPattern(v, m_ConstantInt(&bits)) && bits.getSExtValue() == value;
 }
 
-/// `v` = bitcast(shli(extui(bitcast x : bf16 to i16), 16)) : f32, the ONNX
-/// lowering's exact bf16 -> f32 extension (ONNXToTensor/Elementwise.cpp's
-/// bf16ToF32): x, with the ops it took in `steps`; NULL otherwise.
-Value bf16Extended(Value v, SmallVectorImpl<Operation *> &steps) {
+/// `v` = bitcast(shli(extui(bits), 16)) : f32 with `bits` an i16: the
+/// ops in `steps` and `bits`; NULL otherwise. The head of the bf16 -> f32
+/// extension below and of an extended rounding.
+Value bf16WidenedBits(Value v, SmallVectorImpl<Operation *> &steps) {
   auto cast = v.getDefiningOp<arith::BitcastOp>();
   if (!cast || !cast.getType().isF32())
     return Value();
@@ -126,10 +126,24 @@ Value bf16Extended(Value v, SmallVectorImpl<Operation *> &steps) {
   if (!shl || !isConstantInt(shl.getRhs(), 16))
     return Value();
   auto ext = shl.getLhs().getDefiningOp<arith::ExtUIOp>();
-  auto in = ext ? ext.getIn().getDefiningOp<arith::BitcastOp>() : nullptr;
-  if (!in || !in.getIn().getType().isBF16() || !ext.getType().isInteger(32))
+  if (!ext || !ext.getType().isInteger(32) ||
+      !ext.getIn().getType().isInteger(16))
     return Value();
-  steps.append({cast, shl, ext, in});
+  steps.append({cast, shl, ext});
+  return ext.getIn();
+}
+
+/// `v` = bitcast(shli(extui(bitcast x : bf16 to i16), 16)) : f32, the ONNX
+/// lowering's exact bf16 -> f32 extension (ONNXToTensor/Elementwise.cpp's
+/// bf16ToF32): x, with the ops it took in `steps`; NULL otherwise.
+Value bf16Extended(Value v, SmallVectorImpl<Operation *> &steps) {
+  SmallVector<Operation *> head;
+  Value bits = bf16WidenedBits(v, head);
+  auto in = bits ? bits.getDefiningOp<arith::BitcastOp>() : nullptr;
+  if (!in || !in.getIn().getType().isBF16())
+    return Value();
+  steps.append(head.begin(), head.end());
+  steps.push_back(in);
   return in.getIn();
 }
 
@@ -186,19 +200,11 @@ Value bf16RoundingBits(Value bits16, SmallVectorImpl<Operation *> &steps) {
 /// extended again with its bf16 bitcasts folded away (what fusion leaves of
 /// a rounding and the extension after it): the rounded f32 value.
 Value bf16ExtendedRounding(Value v, SmallVectorImpl<Operation *> &steps) {
-  auto cast = v.getDefiningOp<arith::BitcastOp>();
-  if (!cast || !cast.getType().isF32())
-    return Value();
-  auto shl = cast.getIn().getDefiningOp<arith::ShLIOp>();
-  if (!shl || !isConstantInt(shl.getRhs(), 16))
-    return Value();
-  auto ext = shl.getLhs().getDefiningOp<arith::ExtUIOp>();
-  if (!ext || !ext.getType().isInteger(32) ||
-      !ext.getIn().getType().isInteger(16))
-    return Value();
-  Value y = bf16RoundingBits(ext.getIn(), steps);
+  SmallVector<Operation *> head;
+  Value bits = bf16WidenedBits(v, head);
+  Value y = bits ? bf16RoundingBits(bits, steps) : Value();
   if (y)
-    steps.append({cast, shl, ext});
+    steps.append(head.begin(), head.end());
   return y;
 }
 
@@ -407,6 +413,27 @@ bool onlyUsedBy(Value buffer, ArrayRef<Operation *> allowed,
     return false;
   }
   return true;
+}
+
+void forEachLibraryCandidate(
+    ModuleOp module, const LibraryCallBuilder &calls,
+    function_ref<void(Value, linalg::LinalgOp)> visit) {
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal() || func.getNumArguments() == 0 ||
+        !isa<ContextType>(func.getArgument(0).getType()))
+      continue;
+    Value context = func.getArgument(0);
+    SmallVector<linalg::LinalgOp> candidates;
+    for (Block &block : func.getBody())
+      for (Operation &op : block)
+        if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
+          if (linalgOp.hasPureBufferSemantics())
+            candidates.push_back(linalgOp);
+    for (linalg::LinalgOp op : candidates)
+      // Folded into an earlier call (an epilogue after it).
+      if (!calls.wasErased(op.getOperation()))
+        visit(context, op);
+  }
 }
 
 std::optional<SmallVector<Value>> dynamicSizes(Value buffer) {

@@ -178,6 +178,13 @@ private:
   llvm::DenseSet<mlir::Operation *> erased;
 };
 
+/// Visits the pure-buffer linalg ops of each entry function (one taking
+/// the context first) in order, with that context, skipping those a call
+/// has absorbed (`calls.wasErased`): the walk of both library-call passes.
+void forEachLibraryCandidate(
+    mlir::ModuleOp module, const LibraryCallBuilder &calls,
+    llvm::function_ref<void(mlir::Value, mlir::linalg::LinalgOp)> visit);
+
 /// A (batched) row-major GEMM: the loops of each group (batch, M, N, K) and
 /// whether A and B are transposed.
 struct GemmMatch {

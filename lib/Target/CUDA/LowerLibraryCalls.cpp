@@ -71,27 +71,13 @@ struct CUDALowerLibraryCallsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     LibraryCallBuilder calls(module, tf32);
-    for (auto func : module.getOps<func::FuncOp>()) {
-      if (func.isExternal() || func.getNumArguments() == 0 ||
-          !isa<ContextType>(func.getArgument(0).getType()))
-        continue;
-      Value context = func.getArgument(0);
-      SmallVector<linalg::LinalgOp> candidates;
-      for (Block &block : func.getBody())
-        for (Operation &op : block)
-          if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op))
-            if (linalgOp.hasPureBufferSemantics())
-              candidates.push_back(linalgOp);
-      for (linalg::LinalgOp op : candidates) {
-        // Fused into an earlier call (a ReLU or bias Add after it).
-        if (calls.wasErased(op.getOperation()))
-          continue;
-        if (auto gemm = matchGemm(op))
-          lowerGemm(calls, context, op, *gemm);
-        else if (auto conv = matchConv(op))
-          lowerConv(calls, context, op, *conv);
-      }
-    }
+    forEachLibraryCandidate(
+        module, calls, [&](Value context, linalg::LinalgOp op) {
+          if (auto gemm = matchGemm(op))
+            lowerGemm(calls, context, op, *gemm);
+          else if (auto conv = matchConv(op))
+            lowerConv(calls, context, op, *conv);
+        });
   }
 };
 
