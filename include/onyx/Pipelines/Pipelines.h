@@ -37,8 +37,7 @@ void buildONNXToTensorPipeline(mlir::OpPassManager &pm,
 /// cores for f32 convolutions).
 void buildBufferizationPipeline(mlir::OpPassManager &pm,
                                 llvm::StringRef poolScheme = "lifetime",
-                                llvm::StringRef target = "",
-                                bool tf32 = false);
+                                llvm::StringRef target = "", bool tf32 = false);
 /// Stage 9-10 for the CPU: loops, LLVM dialect, exported interface.
 /// `profileOps`: per-op profiling hooks (onyx-cpu-profile-ops).
 void buildCPUCodegenPipeline(mlir::OpPassManager &pm, bool profileOps = false);

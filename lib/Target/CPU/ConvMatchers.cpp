@@ -442,8 +442,9 @@ linalg::GenericOp findPadding(Operation *conv, Operation *bias, Value padded,
     return {};
   src = load.getMemRef();
   auto srcType = dyn_cast<MemRefType>(src.getType());
-  if (!srcType || srcType != MemRefType::get(srcType.getShape(),
-                                             paddedType.getElementType()) ||
+  if (!srcType ||
+      srcType !=
+          MemRefType::get(srcType.getShape(), paddedType.getElementType()) ||
       srcType.getRank() != paddedType.getRank() ||
       src.getParentBlock() == &body || reshapeRoot(src) == reshapeRoot(padded))
     return {};

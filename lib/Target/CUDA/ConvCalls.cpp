@@ -456,8 +456,8 @@ void lowerConv(LibraryCallBuilder &calls, Value context, linalg::LinalgOp op,
       // bufferization may have given the broadcast the source's buffer,
       // dead after the padding. The call's output may then overlap its
       // input, which the runtime computes through a scratch buffer.
-      bool ok = rootType.getRank() == r + 2 &&
-                onlyUsedBy(xRoot, {found, op}, found);
+      bool ok =
+          rootType.getRank() == r + 2 && onlyUsedBy(xRoot, {found, op}, found);
       for (Operation *at = found->getNextNode(); ok && at && at != op;
            at = at->getNextNode())
         ok = at == bias.getOperation() || isNeutral(at);
@@ -500,8 +500,7 @@ void lowerConv(LibraryCallBuilder &calls, Value context, linalg::LinalgOp op,
           withRelu ? linalg::GenericOp() : findRelu(add, sum);
       if (relu2 && onlyUsedBy(yRoot, {bias, op, add}, bias) &&
           (relu2.getDpsInits()[0] == sum ||
-           onlyUsedBy(sum, {add.getOperation(), relu2.getOperation()},
-                      add))) {
+           onlyUsedBy(sum, {add.getOperation(), relu2.getOperation()}, add))) {
         target = relu2.getDpsInits()[0];
         residual = other;
         fused = kConvRelu;

@@ -192,7 +192,8 @@ Value bf16RoundingBits(Value bits16, SmallVectorImpl<Operation *> &steps) {
   if (!lsb || lsb.getLhs() != upper.getResult() ||
       !isConstantInt(lsb.getRhs(), 1) || !isConstantInt(bias.getRhs(), 0x7fff))
     return Value();
-  steps.append({trunc, sel, isNaN, quiet, rounded, upper, bits, sum, bias, lsb});
+  steps.append(
+      {trunc, sel, isNaN, quiet, rounded, upper, bits, sum, bias, lsb});
   return y;
 }
 
@@ -392,8 +393,7 @@ bool usedBetween(Value buffer, Operation *first, Operation *last) {
   return false;
 }
 
-bool onlyUsedBy(Value buffer, ArrayRef<Operation *> allowed,
-                Operation *from) {
+bool onlyUsedBy(Value buffer, ArrayRef<Operation *> allowed, Operation *from) {
   for (Operation *user : buffer.getUsers()) {
     if (isa<memref::DimOp>(user) || llvm::any_of(allowed, [&](Operation *op) {
           return op == user || op->isProperAncestor(user);

@@ -71,13 +71,13 @@ struct CUDALowerLibraryCallsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     LibraryCallBuilder calls(module, tf32);
-    forEachLibraryCandidate(
-        module, calls, [&](Value context, linalg::LinalgOp op) {
-          if (auto gemm = matchGemm(op))
-            lowerGemm(calls, context, op, *gemm);
-          else if (auto conv = matchConv(op))
-            lowerConv(calls, context, op, *conv);
-        });
+    forEachLibraryCandidate(module, calls,
+                            [&](Value context, linalg::LinalgOp op) {
+                              if (auto gemm = matchGemm(op))
+                                lowerGemm(calls, context, op, *gemm);
+                              else if (auto conv = matchConv(op))
+                                lowerConv(calls, context, op, *conv);
+                            });
   }
 };
 
