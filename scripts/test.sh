@@ -61,6 +61,16 @@ skip() {
 }
 
 summary() {
+  # The tail of each failed step's log first: CI keeps only the end of the
+  # output, and the summary alone does not say why a step failed.
+  local j
+  for j in "${!NAMES[@]}"; do
+    if [[ ${RESULTS[$j]} == FAIL ]]; then
+      echo
+      echo "======== ${NAMES[$j]} failed; the last 40 lines of its log:"
+      tail -n 40 "$LOG_DIR/${NAMES[$j]//[^A-Za-z0-9_.-]/_}.log"
+    fi
+  done
   echo
   echo "======== summary (logs in $LOG_DIR/)"
   local failed=0 i
