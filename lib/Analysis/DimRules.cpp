@@ -23,6 +23,9 @@
 #include "DimRules.h"
 
 #include "onyx/Dialect/ONNX/ONNXDialect.h"
+#include "onyx/Shape/ConvolutionShapes.h"
+
+#include "mlir/IR/Diagnostics.h"
 
 #include "llvm/ADT/StringMap.h"
 
@@ -389,29 +392,92 @@ void gemmRule(Engine &e, Operation *op) {
 }
 
 //===----------------------------------------------------------------------===//
-// Convolution and pooling: batch and channels only (the spatial extents are
-// sliding-window arithmetic, not equalities).
+// Convolution and pooling: batch and channels, and the spatial extents as
+// sliding-window arithmetic.
 //===----------------------------------------------------------------------===//
 
-static void convLike(Engine &e, Value x, Value w, Value out) {
+/// The spatial result extents of a sliding window, by the formulas the
+/// lowering builds (onyx::shape::slidingWindow): with explicit pads or VALID,
+/// out = floorDiv(in + padBegin + padEnd - effK, s) + 1 (in plus an offset
+/// when s is 1); with SAME_UPPER / SAME_LOWER, out = ceilDiv(in, s). The
+/// divisions are opaque nodes numbered by their operands (Engine::internOp),
+/// so two windows with the same arithmetic on one input extent give one
+/// node: ResNet's strided 3x3 convolution (pads 1, stride 2) and its 1x1
+/// stride-2 downsample meet at the residual Add. Kernel extents come from
+/// `kernel_shape` or W's static spatial dims; ceil_mode (whose last window
+/// may be dropped) and attributes the lowering rejects prove nothing.
+static void windowDims(Engine &e, Operation *op, Value x, Value w, Value out) {
+  int64_t rank = Engine::rankOf(x);
+  if (rank < 3 || Engine::rankOf(out) != rank)
+    return;
+  int64_t spatial = rank - 2;
+  FailureOr<shape::WindowAttrs> attrs;
+  {
+    // Bad attributes are the lowering's errors to report.
+    ScopedDiagnosticHandler quiet(op->getContext(),
+                                  [](Diagnostic &) { return success(); });
+    attrs = shape::getWindowAttrs(op, spatial);
+  }
+  if (failed(attrs) || attrs->ceilMode)
+    return;
+  std::optional<SmallVector<int64_t>> kernelShape =
+      intsAttr(op, "kernel_shape");
+  if (kernelShape && int64_t(kernelShape->size()) != spatial)
+    return;
+  // Keeps the offsets' arithmetic far from overflow (fuzzed attributes).
+  auto small = [](int64_t v) { return v >= 0 && v <= (int64_t(1) << 30); };
+  for (int64_t i = 0; i < spatial; ++i) {
+    std::optional<int64_t> k;
+    if (kernelShape)
+      k = (*kernelShape)[i];
+    else if (w && Engine::rankOf(w) == rank)
+      k = e.constantOf(e.dim(w, 2 + i));
+    int64_t s = attrs->strides[i], d = attrs->dilations[i];
+    int64_t pb = attrs->padsBegin[i], pe = attrs->padsEnd[i];
+    if (!k || *k < 1 || !small(*k) || !small(s) || !small(d) || !small(pb) ||
+        !small(pe))
+      continue;
+    Sym in = e.dim(x, 2 + i);
+    Sym extent;
+    if (attrs->autoPad == shape::AutoPad::SameUpper ||
+        attrs->autoPad == shape::AutoPad::SameLower) {
+      extent = s == 1 ? in
+                      : e.internOp("ceildiv", e.canonical(in), Sym::constant(s),
+                                   out, 2 + i);
+    } else {
+      int64_t shift = pb + pe - ((*k - 1) * d + 1);
+      extent = s == 1 ? in.plus(shift + 1)
+                      : e.internOp("floordiv", e.canonical(in.plus(shift)),
+                                   Sym::constant(s), out, 2 + i)
+                            .plus(1);
+    }
+    e.relate(e.dim(out, 2 + i), extent, "sliding window");
+  }
+}
+
+static void convLike(Engine &e, Operation *op, Value x, Value w, Value out) {
   if (Engine::rankOf(x) < 2 || Engine::rankOf(out) != Engine::rankOf(x))
     return;
   e.relateDims(out, 0, x, 0, "batch");
   if (w && Engine::rankOf(w) >= 1)
     e.relateDims(out, 1, w, 0, "output channels");
+  windowDims(e, op, x, w, out);
 }
 
 void convRule(Engine &e, Operation *op) {
-  convLike(e, op->getOperand(0), op->getOperand(1), op->getResult(0));
+  convLike(e, op, op->getOperand(0), op->getOperand(1), op->getResult(0));
 }
 
 /// QLinearConv(x, x_scale, x_zero, w, ...).
 void qlinearConvRule(Engine &e, Operation *op) {
-  convLike(e, op->getOperand(0), op->getOperand(3), op->getResult(0));
+  convLike(e, op, op->getOperand(0), op->getOperand(3), op->getResult(0));
 }
 
 void convTransposeRule(Engine &e, Operation *op) {
-  convLike(e, op->getOperand(0), Value(), op->getResult(0));
+  Value x = op->getOperand(0), out = op->getResult(0);
+  if (Engine::rankOf(x) < 2 || Engine::rankOf(out) != Engine::rankOf(x))
+    return;
+  e.relateDims(out, 0, x, 0, "batch");
 }
 
 void poolRule(Engine &e, Operation *op) {
@@ -422,6 +488,9 @@ void poolRule(Engine &e, Operation *op) {
       continue;
     e.relateDims(out, 0, x, 0, "batch");
     e.relateDims(out, 1, x, 1, "channels");
+    if (!isa<ONNXGlobalAveragePoolOp, ONNXGlobalMaxPoolOp, ONNXGlobalLpPoolOp>(
+            op))
+      windowDims(e, op, x, Value(), out);
   }
   if (op->getNumResults() == 2)
     sameShape(e, op->getResult(0), op->getResult(1), "indices");

@@ -259,9 +259,16 @@ struct CPULowerConvolutionsPass
         // conv + bias + residual.
         Value sum = add.getDpsInits()[0];
         linalg::GenericOp relu2 = findRelu(add, sum);
-        if (relu2 && onlyUsedFrom(yRoot, bias, {bias, op, add}) &&
-            (relu2.getDpsInits()[0] == sum ||
-             onlyUsedBy(sum, {add.getOperation(), relu2.getOperation()}))) {
+        // The Add and the Relu both in place over Y (ResNet's downsampling
+        // blocks, whose Add overwrites the downsample's output): Y's readers
+        // after them want the final value, which the call leaves in Y.
+        bool tailInY = relu2 && reshapeRoot(sum) == yRoot &&
+                       reshapeRoot(relu2.getDpsInits()[0]) == yRoot;
+        if (relu2 &&
+            (tailInY ||
+             (onlyUsedFrom(yRoot, bias, {bias, op, add}) &&
+              (relu2.getDpsInits()[0] == sum ||
+               onlyUsedBy(sum, {add.getOperation(), relu2.getOperation()}))))) {
           residual = other;
           flags |= kConvRelu;
           erase.push_back(add);

@@ -479,7 +479,11 @@ void lowerConv(LibraryCallBuilder &calls, Value context, linalg::LinalgOp op,
     SmallVector<Operation *> users = {bias, op};
     if (relu)
       users.push_back(relu);
-    if (relu && onlyUsedBy(yRoot, users, bias)) {
+    // A Relu in place over the output leaves the final value in yRoot for
+    // the readers after it (see the add below).
+    if (relu && onlyUsedBy(yRoot, users, bias,
+                           relu.getDpsInits()[0] == yRoot ? relu.getOperation()
+                                                          : nullptr)) {
       target = relu.getDpsInits()[0];
       fused = kConvRelu;
       fusedRelu = relu;
@@ -488,7 +492,13 @@ void lowerConv(LibraryCallBuilder &calls, Value context, linalg::LinalgOp op,
       // ResNet's block tail: relu(conv + bias + residual), one call
       // (cuDNN's z operand).
       Value sum = add.getDpsInits()[0];
-      if (withRelu && onlyUsedBy(yRoot, {bias, op, add}, bias)) {
+      // The add may write over this convolution's own output (an in-place
+      // elementwise op: ResNet's downsample branch, the second operand):
+      // yRoot's readers after the tail then want the final value, which the
+      // call leaves there.
+      bool overY = sum == yRoot;
+      if (withRelu &&
+          onlyUsedBy(yRoot, {bias, op, add}, bias, overY ? add : nullptr)) {
         // Add and Relu already one generic (f16 / bf16).
         target = sum;
         residual = other;
@@ -498,7 +508,9 @@ void lowerConv(LibraryCallBuilder &calls, Value context, linalg::LinalgOp op,
       }
       linalg::GenericOp relu2 =
           withRelu ? linalg::GenericOp() : findRelu(add, sum);
-      if (relu2 && onlyUsedBy(yRoot, {bias, op, add}, bias) &&
+      if (relu2 &&
+          onlyUsedBy(yRoot, {bias, op, add, relu2}, bias,
+                     overY ? relu2.getOperation() : nullptr) &&
           (relu2.getDpsInits()[0] == sum ||
            onlyUsedBy(sum, {add.getOperation(), relu2.getOperation()}, add))) {
         target = relu2.getDpsInits()[0];

@@ -393,7 +393,8 @@ bool usedBetween(Value buffer, Operation *first, Operation *last) {
   return false;
 }
 
-bool onlyUsedBy(Value buffer, ArrayRef<Operation *> allowed, Operation *from) {
+bool onlyUsedBy(Value buffer, ArrayRef<Operation *> allowed, Operation *from,
+                Operation *until) {
   for (Operation *user : buffer.getUsers()) {
     if (isa<memref::DimOp>(user) || llvm::any_of(allowed, [&](Operation *op) {
           return op == user || op->isProperAncestor(user);
@@ -406,8 +407,14 @@ bool onlyUsedBy(Value buffer, ArrayRef<Operation *> allowed, Operation *from) {
       if (ancestor && ancestor->isBeforeInBlock(from))
         continue;
     }
+    // A use after `until` reads the final value.
+    if (until) {
+      Operation *ancestor = until->getBlock()->findAncestorOpInBlock(*user);
+      if (ancestor && until->isBeforeInBlock(ancestor))
+        continue;
+    }
     if (auto view = dyn_cast<memref::ExpandShapeOp>(user)) {
-      if (onlyUsedBy(view.getResult(), allowed, from))
+      if (onlyUsedBy(view.getResult(), allowed, from, until))
         continue;
     }
     return false;

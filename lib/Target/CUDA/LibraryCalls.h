@@ -121,9 +121,12 @@ bool usedBetween(mlir::Value buffer, mlir::Operation *first,
 /// `allowed` use): then what the fused call does not write is never read.
 /// With `from` (an op of `allowed` that overwrites all of the buffer), uses
 /// before it do not count: they are of an earlier value that bufferization
-/// placed in the same buffer.
+/// placed in the same buffer. With `until` (an op of `allowed` after which
+/// the buffer holds what the fused call leaves in it), uses after it do not
+/// count either: they read that final value.
 bool onlyUsedBy(mlir::Value buffer, llvm::ArrayRef<mlir::Operation *> allowed,
-                mlir::Operation *from = nullptr);
+                mlir::Operation *from = nullptr,
+                mlir::Operation *until = nullptr);
 
 /// The sizes a buffer was given (memref.view / alloc ops), to prove two
 /// buffers have equal dims.

@@ -549,3 +549,50 @@ func.func @max_pool_pads_shared(%src: memref<?x4x8x8xf32>, %win: memref<3x3xf32>
   "test.use"(%pad) : (memref<?x4x10x10xf32>) -> ()
   return
 }
+
+// -----
+
+#bias = affine_map<(d0, d1, d2, d3) -> (d1)>
+#id4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#x1 = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d5, d3 + d6, d4 + d7)>
+#w = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d5, d6, d7)>
+#y = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>
+
+// ResNet's downsampling block tail: the residual Add writes over the 1x1
+// convolution's own output %y and the Relu runs in place over it; a later
+// op reads %y. One call with the bias, the residual %r and RELU (4) writing
+// %y: no generic is left.
+// CHECK-LABEL: func.func @residual_tail_in_y
+// CHECK-NOT:     linalg.generic
+// CHECK:         %[[FLAGS:.*]] = arith.constant 4 : i32
+// CHECK:         call @onyxrt_cpu_conv_f32(%[[FLAGS]],
+// CHECK-NOT:     linalg.generic
+// CHECK:         "test.use"(%{{.*}}) : (memref<1x8x5x5xf32>) -> ()
+func.func @residual_tail_in_y(%x: memref<1x4x5x5xf32>, %w: memref<8x4x1x1xf32>, %b: memref<8xf32>, %r: memref<1x8x5x5xf32>, %out: memref<1x8x5x5xf32>) {
+  %cst = arith.constant 0.0 : f32
+  %we = memref.expand_shape %w [[0, 1], [2], [3], [4]] output_shape [1, 8, 4, 1, 1] : memref<8x4x1x1xf32> into memref<1x8x4x1x1xf32>
+  linalg.generic {indexing_maps = [#bias, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%b : memref<8xf32>) outs(%out : memref<1x8x5x5xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  %xe = memref.expand_shape %x [[0], [1, 2], [3], [4]] output_shape [1, 1, 4, 5, 5] : memref<1x4x5x5xf32> into memref<1x1x4x5x5xf32>
+  %ye = memref.expand_shape %out [[0], [1, 2], [3], [4]] output_shape [1, 1, 8, 5, 5] : memref<1x8x5x5xf32> into memref<1x1x8x5x5xf32>
+  linalg.generic {indexing_maps = [#x1, #w, #y], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%xe, %we : memref<1x1x4x5x5xf32>, memref<1x8x4x1x1xf32>) outs(%ye : memref<1x1x8x5x5xf32>) {
+  ^bb0(%a: f32, %bb: f32, %o: f32):
+    %m = arith.mulf %a, %bb : f32
+    %s = arith.addf %o, %m : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id4, #id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%r, %out : memref<1x8x5x5xf32>, memref<1x8x5x5xf32>) outs(%out : memref<1x8x5x5xf32>) {
+  ^bb0(%a: f32, %bb: f32, %o: f32):
+    %s = arith.addf %a, %bb : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id4, #id4], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%out : memref<1x8x5x5xf32>) outs(%out : memref<1x8x5x5xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %cst : f32
+    linalg.yield %m : f32
+  }
+  "test.use"(%out) : (memref<1x8x5x5xf32>) -> ()
+  return
+}
