@@ -957,8 +957,9 @@ def parse_args(argv):
                    help="after this many timeouts, skip the remaining tests as crashes, so a "
                         "hanging compiler cannot eat the CI budget (0: no limit; default 25)")
     p.add_argument("--filter", metavar="REGEX", help="only tests whose name matches (re.search)")
-    p.add_argument("--bin-dir", default=os.path.join(REPO, "build", "bin"),
-                   help="where onyx-run and onyx-compile are (default: build/bin)")
+    p.add_argument("--bin-dir", default=os.environ.get("ONYX_BIN_DIR", os.path.join(REPO, "build", "bin")),
+                   help="where onyx-run and onyx-compile are (default: $ONYX_BIN_DIR, else build/bin, "
+                        "as the other e2e scripts)")
     p.add_argument("--onyx-run", help="onyx-run binary (overrides --bin-dir)")
     p.add_argument("--onyx-compile", help="onyx-compile binary (overrides --bin-dir)")
     p.add_argument("--target", help="pass --target=TARGET to onyx-run (default: its default, cpu)")
