@@ -52,6 +52,8 @@ LogicalResult AttentionOp::verify() {
       !validDims(getValueDims(), 4, false))
     return emitOpError("query_dims, key_dims and value_dims must be "
                        "permutations of [0, 4)");
+  if (getOutDims() && !validDims(*getOutDims(), 4, false))
+    return emitOpError("out_dims must be a permutation of [0, 4)");
   if (Value mask = getMask()) {
     ShapedType m = shaped(mask);
     if (!m.hasRank() || m.getRank() < 1 || m.getRank() > 4 ||
@@ -169,7 +171,8 @@ AttentionOp::bufferize(RewriterBase &rewriter,
   AttentionOp::create(rewriter, loc, Type(), *q, *k, *v, *mask, *init,
                       getScaleAttr(), getQueryDimsAttr(), getKeyDimsAttr(),
                       getValueDimsAttr(), getMaskDimsAttr(), getKvGroupAttr(),
-                      getMaskFillAttr(), getMaskFillWhereTrueAttr());
+                      getMaskFillAttr(), getMaskFillWhereTrueAttr(),
+                      getOutDimsAttr());
   bufferization::replaceOpWithBufferizedValues(rewriter, getOperation(), *init);
   return success();
 }

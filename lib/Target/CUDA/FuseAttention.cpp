@@ -709,7 +709,8 @@ bool fuse(linalg::GenericOp pv) {
       b.getDenseI64ArrayAttr(toDims(v.dims)), b.getDenseI64ArrayAttr(maskDims),
       b.getI64IntegerAttr(1),
       scores->fill ? b.getF64FloatAttr(*scores->fill) : FloatAttr(),
-      scores->fillWhereTrue ? b.getUnitAttr() : UnitAttr());
+      scores->fillWhereTrue ? b.getUnitAttr() : UnitAttr(),
+      /*out_dims=*/DenseI64ArrayAttr());
   pv.getResult(0).replaceAllUsesWith(attention.getResult());
   // Erase what died (the matched ops and the fills feeding them), users
   // first; each op once.
@@ -740,6 +741,39 @@ bool fuse(linalg::GenericOp pv) {
   return true;
 }
 
+/// The exporters merge the heads back right after attention: a Transpose
+/// [B, H, S, D] -> [B, S, H, D] before the Reshape to [B, S, H * D]. When the
+/// op's result feeds only such a `linalg.transpose`, the op writes the
+/// transposed layout itself (`out_dims`): one pass and one buffer fewer.
+static void foldOutputTranspose(AttentionOp op) {
+  if (!op.getResult() || op.getOutDims() || !op.getResult().hasOneUse())
+    return;
+  auto transpose =
+      dyn_cast<linalg::TransposeOp>(*op.getResult().getUsers().begin());
+  if (!transpose || transpose.getInput() != op.getResult() ||
+      !transpose.getInit().getDefiningOp<tensor::EmptyOp>())
+    return;
+  // out[j] = in[perm[j]]: the logical dim l lands at the j with perm[j] = l.
+  ArrayRef<int64_t> perm = transpose.getPermutation();
+  SmallVector<int64_t> outDims(4, -1);
+  for (auto [j, l] : llvm::enumerate(perm))
+    outDims[l] = int64_t(j);
+  OpBuilder b(transpose);
+  auto folded = AttentionOp::create(
+      b, op.getLoc(), transpose.getInit().getType(), op.getQuery(), op.getKey(),
+      op.getValue(), op.getMask(), transpose.getInit(), op.getScaleAttr(),
+      op.getQueryDimsAttr(), op.getKeyDimsAttr(), op.getValueDimsAttr(),
+      op.getMaskDimsAttr(), op.getKvGroupAttr(), op.getMaskFillAttr(),
+      op.getMaskFillWhereTrueAttr(), b.getDenseI64ArrayAttr(outDims));
+  transpose.getResult()[0].replaceAllUsesWith(folded.getResult());
+  transpose->erase();
+  Value oldInit = op.getInit();
+  op->erase();
+  if (Operation *init = oldInit.getDefiningOp())
+    if (init->use_empty() && isa<tensor::EmptyOp>(init))
+      init->erase();
+}
+
 struct CUDAFuseAttentionPass
     : public onyx::impl::CUDAFuseAttentionBase<CUDAFuseAttentionPass> {
   void runOnOperation() override {
@@ -758,6 +792,10 @@ struct CUDAFuseAttentionPass
       alive.clear();
       getOperation().walk([&](linalg::GenericOp g) { alive.insert(g); });
     }
+    SmallVector<AttentionOp> fused;
+    getOperation().walk([&](AttentionOp op) { fused.push_back(op); });
+    for (AttentionOp op : fused)
+      foldOutputTranspose(op);
   }
 };
 

@@ -6,18 +6,19 @@
 //   %s = func.call @onyxrt_cuda_attention(%ctx, @label, elemType, B, H, Sq,
 //            Sk, D, Dv, kvGroup, scale, %q, qStrides[4], %k, kStrides[4],
 //            %v, vStrides[4], %mask, maskStrides[4], maskMode, maskFill,
-//            %out) {onyx.cuda_status}
+//            %out, outStrides[4]) {onyx.cuda_status}
 //
 // Strides are in elements, per logical dim (batch, head, sequence, depth;
 // the mask's batch, head, query, key), from the operands' run-time extents
 // (dense row-major buffers: onyx.attention's bufferization makes strided
 // views dense); a dim of extent 1, or one the mask lacks, gets stride 0, so
-// the kernel broadcasts as ONNX does. The extents are the output's (B, H,
-// Sq, Dv), the query's depth (D) and the largest key length of key, value
-// and mask (Sk). elemType: 1 f32, 10 f16, 16 bf16 (Q, K, V and the output).
-// maskMode: 0 none, 1 additive f32, 2 / 3 an i1 Where mask (the score
-// becomes maskFill where the mask is false / true), 4 additive in the
-// operands' f16/bf16.
+// the kernel broadcasts as ONNX does. The output's strides follow its
+// `out_dims` (the heads-merged [B, Sq, H, Dv] when the op folded the
+// Transpose after it). The extents are the output's (B, H, Sq, Dv), the
+// query's depth (D) and the largest key length of key, value and mask (Sk).
+// elemType: 1 f32, 10 f16, 16 bf16 (Q, K, V and the output). maskMode: 0 none,
+// 1 additive f32, 2 / 3 an i1 Where mask (the score becomes maskFill where the
+// mask is false / true), 4 additive in the operands' f16/bf16.
 //
 //===----------------------------------------------------------------------===//
 
@@ -92,8 +93,9 @@ bool lower(LibraryCallBuilder &calls, Value context, AttentionOp op) {
         mask = op.getMask(), out = op.getInit();
   ArrayRef<int64_t> qd = op.getQueryDims(), kd = op.getKeyDims(),
                     vd = op.getValueDims(), md = op.getMaskDims();
-  Value batch = l.extent(out, 0), heads = l.extent(out, 1),
-        sq = l.extent(out, 2), dv = l.extent(out, 3);
+  SmallVector<int64_t, 4> od = op.getOutDimsOrIdentity();
+  Value batch = l.extent(out, od[0]), heads = l.extent(out, od[1]),
+        sq = l.extent(out, od[2]), dv = l.extent(out, od[3]);
   Value depth = l.extent(q, qd[3]);
   Value sk = l.maxOf(l.extent(k, kd[2]), l.extent(v, vd[2]));
   if (mask && md[3] >= 0)
@@ -145,7 +147,7 @@ bool lower(LibraryCallBuilder &calls, Value context, AttentionOp op) {
   args.push_back(arith::ConstantFloatOp::create(
       b, loc, b.getF64Type(),
       APFloat(op.getMaskFill() ? op.getMaskFill()->convertToDouble() : 0.0)));
-  args.push_back(calls.devicePointer(b, loc, context, out));
+  append(out, od);
   calls.emitCall(b, loc, kAttentionFn, args);
   op->erase();
   return true;

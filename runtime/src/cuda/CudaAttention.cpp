@@ -21,7 +21,7 @@ extern "C" ONYX_API int32_t onyxrt_cuda_attention(
     int64_t, int64_t, int64_t, double, const void *, int64_t, int64_t, int64_t,
     int64_t, const void *, int64_t, int64_t, int64_t, int64_t, const void *,
     int64_t, int64_t, int64_t, int64_t, const void *, int64_t, int64_t, int64_t,
-    int64_t, int32_t, double, void *) {
+    int64_t, int32_t, double, void *, int64_t, int64_t, int64_t, int64_t) {
   onyx::rt::failCall(ctx, std::string(label ? label : "attention") +
                               ": this Onyx runtime was built without nvcc, so "
                               "it has no flash-attention kernels");
@@ -122,7 +122,8 @@ ONYX_API int32_t onyxrt_cuda_attention(
     int64_t qs, int64_t qd, const void *k, int64_t kb, int64_t kh, int64_t ks,
     int64_t kd, const void *v, int64_t vb, int64_t vh, int64_t vs, int64_t vd,
     const void *mask, int64_t mb, int64_t mh, int64_t mq, int64_t mk,
-    int32_t maskMode, double maskFill, void *out) {
+    int32_t maskMode, double maskFill, void *out, int64_t ob, int64_t oh,
+    int64_t os, int64_t od) {
   std::string where = std::string(label ? label : "attention") + ": ";
   CudaDevice *device = cudaDeviceOf(ctx);
   if (!device) {
@@ -192,7 +193,11 @@ ONYX_API int32_t onyxrt_cuda_attention(
                              slot(mk),
                              slot(int64_t(maskMode)),
                              slot(maskFill),
-                             slot(out)};
+                             slot(out),
+                             slot(ob),
+                             slot(oh),
+                             slot(os),
+                             slot(od)};
     // Tensor cores: 4 warps (64 query rows) per block, fewer while the grid
     // would not fill the chip twice over (batch 1, short sequences; 132
     // multiprocessors as on the H100/H200 SXM: a heuristic only).

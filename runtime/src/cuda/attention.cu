@@ -8,6 +8,8 @@
 // Two families, both addressing every operand through per-logical-dim
 // element strides (0 broadcasts), so transposed and broadcast operands need
 // no copies; keys of K/V head h / kvGroup serve query head h (grouped KV).
+// The output too (ob, oh, os, od: [B, H, Sq, Dv] dense, or the heads merged
+// as [B, Sq, H, Dv] when the compiler folded the Transpose after it).
 //
 // onyx_attention_{f32,f16,bf16}_d{32,64,128} (the default): tensor cores
 // through mma.sync. A block of 1, 2 or 4 warps (the launch picks) takes 16
@@ -53,7 +55,8 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
           int64_t kd, const float *__restrict__ v, int64_t vb, int64_t vh,
           int64_t vs, int64_t vd, const void *__restrict__ mask, int64_t mb,
           int64_t mh, int64_t mq, int64_t mk, int64_t maskMode,
-          double maskFillD, float *__restrict__ out) {
+          double maskFillD, float *__restrict__ out, int64_t ob, int64_t oh,
+          int64_t os, int64_t od) {
   __shared__ float Ks[BK][DMAX + 1];
   __shared__ float Vs[BK][DMAX + 1];
   __shared__ float Ms[BQ][BK + 1];
@@ -158,11 +161,11 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
     return;
   // A row whose every score is -inf: the unfused softmax gives 0/0.
   float inv = 1.f / l;
-  float *out_row = out + ((b * H + h) * Sq + i) * Dv;
+  float *out_row = out + b * ob + h * oh + i * os;
 #pragma unroll
   for (int d = 0; d < DMAX; ++d)
     if (d < Dv && d % T == lane)
-      out_row[d] = acc[d] * inv;
+      out_row[d * od] = acc[d] * inv;
 }
 
 } // namespace
@@ -176,10 +179,11 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
           int64_t kh, int64_t ks, int64_t kd, const float *v, int64_t vb,      \
           int64_t vh, int64_t vs, int64_t vd, const void *mask, int64_t mb,    \
           int64_t mh, int64_t mq, int64_t mk, int64_t maskMode,                \
-          double maskFill, float *out) {                                       \
+          double maskFill, float *out, int64_t ob, int64_t oh, int64_t os,     \
+          int64_t od) {                                                        \
     attention<DMAX>(B, H, Sq, Sk, D, Dv, kvGroup, scale, q, qb, qh, qs, qd, k, \
                     kb, kh, ks, kd, v, vb, vh, vs, vd, mask, mb, mh, mq, mk,   \
-                    maskMode, maskFill, out);                                  \
+                    maskMode, maskFill, out, ob, oh, os, od);                  \
   }
 
 ONYX_ATTENTION_KERNEL(32)
@@ -291,7 +295,8 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
           int64_t kd, const void *__restrict__ vv, int64_t vb, int64_t vh,
           int64_t vs, int64_t vd, const void *__restrict__ mask, int64_t mb,
           int64_t mh, int64_t mq, int64_t mk, int64_t maskMode,
-          double maskFillD, void *__restrict__ outv) {
+          double maskFillD, void *__restrict__ outv, int64_t ob, int64_t oh,
+          int64_t os, int64_t od) {
   using El = Elem<E>;
   using S = typename El::S;
   // Row stride of the K and V tiles (elements): fragment reads are
@@ -616,7 +621,7 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
 
   // The row sums over the 4 lanes of a row; a row whose every score is -inf
   // gives 0/0 like the unfused softmax.
-  S *out = static_cast<S *>(outv) + (b * H + h) * Sq * Dv;
+  S *out = static_cast<S *>(outv) + b * ob + h * oh;
 #pragma unroll
   for (int half = 0; half < 2; ++half) {
     float sum = l[half];
@@ -632,7 +637,7 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
       for (int e = 0; e < 2; ++e) {
         const int c = dn * 8 + 2 * t + e;
         if (c < Dv)
-          out[row * Dv + c] = El::fromFloat(o[dn][2 * half + e] * inv);
+          out[row * os + c * od] = El::fromFloat(o[dn][2 * half + e] * inv);
       }
   }
 }
@@ -649,10 +654,12 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
           int64_t kh, int64_t ks, int64_t kd, const void *v, int64_t vb,       \
           int64_t vh, int64_t vs, int64_t vd, const void *mask, int64_t mb,    \
           int64_t mh, int64_t mq, int64_t mk, int64_t maskMode,                \
-          double maskFill, void *out) {                                        \
+          double maskFill, void *out, int64_t ob, int64_t oh, int64_t os,      \
+          int64_t od) {                                                        \
     tc::attention<E, DMAX>(B, H, Sq, Sk, D, Dv, kvGroup, scale, q, qb, qh, qs, \
                            qd, k, kb, kh, ks, kd, v, vb, vh, vs, vd, mask, mb, \
-                           mh, mq, mk, maskMode, maskFill, out);               \
+                           mh, mq, mk, maskMode, maskFill, out, ob, oh, os,    \
+                           od);                                                \
   }
 
 ONYX_ATTENTION_TC_KERNEL(f32, 0, 32)

@@ -37,7 +37,11 @@ def Onyx_AttentionOp : Onyx_Op<"attention", [
     or -1 where the mask has none (a mask dim no entry names has the static
     extent 1). A dim of extent 1 broadcasts (the ONNX
     lowering's checks admit only 1 or the full extent). `init` is the
-    `[B, H, Sq, Dv]` destination; on tensors the op returns its new value.
+    destination, `[B, H, Sq, Dv]` or, with `out_dims` (the init dim holding
+    the logical batch, head, query and depth dim), any order of those:
+    `[0, 2, 1, 3]` writes the heads merged, `[B, Sq, H, Dv]`, as the
+    exporters' Transpose after attention does; on tensors the op returns
+    init's new value.
   }];
   let arguments = (ins AnyShaped:$query, AnyShaped:$key, AnyShaped:$value,
                    Optional<AnyShaped>:$mask, AnyShaped:$init,
@@ -45,7 +49,8 @@ def Onyx_AttentionOp : Onyx_Op<"attention", [
                    DenseI64ArrayAttr:$key_dims, DenseI64ArrayAttr:$value_dims,
                    DenseI64ArrayAttr:$mask_dims, I64Attr:$kv_group,
                    OptionalAttr<F64Attr>:$mask_fill,
-                   UnitAttr:$mask_fill_where_true);
+                   UnitAttr:$mask_fill_where_true,
+                   OptionalAttr<DenseI64ArrayAttr>:$out_dims);
   let results = (outs Optional<AnyRankedTensor>:$result);
   let assemblyFormat = [{
     `q` `(` $query `:` type($query) `)` `k` `(` $key `:` type($key) `)`
@@ -54,6 +59,15 @@ def Onyx_AttentionOp : Onyx_Op<"attention", [
     `outs` `(` $init `:` type($init) `)` attr-dict (`->` type($result)^)?
   }];
   let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// The init dim of the logical batch, head, query and depth dim
+    /// (`out_dims`, [0, 1, 2, 3] when absent).
+    llvm::SmallVector<int64_t, 4> getOutDimsOrIdentity() {
+      if (auto dims = getOutDims())
+        return llvm::SmallVector<int64_t, 4>(dims->begin(), dims->end());
+      return {0, 1, 2, 3};
+    }
+  }];
 }
 
 #endif // ONYX_DIALECT_ONYX_ONYXATTENTION_TD

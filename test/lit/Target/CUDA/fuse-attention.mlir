@@ -706,3 +706,34 @@ func.func @mixed_precision_qk(%q: tensor<1x2x16x32xf32>, %kt: tensor<1x2x32x16xf
   } -> tensor<1x2x16x32xf16>
   return %14 : tensor<1x2x16x32xf16>
 }
+
+// -----
+
+// The heads merged back right after attention (the exporters' Transpose
+// [B, H, S, D] -> [B, S, H, D]): the op writes that layout itself
+// (out_dims = [0, 2, 1, 3]) into the Transpose's destination, and the
+// Transpose and the old destination are gone. With another user of the
+// [B, H, S, D] result the Transpose stays.
+// CHECK-LABEL: func.func @merged
+// CHECK:         %[[E:.*]] = tensor.empty(%{{.*}}, %{{.*}}) : tensor<?x?x4x8xf32>
+// CHECK-NEXT:    %[[A:.*]] = onyx.attention {{.*}} outs(%[[E]] : tensor<?x?x4x8xf32>)
+// CHECK-SAME:      out_dims = array<i64: 0, 2, 1, 3>
+// CHECK-SAME:      -> tensor<?x?x4x8xf32>
+// CHECK-NEXT:    return %[[A]]
+// CHECK-LABEL: func.func @two_users
+// CHECK-NOT:     out_dims
+// CHECK:         linalg.transpose
+func.func @merged(%q: tensor<?x?x4x8xf32>, %k: tensor<?x?x4x8xf32>, %v: tensor<?x?x4x8xf32>, %b: index, %s: index) -> tensor<?x?x4x8xf32> {
+  %e = tensor.empty(%b, %s) : tensor<?x4x?x8xf32>
+  %a = onyx.attention q(%q : tensor<?x?x4x8xf32>) k(%k : tensor<?x?x4x8xf32>) v(%v : tensor<?x?x4x8xf32>) outs(%e : tensor<?x4x?x8xf32>) {kv_group = 1 : i64, key_dims = array<i64: 0, 2, 1, 3>, mask_dims = array<i64: -1, -1, -1, -1>, query_dims = array<i64: 0, 2, 1, 3>, scale = 0.35355339059327373 : f64, value_dims = array<i64: 0, 2, 1, 3>} -> tensor<?x4x?x8xf32>
+  %t0 = tensor.empty(%b, %s) : tensor<?x?x4x8xf32>
+  %t = linalg.transpose ins(%a : tensor<?x4x?x8xf32>) outs(%t0 : tensor<?x?x4x8xf32>) permutation = [0, 2, 1, 3]
+  return %t : tensor<?x?x4x8xf32>
+}
+func.func @two_users(%q: tensor<?x?x4x8xf32>, %k: tensor<?x?x4x8xf32>, %v: tensor<?x?x4x8xf32>, %b: index, %s: index) -> (tensor<?x?x4x8xf32>, tensor<?x4x?x8xf32>) {
+  %e = tensor.empty(%b, %s) : tensor<?x4x?x8xf32>
+  %a = onyx.attention q(%q : tensor<?x?x4x8xf32>) k(%k : tensor<?x?x4x8xf32>) v(%v : tensor<?x?x4x8xf32>) outs(%e : tensor<?x4x?x8xf32>) {kv_group = 1 : i64, key_dims = array<i64: 0, 2, 1, 3>, mask_dims = array<i64: -1, -1, -1, -1>, query_dims = array<i64: 0, 2, 1, 3>, scale = 0.35355339059327373 : f64, value_dims = array<i64: 0, 2, 1, 3>} -> tensor<?x4x?x8xf32>
+  %t0 = tensor.empty(%b, %s) : tensor<?x?x4x8xf32>
+  %t = linalg.transpose ins(%a : tensor<?x4x?x8xf32>) outs(%t0 : tensor<?x?x4x8xf32>) permutation = [0, 2, 1, 3]
+  return %t, %a : tensor<?x?x4x8xf32>, tensor<?x4x?x8xf32>
+}

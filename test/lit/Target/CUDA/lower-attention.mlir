@@ -3,15 +3,16 @@
 //
 // onyx.attention on buffers becomes one onyxrt_cuda_attention call: the
 // output's extents (B, H, Sq, Dv), the query's depth, the largest key
-// length, the scale, and per operand a device pointer and one element stride
-// per logical dim (0 where the extent is 1 or the mask has no such dim).
+// length, the scale, and per operand (the output last) a device pointer and
+// one element stride per logical dim (0 where the extent is 1 or the mask
+// has no such dim).
 
 // CHECK: llvm.mlir.global private constant @[[L:.*]]("node 'attn' (flash attention)\00")
 // CHECK-LABEL: func.func @onyx_main
 // CHECK-NOT:     onyx.attention
 // CHECK:         call @onyxrt_cuda_attention(%{{.*}}, %{{.*}}, %c1_i32, %{{.*}}, %c4_i64, %{{.*}}, %{{.*}}, %c8_i64, %c8_i64, %c1_i64, %{{cst[_0-9]*}},
-// CHECK-SAME:      %c1_i32, %{{cst[_0-9]*}}, %{{.*}}) {onyx.cuda_status}
-// CHECK:       func.func private @onyxrt_cuda_attention(!onyx.context, !llvm.ptr, i32, i64, i64, i64, i64, i64, i64, i64, f64, !llvm.ptr, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, i32, f64, !llvm.ptr) -> i32
+// CHECK-SAME:      %c1_i32, %{{cst[_0-9]*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c1_i64) {onyx.cuda_status}
+// CHECK:       func.func private @onyxrt_cuda_attention(!onyx.context, !llvm.ptr, i32, i64, i64, i64, i64, i64, i64, i64, f64, !llvm.ptr, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, i32, f64, !llvm.ptr, i64, i64, i64, i64) -> i32
 module {
   func.func @onyx_main(%ctx: !onyx.context) -> i32 {
     %c0 = arith.constant 0 : index
@@ -42,7 +43,7 @@ module {
 // (additive in the operands' type; an f32 mask stays mode 1).
 // CHECK-LABEL: func.func @half
 // CHECK:         call @onyxrt_cuda_attention(%{{.*}}, %{{.*}}, %c10_i32,
-// CHECK-SAME:      %c4_i32, %{{cst[_0-9]*}}, %{{.*}}) {onyx.cuda_status}
+// CHECK-SAME:      %c4_i32, %{{cst[_0-9]*}}, %{{.*}}, %c512_i64, %c128_i64, %c8_i64, %c1_i64) {onyx.cuda_status}
 module {
   func.func @half(%ctx: !onyx.context) -> i32 {
     %q = onyx.get_input %ctx[0] : memref<2x4x16x8xf16>
@@ -57,6 +58,33 @@ module {
          mask_dims = array<i64: 0, -1, -1, 3>,
          query_dims = array<i64: 0, 1, 2, 3>, scale = 0.35355339059327373 : f64,
          value_dims = array<i64: 0, 1, 2, 3>} loc("half")
+    %ok = arith.constant 0 : i32
+    return %ok : i32
+  }
+}
+
+// -----
+
+// The heads merged on output (out_dims = [0, 2, 1, 3], the Transpose after
+// attention folded by onyx-cuda-fuse-attention): B, H, Sq, Dv read from
+// out dims 0, 2, 1, 3 and the output's strides per logical dim are
+// 16 * 4 * 8, 8, 4 * 8, 1.
+// CHECK-LABEL: func.func @merged_heads
+// CHECK:         call @onyxrt_cuda_attention(%{{.*}}, %{{.*}}, %c10_i32, %c2_i64, %c4_i64, %c16_i64, %c16_i64, %c8_i64, %c8_i64,
+// CHECK-SAME:      %c0_i32, %{{cst[_0-9]*}}, %{{.*}}, %c512_i64, %c8_i64, %c32_i64, %c1_i64) {onyx.cuda_status}
+module {
+  func.func @merged_heads(%ctx: !onyx.context) -> i32 {
+    %q = onyx.get_input %ctx[0] : memref<2x16x4x8xf16>
+    %k = onyx.get_input %ctx[1] : memref<2x16x4x8xf16>
+    %v = onyx.get_input %ctx[2] : memref<2x16x4x8xf16>
+    %o = onyx.alloc_output %ctx[0] : memref<2x16x4x8xf16>
+    onyx.attention q(%q : memref<2x16x4x8xf16>) k(%k : memref<2x16x4x8xf16>)
+        v(%v : memref<2x16x4x8xf16>) outs(%o : memref<2x16x4x8xf16>)
+        {kv_group = 1 : i64, key_dims = array<i64: 0, 2, 1, 3>,
+         mask_dims = array<i64: -1, -1, -1, -1>,
+         out_dims = array<i64: 0, 2, 1, 3>,
+         query_dims = array<i64: 0, 2, 1, 3>, scale = 0.35355339059327373 : f64,
+         value_dims = array<i64: 0, 2, 1, 3>} loc("merged")
     %ok = arith.constant 0 : i32
     return %ok : i32
   }
