@@ -14,7 +14,9 @@
 // onyx_attention_{f32,f16,bf16}_d{32,64,128} (the default): tensor cores
 // through mma.sync. A block of 1, 2 or 4 warps (the launch picks) takes 16
 // query rows per warp; key and value tiles of BK = 32 rows and the mask tile
-// are staged in shared memory, each warp computes its 16 x 32 scores
+// are staged in shared memory (f16 / bf16: cp.async, double-buffered up to
+// depth 64 so the next tile's loads overlap this tile's mma, and the mma
+// operands read with ldmatrix), each warp computes its 16 x 32 scores
 // S = Q K^T with mma.sync, applies scale and mask, runs the online softmax
 // in fp32 on the accumulators (running max and sum per row, in registers)
 // and accumulates O += P V with mma.sync, fp32 accumulation throughout.
@@ -281,11 +283,57 @@ __device__ __forceinline__ void mmaHalf(float (&d)[4], const uint32_t (&a)[4],
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
+// Shared-memory helpers for the 16-bit kernels: cp.async (global -> shared
+// without registers, zero-filled when `in` is false) and ldmatrix (four 8 x 8
+// 16-bit matrices per instruction, in the mma operand layout; .trans gives
+// the transposed matrices, V's B operand).
+__device__ __forceinline__ uint32_t sharedAddr(const void *p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void cpAsync16(void *dst, const void *src, bool in) {
+  asm volatile(
+      "cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(sharedAddr(dst)),
+      "l"(src), "r"(in ? 16 : 0)
+      : "memory");
+}
+__device__ __forceinline__ void cpAsyncCommit() {
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+template <int N> __device__ __forceinline__ void cpAsyncWait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+template <bool Trans>
+__device__ __forceinline__ void ldmatrix4(uint32_t (&r)[4], const void *p) {
+  if constexpr (Trans)
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 "
+                 "{%0,%1,%2,%3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(sharedAddr(p))
+                 : "memory");
+  else
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 "
+                 "{%0,%1,%2,%3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(sharedAddr(p))
+                 : "memory");
+}
+
 // Fragment layouts (PTX ISA, mma.m16n8k8 / m16n8k16), lane = 4 g + t:
 // C/D 16 x 8: c0 (g, 2t), c1 (g, 2t+1), c2 (g+8, 2t), c3 (g+8, 2t+1).
 // tf32 A 16 x 8: (g, t), (g+8, t), (g, t+4), (g+8, t+4); B 8 x 8: (t, g),
 // (t+4, g). 16-bit A 16 x 16: pairs at (g, 2t), (g+8, 2t), (g, 2t+8),
-// (g+8, 2t+8); B 16 x 8: pairs at (2t, g), (2t+8, g).
+// (g+8, 2t+8); B 16 x 8: pairs at (2t, g), (2t+8, g). ldmatrix: lane
+// 8 i + r gives the address of row r of matrix i; lane 4 g + t receives
+// (g, 2t..2t+1) of each matrix, (2t..2t+1, g) with .trans.
+//
+#ifndef ONYX_ATTENTION_STAGES
+#define ONYX_ATTENTION_STAGES 2
+#endif
+// Stages: the 16-bit kernels up to depth 64 double-buffer the key, value
+// and mask tiles: while a tile is computed, the next one's mask is staged
+// and its K / V rows are in flight (cp.async), so the loads overlap the
+// tensor-core work. f32 and depth 128 keep one stage (shared memory: the
+// static 48 KiB; f32's registers are spent).
 template <int E, int DMAX>
 __device__ __forceinline__ void
 attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
@@ -299,12 +347,16 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
           int64_t os, int64_t od) {
   using El = Elem<E>;
   using S = typename El::S;
+  constexpr int NST = (E != 0 && DMAX <= 64) ? ONYX_ATTENTION_STAGES : 1;
   // Row stride of the K and V tiles (elements): fragment reads are
-  // conflict-free with 4 words of padding (f32) / 8 halves (16-bit).
+  // conflict-free with 4 words of padding (f32) / 8 halves (16-bit, also
+  // keeping ldmatrix's rows 16-byte aligned).
   constexpr int KS = DMAX + (E == 0 ? 4 : 8);
-  __shared__ __align__(16) S Ks[BK * KS];
-  __shared__ __align__(16) S Vs[BK * KS];
-  __shared__ __align__(16) float Ms[kMaxWarps * 16 * MS];
+  constexpr int KT = BK * KS;             // one K or V tile
+  constexpr int MT = kMaxWarps * 16 * MS; // one mask tile
+  __shared__ __align__(16) S Ks[NST * KT];
+  __shared__ __align__(16) S Vs[NST * KT];
+  __shared__ __align__(16) float Ms[NST * MT];
   const int tid = threadIdx.x, nthreads = blockDim.x;
   const int warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
   const int BQ = nthreads / 32 * 16;
@@ -383,6 +435,252 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
     return additive ? value > -1e30f : value != 0.f;
   };
 
+  // The mask tile of keys j0 .. j0 + BK - 1 into Mt; true when some row of
+  // the block keeps one of its keys. A barrier (every thread calls it).
+  auto stageMask = [&](int64_t j0, float *Mt) -> bool {
+    const int n = int(Sk - j0 < BK ? Sk - j0 : BK);
+    bool live = false;
+    if (mVec) {
+      for (int idx = tid; idx < BQ * BK / 4; idx += nthreads) {
+        int r = idx / (BK / 4), c = idx % (BK / 4) * 4;
+        int64_t qi = q0 + r;
+        float4 value = make_float4(0.f, 0.f, 0.f, 0.f);
+        int64_t at = mOffset + qi * mq + j0 + c;
+        if (qi < Sq && c + 4 <= n) {
+          if (maskMode == 1) {
+            value = *reinterpret_cast<const float4 *>(
+                static_cast<const float *>(mask) + at);
+          } else if (maskMode == 4) {
+            uint2 h = *reinterpret_cast<const uint2 *>(
+                static_cast<const S *>(mask) + at);
+            value = make_float4(
+                El::toFloat(S(h.x & 0xffff)), El::toFloat(S(h.x >> 16)),
+                El::toFloat(S(h.y & 0xffff)), El::toFloat(S(h.y >> 16)));
+          } else {
+            uchar4 m4 = *reinterpret_cast<const uchar4 *>(
+                static_cast<const unsigned char *>(mask) + at);
+            const bool keep = maskMode == 2;
+            value = make_float4(
+                float((m4.x != 0) == keep), float((m4.y != 0) == keep),
+                float((m4.z != 0) == keep), float((m4.w != 0) == keep));
+          }
+        } else if (qi < Sq) {
+          value.x = c < n ? maskValue(at) : 0.f;
+          value.y = c + 1 < n ? maskValue(at + 1) : 0.f;
+          value.z = c + 2 < n ? maskValue(at + 2) : 0.f;
+          value.w = c + 3 < n ? maskValue(at + 3) : 0.f;
+        }
+        *reinterpret_cast<float4 *>(Mt + r * MS + c) = value;
+        if (qi < Sq)
+          live |= (c < n && alive(value.x)) || (c + 1 < n && alive(value.y)) ||
+                  (c + 2 < n && alive(value.z)) ||
+                  (c + 3 < n && alive(value.w));
+      }
+    } else {
+      for (int idx = tid; idx < BQ * BK; idx += nthreads) {
+        int r = idx / BK, c = idx % BK;
+        int64_t qi = q0 + r;
+        const bool in = qi < Sq && c < n;
+        const float value =
+            in ? maskValue(mOffset + qi * mq + (j0 + c) * mk) : 0.f;
+        Mt[r * MS + c] = value;
+        live |= in && alive(value);
+      }
+    }
+    return __syncthreads_or(live);
+  };
+
+  // The K and V rows j0 .. j0 + BK - 1 into Kt / Vt, zero past the end and
+  // past the depth: cp.async for the 16-bit kernels' aligned rows (complete
+  // after cpAsyncWait and a barrier), otherwise through registers (complete
+  // after a barrier).
+  auto loadKV = [&](int64_t j0, S *Kt, S *Vt) {
+    const int n = int(Sk - j0 < BK ? Sk - j0 : BK);
+    if (kVec && vVec) {
+      for (int idx = tid; idx < BK * DMAX / VEC; idx += nthreads) {
+        int jj = idx / (DMAX / VEC), d = idx % (DMAX / VEC) * VEC;
+        bool in = jj < n;
+        if constexpr (E != 0) {
+          const bool kin = in && d < D, vin = in && d < Dv;
+          cpAsync16(Kt + jj * KS + d, kin ? k + (j0 + jj) * ks + d : k, kin);
+          cpAsync16(Vt + jj * KS + d, vin ? v + (j0 + jj) * vs + d : v, vin);
+        } else {
+          uint4 kx = make_uint4(0, 0, 0, 0), vx = kx;
+          if (in && d < D)
+            kx = *reinterpret_cast<const uint4 *>(k + (j0 + jj) * ks + d);
+          if (in && d < Dv)
+            vx = *reinterpret_cast<const uint4 *>(v + (j0 + jj) * vs + d);
+          *reinterpret_cast<uint4 *>(Kt + jj * KS + d) = kx;
+          *reinterpret_cast<uint4 *>(Vt + jj * KS + d) = vx;
+        }
+      }
+    } else {
+      for (int idx = tid; idx < BK * DMAX; idx += nthreads) {
+        int jj = idx / DMAX, d = idx % DMAX;
+        bool in = jj < n;
+        Kt[jj * KS + d] = (in && d < D) ? k[(j0 + jj) * ks + d * kd] : S(0);
+        Vt[jj * KS + d] = (in && d < Dv) ? v[(j0 + jj) * vs + d * vd] : S(0);
+      }
+    }
+  };
+
+  // One key tile: S = Q K^T (16 x BK per warp), scale, mask, the online
+  // softmax, O += P V.
+  auto computeTile = [&](int64_t j0, const S *Kt, const S *Vt,
+                         const float *Mt) {
+    const int n = int(Sk - j0 < BK ? Sk - j0 : BK);
+    float s[BK / 8][4];
+#pragma unroll
+    for (int nt = 0; nt < BK / 8; ++nt)
+#pragma unroll
+      for (int e = 0; e < 4; ++e)
+        s[nt][e] = 0.f;
+#pragma unroll
+    for (int kk = 0; kk < NKQ; ++kk) {
+      if constexpr (E == 0) {
+        uint32_t ah[4], al[4];
+#pragma unroll
+        for (int e = 0; e < 4; ++e)
+          split(qf[kk][e], ah[e], al[e]);
+#pragma unroll
+        for (int nt = 0; nt < BK / 8; ++nt) {
+          // One k-step from zero, then an fp32 add (see the top).
+          const float *kr = Kt + (nt * 8 + g) * KS + kk * 8 + t;
+          float step[4] = {0.f, 0.f, 0.f, 0.f};
+          mma3xTf32(step, ah, al, kr[0], kr[4]);
+#pragma unroll
+          for (int e = 0; e < 4; ++e)
+            s[nt][e] += step[e];
+        }
+      } else {
+        // Matrices: keys 16 np + 0..7 / 8..15 (lane / 16) by depth
+        // 16 kk + 0..7 / 8..15 (lane / 8 % 2): both B registers of n-tiles
+        // 2 np and 2 np + 1.
+#pragma unroll
+        for (int np = 0; np < BK / 16; ++np) {
+          uint32_t kb4[4];
+          ldmatrix4<false>(kb4, Kt + (np * 16 + lane / 16 * 8 + lane % 8) * KS +
+                                    kk * 16 + lane / 8 % 2 * 8);
+          mmaHalf<E>(s[2 * np], qp[kk], kb4[0], kb4[1]);
+          mmaHalf<E>(s[2 * np + 1], qp[kk], kb4[2], kb4[3]);
+        }
+      }
+    }
+
+    // Scale, mask, keys past the end; then the online softmax per row.
+    float corr[2];
+#pragma unroll
+    for (int nt = 0; nt < BK / 8; ++nt)
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int c = nt * 8 + 2 * t;
+        float2 mv = make_float2(0.f, 0.f);
+        if (maskMode)
+          mv = *reinterpret_cast<const float2 *>(
+              Mt + (warp * 16 + g + 8 * half) * MS + c);
+        float x0 = s[nt][2 * half] * scale, x1 = s[nt][2 * half + 1] * scale;
+        if (additive) {
+          x0 += mv.x;
+          x1 += mv.y;
+        } else if (select) {
+          if (mv.x == 0.f)
+            x0 = maskFill;
+          if (mv.y == 0.f)
+            x1 = maskFill;
+        }
+        s[nt][2 * half] = c < n ? x0 : -INFINITY;
+        s[nt][2 * half + 1] = c + 1 < n ? x1 : -INFINITY;
+      }
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      float mx = -INFINITY;
+#pragma unroll
+      for (int nt = 0; nt < BK / 8; ++nt)
+        mx = fmaxf(mx, fmaxf(s[nt][2 * half], s[nt][2 * half + 1]));
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
+      mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
+      const float mNew = fmaxf(m[half], mx);
+      // All scores so far -inf: subtract 0 (exp(-inf) = 0, no NaN).
+      const float mUse = mNew == -INFINITY ? 0.f : mNew;
+      corr[half] = exp2f((m[half] - mUse) * kLog2e);
+      m[half] = mNew;
+      float sum = 0.f;
+#pragma unroll
+      for (int nt = 0; nt < BK / 8; ++nt)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          float p = exp2f((s[nt][2 * half + e] - mUse) * kLog2e);
+          s[nt][2 * half + e] = p;
+          sum += p;
+        }
+      l[half] = l[half] * corr[half] + sum;
+      if constexpr (E != 0) { // f32: O * corr + P V below
+#pragma unroll
+        for (int dn = 0; dn < ND; ++dn) {
+          o[dn][2 * half] *= corr[half];
+          o[dn][2 * half + 1] *= corr[half];
+        }
+      }
+    }
+
+    // O += P V.
+    if constexpr (E == 0) {
+      // k-step nt covers keys nt*8 .. nt*8+7 in the order 0 2 4 6 1 3 5 7
+      // (A's column t is key 2t, t+4 is 2t+1), so the score accumulators
+      // are A's fragment as they are; V's rows follow the same order.
+      // The tile's P V from zero, then O = O * corr + tile (see the top).
+      float pv[ND][4];
+#pragma unroll
+      for (int dn = 0; dn < ND; ++dn)
+#pragma unroll
+        for (int e = 0; e < 4; ++e)
+          pv[dn][e] = 0.f;
+#pragma unroll
+      for (int nt = 0; nt < BK / 8; ++nt) {
+        uint32_t ah[4], al[4];
+        split(s[nt][0], ah[0], al[0]);
+        split(s[nt][2], ah[1], al[1]);
+        split(s[nt][1], ah[2], al[2]);
+        split(s[nt][3], ah[3], al[3]);
+        const float *vr = Vt + (nt * 8 + 2 * t) * KS + g;
+#pragma unroll
+        for (int dn = 0; dn < ND; ++dn) {
+          float step[4] = {0.f, 0.f, 0.f, 0.f};
+          mma3xTf32(step, ah, al, vr[dn * 8], vr[KS + dn * 8]);
+#pragma unroll
+          for (int e = 0; e < 4; ++e)
+            pv[dn][e] += step[e];
+        }
+      }
+#pragma unroll
+      for (int dn = 0; dn < ND; ++dn)
+#pragma unroll
+        for (int e = 0; e < 4; ++e)
+          o[dn][e] = fmaf(o[dn][e], corr[e / 2], pv[dn][e]);
+    } else {
+#pragma unroll
+      for (int kk = 0; kk < BK / 16; ++kk) {
+        const uint32_t a[4] = {El::pack(s[2 * kk][0], s[2 * kk][1]),
+                               El::pack(s[2 * kk][2], s[2 * kk][3]),
+                               El::pack(s[2 * kk + 1][0], s[2 * kk + 1][1]),
+                               El::pack(s[2 * kk + 1][2], s[2 * kk + 1][3])};
+        // Matrices (transposed): keys 16 kk + 0..7 / 8..15 (lane / 8 % 2)
+        // by depth 8 (2 dp) .. / 8 (2 dp + 1) .. (lane / 16): both B
+        // registers of n-tiles 2 dp and 2 dp + 1.
+#pragma unroll
+        for (int dp = 0; dp < ND / 2; ++dp) {
+          uint32_t vb4[4];
+          ldmatrix4<true>(vb4,
+                          Vt + (kk * 16 + lane / 8 % 2 * 8 + lane % 8) * KS +
+                              (2 * dp + lane / 16) * 8);
+          mmaHalf<E>(o[2 * dp], a, vb4[0], vb4[1]);
+          mmaHalf<E>(o[2 * dp + 1], a, vb4[2], vb4[3]);
+        }
+      }
+    }
+  };
+
+  const int64_t nTiles = (Sk + BK - 1) / BK;
   for (int pass = 0; pass < 2; ++pass) {
 #pragma unroll
     for (int dn = 0; dn < ND; ++dn)
@@ -392,225 +690,56 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
     m[0] = m[1] = -INFINITY;
     l[0] = l[1] = 0.f;
     bool skipped = false;
-    for (int64_t j0 = 0; j0 < Sk; j0 += BK) {
-      const int n = int(Sk - j0 < BK ? Sk - j0 : BK);
-      bool live = false;
-      if (mVec) {
-        for (int idx = tid; idx < BQ * BK / 4; idx += nthreads) {
-          int r = idx / (BK / 4), c = idx % (BK / 4) * 4;
-          int64_t qi = q0 + r;
-          float4 value = make_float4(0.f, 0.f, 0.f, 0.f);
-          int64_t at = mOffset + qi * mq + j0 + c;
-          if (qi < Sq && c + 4 <= n) {
-            if (maskMode == 1) {
-              value = *reinterpret_cast<const float4 *>(
-                  static_cast<const float *>(mask) + at);
-            } else if (maskMode == 4) {
-              uint2 h = *reinterpret_cast<const uint2 *>(
-                  static_cast<const S *>(mask) + at);
-              value = make_float4(
-                  El::toFloat(S(h.x & 0xffff)), El::toFloat(S(h.x >> 16)),
-                  El::toFloat(S(h.y & 0xffff)), El::toFloat(S(h.y >> 16)));
-            } else {
-              uchar4 m4 = *reinterpret_cast<const uchar4 *>(
-                  static_cast<const unsigned char *>(mask) + at);
-              const bool keep = maskMode == 2;
-              value = make_float4(
-                  float((m4.x != 0) == keep), float((m4.y != 0) == keep),
-                  float((m4.z != 0) == keep), float((m4.w != 0) == keep));
-            }
-          } else if (qi < Sq) {
-            value.x = c < n ? maskValue(at) : 0.f;
-            value.y = c + 1 < n ? maskValue(at + 1) : 0.f;
-            value.z = c + 2 < n ? maskValue(at + 2) : 0.f;
-            value.w = c + 3 < n ? maskValue(at + 3) : 0.f;
-          }
-          *reinterpret_cast<float4 *>(Ms + r * MS + c) = value;
-          if (qi < Sq)
-            live |=
-                (c < n && alive(value.x)) || (c + 1 < n && alive(value.y)) ||
-                (c + 2 < n && alive(value.z)) || (c + 3 < n && alive(value.w));
-        }
-      } else if (maskMode) {
-        for (int idx = tid; idx < BQ * BK; idx += nthreads) {
-          int r = idx / BK, c = idx % BK;
-          int64_t qi = q0 + r;
-          const bool in = qi < Sq && c < n;
-          const float value =
-              in ? maskValue(mOffset + qi * mq + (j0 + c) * mk) : 0.f;
-          Ms[r * MS + c] = value;
-          live |= in && alive(value);
-        }
-      }
-      if (maskMode) {
-        // Also the barrier between the mask tile and its readers.
-        const bool anyLive = __syncthreads_or(live);
-        if (!anyLive && mayDie && pass == 0) {
+    // A tile is skipped when no row of the block keeps one of its keys
+    // (first pass only).
+    auto skips = [&](int64_t j0, float *Mt) {
+      return maskMode && !stageMask(j0, Mt) && mayDie && pass == 0;
+    };
+    if constexpr (NST == 1) {
+      for (int64_t jt = 0; jt < nTiles; ++jt) {
+        const int64_t j0 = jt * BK;
+        if (skips(j0, Ms)) {
           skipped = true;
           continue;
         }
-      }
-      if (kVec && vVec) {
-        for (int idx = tid; idx < BK * DMAX / VEC; idx += nthreads) {
-          int jj = idx / (DMAX / VEC), d = idx % (DMAX / VEC) * VEC;
-          bool in = jj < n;
-          uint4 kx = make_uint4(0, 0, 0, 0), vx = kx;
-          if (in && d < D)
-            kx = *reinterpret_cast<const uint4 *>(k + (j0 + jj) * ks + d);
-          if (in && d < Dv)
-            vx = *reinterpret_cast<const uint4 *>(v + (j0 + jj) * vs + d);
-          *reinterpret_cast<uint4 *>(Ks + jj * KS + d) = kx;
-          *reinterpret_cast<uint4 *>(Vs + jj * KS + d) = vx;
+        loadKV(j0, Ks, Vs);
+        if constexpr (E != 0) {
+          cpAsyncCommit();
+          cpAsyncWait<0>();
         }
-      } else {
-        for (int idx = tid; idx < BK * DMAX; idx += nthreads) {
-          int jj = idx / DMAX, d = idx % DMAX;
-          bool in = jj < n;
-          Ks[jj * KS + d] = (in && d < D) ? k[(j0 + jj) * ks + d * kd] : S(0);
-          Vs[jj * KS + d] = (in && d < Dv) ? v[(j0 + jj) * vs + d * vd] : S(0);
-        }
+        __syncthreads();
+        computeTile(j0, Ks, Vs, Ms);
+        __syncthreads();
       }
-      __syncthreads();
-
-      // S = Q K^T, 16 x BK per warp.
-      float s[BK / 8][4];
-#pragma unroll
-      for (int nt = 0; nt < BK / 8; ++nt)
-#pragma unroll
-        for (int e = 0; e < 4; ++e)
-          s[nt][e] = 0.f;
-#pragma unroll
-      for (int kk = 0; kk < NKQ; ++kk) {
-        if constexpr (E == 0) {
-          uint32_t ah[4], al[4];
-#pragma unroll
-          for (int e = 0; e < 4; ++e)
-            split(qf[kk][e], ah[e], al[e]);
-#pragma unroll
-          for (int nt = 0; nt < BK / 8; ++nt) {
-            // One k-step from zero, then an fp32 add (see the top).
-            const float *kr = Ks + (nt * 8 + g) * KS + kk * 8 + t;
-            float step[4] = {0.f, 0.f, 0.f, 0.f};
-            mma3xTf32(step, ah, al, kr[0], kr[4]);
-#pragma unroll
-            for (int e = 0; e < 4; ++e)
-              s[nt][e] += step[e];
-          }
+    } else {
+      // Tile jt is in buffer jt % 2; tile jt + 1's mask is staged and its
+      // K / V loads issued before tile jt is computed.
+      bool skipCur = skips(0, Ms);
+      if (!skipCur)
+        loadKV(0, Ks, Vs);
+      cpAsyncCommit();
+#pragma unroll 1
+      for (int64_t jt = 0; jt < nTiles; ++jt) {
+        const int cur = int(jt & 1), nxt = cur ^ 1;
+        bool skipNext = false;
+        if (jt + 1 < nTiles) {
+          skipNext = skips((jt + 1) * BK, Ms + nxt * MT);
+          if (!skipNext)
+            loadKV((jt + 1) * BK, Ks + nxt * KT, Vs + nxt * KT);
+        }
+        cpAsyncCommit();
+        if (skipCur) {
+          skipped = true;
         } else {
-#pragma unroll
-          for (int nt = 0; nt < BK / 8; ++nt) {
-            const S *kr = Ks + (nt * 8 + g) * KS + kk * 16 + 2 * t;
-            mmaHalf<E>(s[nt], qp[kk], *reinterpret_cast<const uint32_t *>(kr),
-                       *reinterpret_cast<const uint32_t *>(kr + 8));
-          }
+          cpAsyncWait<1>();
+          __syncthreads();
+          computeTile(jt * BK, Ks + cur * KT, Vs + cur * KT, Ms + cur * MT);
         }
+        // Every warp is done with buffer cur before tile jt + 2 fills it.
+        __syncthreads();
+        skipCur = skipNext;
       }
-
-      // Scale, mask, keys past the end; then the online softmax per row.
-      float corr[2];
-#pragma unroll
-      for (int nt = 0; nt < BK / 8; ++nt)
-#pragma unroll
-        for (int half = 0; half < 2; ++half) {
-          const int c = nt * 8 + 2 * t;
-          float2 mv = make_float2(0.f, 0.f);
-          if (maskMode)
-            mv = *reinterpret_cast<const float2 *>(
-                Ms + (warp * 16 + g + 8 * half) * MS + c);
-          float x0 = s[nt][2 * half] * scale, x1 = s[nt][2 * half + 1] * scale;
-          if (additive) {
-            x0 += mv.x;
-            x1 += mv.y;
-          } else if (select) {
-            if (mv.x == 0.f)
-              x0 = maskFill;
-            if (mv.y == 0.f)
-              x1 = maskFill;
-          }
-          s[nt][2 * half] = c < n ? x0 : -INFINITY;
-          s[nt][2 * half + 1] = c + 1 < n ? x1 : -INFINITY;
-        }
-#pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        float mx = -INFINITY;
-#pragma unroll
-        for (int nt = 0; nt < BK / 8; ++nt)
-          mx = fmaxf(mx, fmaxf(s[nt][2 * half], s[nt][2 * half + 1]));
-        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-        mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-        const float mNew = fmaxf(m[half], mx);
-        // All scores so far -inf: subtract 0 (exp(-inf) = 0, no NaN).
-        const float mUse = mNew == -INFINITY ? 0.f : mNew;
-        corr[half] = exp2f((m[half] - mUse) * kLog2e);
-        m[half] = mNew;
-        float sum = 0.f;
-#pragma unroll
-        for (int nt = 0; nt < BK / 8; ++nt)
-#pragma unroll
-          for (int e = 0; e < 2; ++e) {
-            float p = exp2f((s[nt][2 * half + e] - mUse) * kLog2e);
-            s[nt][2 * half + e] = p;
-            sum += p;
-          }
-        l[half] = l[half] * corr[half] + sum;
-        if constexpr (E != 0) // f32: O * corr + P V below
-#pragma unroll
-          for (int dn = 0; dn < ND; ++dn) {
-            o[dn][2 * half] *= corr[half];
-            o[dn][2 * half + 1] *= corr[half];
-          }
-      }
-
-      // O += P V.
-      if constexpr (E == 0) {
-        // k-step nt covers keys nt*8 .. nt*8+7 in the order 0 2 4 6 1 3 5 7
-        // (A's column t is key 2t, t+4 is 2t+1), so the score accumulators
-        // are A's fragment as they are; V's rows follow the same order.
-        // The tile's P V from zero, then O = O * corr + tile (see the top).
-        float pv[ND][4];
-#pragma unroll
-        for (int dn = 0; dn < ND; ++dn)
-#pragma unroll
-          for (int e = 0; e < 4; ++e)
-            pv[dn][e] = 0.f;
-#pragma unroll
-        for (int nt = 0; nt < BK / 8; ++nt) {
-          uint32_t ah[4], al[4];
-          split(s[nt][0], ah[0], al[0]);
-          split(s[nt][2], ah[1], al[1]);
-          split(s[nt][1], ah[2], al[2]);
-          split(s[nt][3], ah[3], al[3]);
-          const float *vr = Vs + (nt * 8 + 2 * t) * KS + g;
-#pragma unroll
-          for (int dn = 0; dn < ND; ++dn) {
-            float step[4] = {0.f, 0.f, 0.f, 0.f};
-            mma3xTf32(step, ah, al, vr[dn * 8], vr[KS + dn * 8]);
-#pragma unroll
-            for (int e = 0; e < 4; ++e)
-              pv[dn][e] += step[e];
-          }
-        }
-#pragma unroll
-        for (int dn = 0; dn < ND; ++dn)
-#pragma unroll
-          for (int e = 0; e < 4; ++e)
-            o[dn][e] = fmaf(o[dn][e], corr[e / 2], pv[dn][e]);
-      } else {
-#pragma unroll
-        for (int kk = 0; kk < BK / 16; ++kk) {
-          const uint32_t a[4] = {El::pack(s[2 * kk][0], s[2 * kk][1]),
-                                 El::pack(s[2 * kk][2], s[2 * kk][3]),
-                                 El::pack(s[2 * kk + 1][0], s[2 * kk + 1][1]),
-                                 El::pack(s[2 * kk + 1][2], s[2 * kk + 1][3])};
-          const S *vr = Vs + (kk * 16 + 2 * t) * KS + g;
-#pragma unroll
-          for (int dn = 0; dn < ND; ++dn) {
-            const S *c = vr + dn * 8;
-            mmaHalf<E>(o[dn], a, raw2(c[0], c[KS]), raw2(c[8 * KS], c[9 * KS]));
-          }
-        }
-      }
-      __syncthreads();
+      cpAsyncWait<0>();
     }
     // A row whose every key was dead, with tiles skipped: again in full.
     const bool redo =
@@ -645,29 +774,38 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
 } // namespace tc
 } // namespace
 
-#define ONYX_ATTENTION_TC_KERNEL(NAME, E, DMAX)                                \
-  extern "C" __global__ void __launch_bounds__(tc::kMaxWarps * 32)             \
-      onyx_attention_##NAME##_d##DMAX(                                         \
-          int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv, \
-          int64_t kvGroup, double scale, const void *q, int64_t qb,            \
-          int64_t qh, int64_t qs, int64_t qd, const void *k, int64_t kb,       \
-          int64_t kh, int64_t ks, int64_t kd, const void *v, int64_t vb,       \
-          int64_t vh, int64_t vs, int64_t vd, const void *mask, int64_t mb,    \
-          int64_t mh, int64_t mq, int64_t mk, int64_t maskMode,                \
-          double maskFill, void *out, int64_t ob, int64_t oh, int64_t os,      \
-          int64_t od) {                                                        \
+// BOUNDS: __launch_bounds__. The 16-bit kernels ask for
+// ONYX_ATTENTION_MIN_BLOCKS blocks per SM, which caps their registers
+// (ptxas -v, d64 with two stages: 1 -> 197 registers, 3 -> 168 with 28
+// bytes spilled, 4 -> 128 with 28 spilled). Not measured yet on the GPU:
+// the device script of this branch times each choice.
+#ifndef ONYX_ATTENTION_MIN_BLOCKS
+#define ONYX_ATTENTION_MIN_BLOCKS 1
+#endif
+#define ONYX_TC_BOUNDS_F32 __launch_bounds__(tc::kMaxWarps * 32)
+#define ONYX_TC_BOUNDS_16                                                      \
+  __launch_bounds__(tc::kMaxWarps * 32, ONYX_ATTENTION_MIN_BLOCKS)
+#define ONYX_ATTENTION_TC_KERNEL(NAME, E, DMAX, BOUNDS)                        \
+  extern "C" __global__ void BOUNDS onyx_attention_##NAME##_d##DMAX(           \
+      int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,     \
+      int64_t kvGroup, double scale, const void *q, int64_t qb, int64_t qh,    \
+      int64_t qs, int64_t qd, const void *k, int64_t kb, int64_t kh,           \
+      int64_t ks, int64_t kd, const void *v, int64_t vb, int64_t vh,           \
+      int64_t vs, int64_t vd, const void *mask, int64_t mb, int64_t mh,        \
+      int64_t mq, int64_t mk, int64_t maskMode, double maskFill, void *out,    \
+      int64_t ob, int64_t oh, int64_t os, int64_t od) {                        \
     tc::attention<E, DMAX>(B, H, Sq, Sk, D, Dv, kvGroup, scale, q, qb, qh, qs, \
                            qd, k, kb, kh, ks, kd, v, vb, vh, vs, vd, mask, mb, \
                            mh, mq, mk, maskMode, maskFill, out, ob, oh, os,    \
                            od);                                                \
   }
 
-ONYX_ATTENTION_TC_KERNEL(f32, 0, 32)
-ONYX_ATTENTION_TC_KERNEL(f32, 0, 64)
-ONYX_ATTENTION_TC_KERNEL(f32, 0, 128)
-ONYX_ATTENTION_TC_KERNEL(f16, 1, 32)
-ONYX_ATTENTION_TC_KERNEL(f16, 1, 64)
-ONYX_ATTENTION_TC_KERNEL(f16, 1, 128)
-ONYX_ATTENTION_TC_KERNEL(bf16, 2, 32)
-ONYX_ATTENTION_TC_KERNEL(bf16, 2, 64)
-ONYX_ATTENTION_TC_KERNEL(bf16, 2, 128)
+ONYX_ATTENTION_TC_KERNEL(f32, 0, 32, ONYX_TC_BOUNDS_F32)
+ONYX_ATTENTION_TC_KERNEL(f32, 0, 64, ONYX_TC_BOUNDS_F32)
+ONYX_ATTENTION_TC_KERNEL(f32, 0, 128, ONYX_TC_BOUNDS_F32)
+ONYX_ATTENTION_TC_KERNEL(f16, 1, 32, ONYX_TC_BOUNDS_16)
+ONYX_ATTENTION_TC_KERNEL(f16, 1, 64, ONYX_TC_BOUNDS_16)
+ONYX_ATTENTION_TC_KERNEL(f16, 1, 128, ONYX_TC_BOUNDS_16)
+ONYX_ATTENTION_TC_KERNEL(bf16, 2, 32, ONYX_TC_BOUNDS_16)
+ONYX_ATTENTION_TC_KERNEL(bf16, 2, 64, ONYX_TC_BOUNDS_16)
+ONYX_ATTENTION_TC_KERNEL(bf16, 2, 128, ONYX_TC_BOUNDS_16)
