@@ -13,6 +13,13 @@
 # / SDPA), logs in $OUT/synth_NAME.log:
 #
 #   bash scripts/gpu/attention_variants.sh run OUT
+#
+# synth-run's times are wall clock per call and mostly the call's own
+# overhead at these sizes; the kernels' device times come from
+# `check_attention.py bench-run ART --runtime OUT/NAME/libonyx_runtime.so
+# --variants fused= --no-compile --profile` with each runtime on the
+# LD_LIBRARY_PATH (ART: bench/gpu_precision_bench.py compile's artifacts),
+# which is how the default (one stage, min blocks 1) was chosen.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 VARIANTS="s2_b1:-DONYX_ATTENTION_STAGES=2 -DONYX_ATTENTION_MIN_BLOCKS=1

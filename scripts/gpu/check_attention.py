@@ -414,6 +414,8 @@ def cmd_bench_run(args):
     # name=suffix: the artifact MODEL_PREC<suffix>.so
     variants = [tuple(v.split("=", 1)) for v in args.variants.split(",")]
     rows = []
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
     out = open(os.path.join(args.out, "bench.jsonl"), "w") if args.out else None
     models = {}
     for cid in args.cases.split(","):

@@ -327,13 +327,19 @@ __device__ __forceinline__ void ldmatrix4(uint32_t (&r)[4], const void *p) {
 // (g, 2t..2t+1) of each matrix, (2t..2t+1, g) with .trans.
 //
 #ifndef ONYX_ATTENTION_STAGES
-#define ONYX_ATTENTION_STAGES 2
+#define ONYX_ATTENTION_STAGES 1
 #endif
-// Stages: the 16-bit kernels up to depth 64 double-buffer the key, value
-// and mask tiles: while a tile is computed, the next one's mask is staged
-// and its K / V rows are in flight (cp.async), so the loads overlap the
-// tensor-core work. f32 and depth 128 keep one stage (shared memory: the
-// static 48 KiB; f32's registers are spent).
+// Stages: with ONYX_ATTENTION_STAGES=2 the 16-bit kernels up to depth 64
+// double-buffer the key, value and mask tiles (the next tile's K / V rows in
+// flight through cp.async while one is computed). Measured on an H100
+// (2026-12-06, ONYX_CUDA_PROFILE, device ms per call of the 12 attention
+// launches): GPT-2 b8 s512 fp16 1.72 (the kernel before cp.async and
+// ldmatrix) -> 2.02 with two stages, 1.49 with one; BERT b32 s128 fp16 0.51
+// -> 0.46 / 0.44. Two stages double the shared memory per block, which
+// halves the blocks per SM, and that costs more than the overlap gains; one
+// stage (cp.async and ldmatrix, loads and math in turn) is the default.
+// f32 and depth 128 always keep one (shared memory: the static 48 KiB;
+// f32's registers are spent).
 template <int E, int DMAX>
 __device__ __forceinline__ void
 attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
@@ -777,8 +783,8 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
 // BOUNDS: __launch_bounds__. The 16-bit kernels ask for
 // ONYX_ATTENTION_MIN_BLOCKS blocks per SM, which caps their registers
 // (ptxas -v, d64 with two stages: 1 -> 197 registers, 3 -> 168 with 28
-// bytes spilled, 4 -> 128 with 28 spilled). Not measured yet on the GPU:
-// the device script of this branch times each choice.
+// bytes spilled, 4 -> 128 with 28 spilled). With two stages, 3 and 4 were
+// no faster than 1 on the H100 (scripts/gpu/attention_variants.sh); 1 it is.
 #ifndef ONYX_ATTENTION_MIN_BLOCKS
 #define ONYX_ATTENTION_MIN_BLOCKS 1
 #endif
