@@ -289,7 +289,8 @@ bool compileModelFile(const std::string &modelPath,
             bool f32 =
                 options.cudaChannelsLastF32 || options.precision == "tf32";
             buildONNXToTensorPipeline(pm, cuda && options.fuseAttention,
-                                      cuda && options.cudaChannelsLast, f32);
+                                      cuda && options.cudaChannelsLast, f32,
+                                      cuda && options.cudaLayerNorm);
           },
           "ONNX conversion"))
     return false;

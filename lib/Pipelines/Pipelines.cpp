@@ -72,7 +72,12 @@ void buildONNXCleanupPipeline(OpPassManager &pm, StringRef halfType) {
 }
 
 void buildONNXToTensorPipeline(OpPassManager &pm, bool fuseAttention,
-                               bool channelsLast, bool channelsLastF32) {
+                               bool channelsLast, bool channelsLastF32,
+                               bool layerNorm) {
+  // CUDA: a LayerNormalization becomes one onyx.layer_norm (one runtime
+  // kernel instead of the lowering's three), with the casts around it.
+  if (layerNorm)
+    pm.addPass(createCUDAFormLayerNorm());
   pm.addPass(createConvertONNXToTensor());
   // Shape values computed with tensor ops become index arithmetic, so that
   // they are not payload reads (no readback, no pool-domain split).
@@ -217,8 +222,9 @@ void buildCUDACodegenPipeline(OpPassManager &pm, StringRef chip, bool tf32,
   // GEMMs and convolutions become cuBLASLt / cuDNN calls.
   CUDALowerLibraryCallsOptions library;
   library.tf32 = tf32;
-  // onyx.attention: the runtime's flash-attention kernel.
+  // onyx.attention and onyx.layer_norm: the runtime's kernels.
   pm.addPass(createCUDALowerAttention());
+  pm.addPass(createCUDALowerLayerNorm());
   pm.addPass(createCUDALowerLibraryCalls(library));
   // RFC Fix 3 on the CUDA target: where data lives and what the host may
   // read. Small host-only buffers stay on the host; payload scalars only

@@ -90,6 +90,15 @@ int main(int argc, char **argv) {
                "--cuda-channels-last=false for NCHW). Plain fp32 stays NCHW "
                "unless the flag is given explicitly (slower there)"),
       cl::init(true), cl::cat(category));
+  cl::opt<bool> cudaLayerNorm(
+      "cuda-layer-norm",
+      cl::desc("cuda: run each LayerNormalization (f32 statistics, weights "
+               "of the normalized dims) as one kernel that reads its input "
+               "once, with the casts --precision=fp16|bf16 puts around it "
+               "(off by default until the compiled models are checked on "
+               "the GPU: the generated mean, variance and normalization "
+               "kernels)"),
+      cl::init(false), cl::cat(category));
   cl::opt<bool> timing(
       "timing",
       cl::desc("Print the wall time of every stage to stderr: import, each "
@@ -143,6 +152,7 @@ int main(int argc, char **argv) {
   options.cpu = cpu;
   options.fuseAttention = fuseAttention;
   options.cudaChannelsLast = cudaChannelsLast;
+  options.cudaLayerNorm = cudaLayerNorm;
   // Given explicitly (--cuda-channels-last): f32 convolutions too.
   options.cudaChannelsLastF32 =
       cudaChannelsLast && cudaChannelsLast.getNumOccurrences() > 0;

@@ -66,6 +66,14 @@ struct CompileOptions {
   /// host: compiled ResNet-50 fp16 / bf16 take 0.43-0.61x the NCHW time
   /// with or without CUDA graphs (docs/cuda-backend.md, 2026-12-06).
   bool cudaChannelsLast = true;
+  /// CUDA: each LayerNormalization (f32 statistics, weights of the
+  /// normalized dims) runs as one runtime kernel that reads its input once
+  /// (onyx-cuda-form-layer-norm), absorbing the casts --precision=fp16|bf16
+  /// puts around it, instead of the lowering's three generated kernels.
+  /// Off by default until the compiled models have been checked and timed
+  /// on the GPU (the kernels alone were: scripts/gpu/
+  /// check_layer_norm_kernel.py; docs/cuda-backend.md).
+  bool cudaLayerNorm = false;
   /// CUDA, with cudaChannelsLast: f32 convolutions in NHWC too, whatever
   /// the precision (onyx-compile sets it for an explicit
   /// --cuda-channels-last). Without it f32 convolutions run NHWC only with

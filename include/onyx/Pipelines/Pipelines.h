@@ -23,10 +23,13 @@ void buildONNXCleanupPipeline(mlir::OpPassManager &pm,
 /// (onyx-fuse-attention) before elementwise fusion. `channelsLast` (the
 /// CUDA target): f16 / bf16 convolutions and their neighbours in NHWC
 /// (onyx-cuda-channels-last), and f32 ones too with `channelsLastF32`.
+/// `layerNorm` (the CUDA target): LayerNormalizations become onyx.layer_norm
+/// (onyx-cuda-form-layer-norm) before the lowering.
 void buildONNXToTensorPipeline(mlir::OpPassManager &pm,
                                bool fuseAttention = false,
                                bool channelsLast = false,
-                               bool channelsLastF32 = false);
+                               bool channelsLastF32 = false,
+                               bool layerNorm = false);
 /// Stages 6-8: One-Shot Bufferize, output allocation, entry binding, and
 /// pooling of temporaries with `poolScheme` ("lifetime", "iree" or "none").
 /// `target` "cpu": convolutions and max pools become runtime calls before

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "onyx/Dialect/Onyx/OnyxAttention.h"
+#include "DenseBuffer.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -93,18 +94,7 @@ LogicalResult AttentionOp::verify() {
 void AttentionOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
-  if (!isa<MemRefType>(getInit().getType()))
-    return;
-  for (OpOperand &operand : getOperation()->getOpOperands()) {
-    if (!isa<MemRefType>(operand.get().getType()))
-      continue;
-    if (operand.get() == getInit())
-      effects.emplace_back(MemoryEffects::Write::get(), &operand,
-                           SideEffects::DefaultResource::get());
-    else
-      effects.emplace_back(MemoryEffects::Read::get(), &operand,
-                           SideEffects::DefaultResource::get());
-  }
+  readsOperandsWritesInit(getOperation(), getInitMutable(), effects);
 }
 
 bool AttentionOp::bufferizesToMemoryRead(OpOperand &operand,
@@ -123,29 +113,6 @@ AttentionOp::getAliasingValues(OpOperand &operand,
   if (&operand != &getInitMutable() || !getResult())
     return {};
   return {{getResult(), bufferization::BufferRelation::Equivalent}};
-}
-
-/// The buffer of `tensor`, copied into a dense identity-layout buffer when
-/// it is a strided view.
-static FailureOr<Value>
-denseBuffer(RewriterBase &rewriter, Location loc, Value tensor,
-            const bufferization::BufferizationOptions &options,
-            bufferization::BufferizationState &state) {
-  FailureOr<Value> buffer =
-      bufferization::getBuffer(rewriter, tensor, options, state);
-  if (failed(buffer))
-    return failure();
-  auto type = cast<MemRefType>(buffer->getType());
-  if (type.getLayout().isIdentity())
-    return *buffer;
-  auto dense = MemRefType::get(type.getShape(), type.getElementType());
-  SmallVector<Value> dynSizes;
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    if (type.isDynamicDim(d))
-      dynSizes.push_back(memref::DimOp::create(rewriter, loc, *buffer, d));
-  Value copy = memref::AllocOp::create(rewriter, loc, dense, dynSizes);
-  memref::CopyOp::create(rewriter, loc, *buffer, copy);
-  return copy;
 }
 
 LogicalResult

@@ -1,6 +1,7 @@
 //===- OnyxDialect.cpp - The onyx dialect ---------------------------------===//
 #include "onyx/Dialect/Onyx/OnyxDialect.h"
 #include "onyx/Dialect/Onyx/OnyxAttention.h"
+#include "onyx/Dialect/Onyx/OnyxLayerNorm.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
@@ -27,8 +28,8 @@ void OnyxDialect::initialize() {
 #define GET_OP_LIST
 #include "onyx/Dialect/Onyx/OnyxOps.cpp.inc"
       >();
-  // onyx.attention (OnyxAttention.cpp).
-  addOperations<AttentionOp>();
+  // onyx.attention (OnyxAttention.cpp), onyx.layer_norm (OnyxLayerNorm.cpp).
+  addOperations<AttentionOp, LayerNormOp>();
 }
 
 LogicalResult AssertOp::verify() {

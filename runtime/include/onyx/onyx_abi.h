@@ -64,6 +64,22 @@
 #define ONYXRT_FN_CUDA_GEMM "onyxrt_cuda_gemm"
 #define ONYXRT_FN_CUDA_CONV "onyxrt_cuda_conv"
 #define ONYXRT_FN_CUDA_ATTENTION "onyxrt_cuda_attention"
+/* Fused LayerNorm (runtime/src/cuda/CudaLayerNorm.cpp):
+ *   int32_t onyxrt_cuda_layer_norm(void *ctx, const char *label,
+ *       int32_t xType, int32_t outType, int32_t paramType, int64_t rows,
+ *       int64_t n, double epsilon, const void *x, const void *scale,
+ *       const void *bias, void *out);
+ * Element codes 1 (f32), 10 (f16), 16 (bf16). x and out are dense
+ * row-major [rows, n] device buffers, scale and bias dense [n] (bias NULL:
+ * none). Per row, in f32: mean, variance (two-pass, divided by n),
+ * 1 / sqrtf(var + (float)epsilon), y = (x - mean) * inv * scale + bias,
+ * rounded once to outType. out may be x itself when xType and outType
+ * have one size (in place); no other overlap. Any alignment works; the
+ * fast (vectorized) kernels need n a multiple of 4 (f32 x) or 8 (f16 /
+ * bf16 x) and 16-byte aligned buffers (8-byte for 16-bit out or params of
+ * an f32 x). rows == 0 or n == 0: nothing. Returns 0, or non-zero after
+ * recording an error that starts with `label`. */
+#define ONYXRT_FN_CUDA_LAYER_NORM "onyxrt_cuda_layer_norm"
 
 /* String tensors (onyx_strings.h, docs/runtime.md "String tensors"). */
 #define ONYXRT_FN_STR_EQUAL "onyxrt_str_equal"

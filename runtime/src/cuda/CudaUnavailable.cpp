@@ -89,4 +89,12 @@ ONYX_API int32_t onyxrt_cuda_attention(
   return 1;
 }
 
+ONYX_API int32_t onyxrt_cuda_layer_norm(void *ctx, const char *, int32_t,
+                                        int32_t, int32_t, int64_t, int64_t,
+                                        double, const void *, const void *,
+                                        const void *, void *) {
+  onyx::rt::failCall(ctx, "this Onyx runtime was built without CUDA support");
+  return 1;
+}
+
 } // extern "C"

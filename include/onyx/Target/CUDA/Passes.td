@@ -11,6 +11,21 @@
 
 include "mlir/Pass/PassBase.td"
 
+def CUDAFormLayerNorm : Pass<"onyx-cuda-form-layer-norm", "mlir::ModuleOp"> {
+  let summary = "onnx.LayerNormalization becomes one onyx.layer_norm";
+  let description = [{
+    Runs on the onnx dialect before the ONNX lowering (the CUDA pipeline
+    with `onyx-compile --cuda-layer-norm`). A LayerNormalization
+    with an f32 / f16 / bf16 input, f32 statistics, Scale and B of exactly
+    the input's trailing dims (static) and no use of Mean / InvStdDev
+    becomes one `onyx.layer_norm` (one kernel instead of the lowering's
+    three), which also absorbs a widening Cast before it and the narrowing
+    Casts after it (`--precision=fp16|bf16`). Anything else stays as it is
+    (lib/Target/CUDA/FormLayerNorm.cpp).
+  }];
+  let dependentDialects = ["onyx::OnyxDialect", "mlir::tensor::TensorDialect"];
+}
+
 def CUDAFuseAttention : Pass<"onyx-fuse-attention", "mlir::ModuleOp"> {
   let summary = "Attention subgraphs on tensors become one onyx.attention";
   let description = [{
@@ -67,6 +82,22 @@ def CUDALowerAttention : Pass<"onyx-cuda-lower-attention", "mlir::ModuleOp"> {
     "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
     "mlir::gpu::GPUDialect", "mlir::LLVM::LLVMDialect",
     "mlir::memref::MemRefDialect", "onyx::OnyxDialect"
+  ];
+}
+
+def CUDALowerLayerNorm : Pass<"onyx-cuda-lower-layer-norm", "mlir::ModuleOp"> {
+  let summary = "onyx.layer_norm on buffers becomes an onyxrt_cuda_layer_norm call";
+  let description = [{
+    Runs with the library calls, before the kernels are formed: each
+    `onyx.layer_norm` of the bound entry becomes a call of the runtime's
+    LayerNorm kernel (`onyxrt_cuda_layer_norm`) with the row count, the row
+    length and the element types of input, output and parameters as
+    arguments, status checked by onyx-cuda-lower-launches.
+  }];
+  let dependentDialects = [
+    "mlir::arith::ArithDialect", "mlir::func::FuncDialect",
+    "mlir::LLVM::LLVMDialect", "mlir::memref::MemRefDialect",
+    "onyx::OnyxDialect"
   ];
 }
 

@@ -1,0 +1,35 @@
+//===- DenseBuffer.h - Dense operands for the fused ops' kernels -*- C++
+//-*-===//
+//
+// The bufferization of onyx.attention and onyx.layer_norm: their backends
+// address every operand as a row-major block, so a strided view among them
+// is copied into a dense buffer first.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ONYX_LIB_DIALECT_ONYX_DENSEBUFFER_H
+#define ONYX_LIB_DIALECT_ONYX_DENSEBUFFER_H
+
+#include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace onyx {
+
+/// The buffer of `tensor`, copied into a dense identity-layout buffer when
+/// it is a strided view.
+mlir::FailureOr<mlir::Value>
+denseBuffer(mlir::RewriterBase &rewriter, mlir::Location loc,
+            mlir::Value tensor,
+            const mlir::bufferization::BufferizationOptions &options,
+            mlir::bufferization::BufferizationState &state);
+
+/// On buffers: `op` writes `init` and reads every other buffer operand. On
+/// tensors: no effects.
+void readsOperandsWritesInit(
+    mlir::Operation *op, mlir::OpOperand &init,
+    llvm::SmallVectorImpl<
+        mlir::SideEffects::EffectInstance<mlir::MemoryEffects::Effect>>
+        &effects);
+
+} // namespace onyx
+
+#endif // ONYX_LIB_DIALECT_ONYX_DENSEBUFFER_H

@@ -1,0 +1,384 @@
+// Fused LayerNorm for onyx.layer_norm (onyxrt_cuda_layer_norm,
+// CudaLayerNorm.cpp). Built with nvcc into a cubin (sm_90) and PTX
+// (compute_90) that the runtime embeds and loads like an artifact's kernels.
+//
+// Per row r of a dense row-major [rows, n] x (ONNX LayerNormalization with
+// the row as the normalized axes, stash_type float):
+//   mean = sum_j x[r, j] / n
+//   var  = sum_j (x[r, j] - mean)^2 / n          (two passes, never E[x^2])
+//   inv  = 1 / sqrtf(var + eps)                  (IEEE sqrt and division)
+//   out[r, j] = (x[r, j] - mean) * inv * scale[j] + bias[j]
+// all in fp32, rounded once to the output type (round to nearest even).
+//
+// Every kernel takes the element types of x, out and scale/bias as
+// template parameters (0 f32, 1 f16, 2 bf16: all 27 combinations are
+// instantiated), so the inner loops never test a type. Arguments, all 8
+// bytes (CudaDevice::launch passes 8-byte slots):
+//   (rows, n, epsilon, x, scale, bias (NULL: none), out, tpr, flags)
+// tpr: threads per row, a multiple of 32 dividing the block. flags bit 0
+// (kVectorized): x, out, scale and bias are aligned for the vector accesses
+// below and n is a multiple of the vector width VEC = 16 bytes of x (4 f32
+// or 8 f16 / bf16); the launcher checks, the kernels trust it.
+//
+// onyx_layer_norm_warp_<x>_<out>_<p>_e<E> (vectorized rows of up to
+// 8 * 32 * E elements): tpr = 32, 64, 128 or 256 threads per row (1-8
+// warps), each lane holding E elements of the row in registers (E = 8, 16,
+// 24 or 32; 24 fits BERT / GPT-2's 768 in one warp). The row is read from
+// global memory once: the mean and the variance are taken from the
+// registers (warp shuffles, plus shared memory across the warps of a row),
+// then each lane writes its own elements. Lane t of a row holds the vectors
+// t, t + tpr, t + 2 tpr, ... so that a warp's load of one slot is 512
+// contiguous bytes. A block is 128 threads (4, 2 or 1 rows) or 256
+// (one row of 8 warps) and takes one group of rows. Only the vectorized
+// form exists: the rows it cannot take (n not a multiple of VEC, unaligned
+// views; transformer models have none) go to the three-pass kernel, rather
+// than a second, scalar copy of every register kernel with a bounds check
+// per element.
+//
+// onyx_layer_norm_block_<x>_<out>_<p> (any n, any alignment):
+// three passes over global memory (sum, centered sum of squares, write),
+// by one warp per row (short rows that the register kernels cannot take:
+// the second and third pass hit L1) or by the whole block (up to 1024
+// threads, block sums through shared memory; the later passes hit L2
+// while the rows in flight fit), vectorized when the flag says so.
+//
+// In place (out == x, same element size): every element is read and
+// written by the same thread, the read first, and all reads of a row end
+// before its statistics (which every write needs) exist, so no thread can
+// overwrite what another still has to read. x and out are therefore not
+// declared __restrict__; scale and bias are (they never alias out).
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+
+namespace {
+
+constexpr int64_t kVectorized = 1;
+
+// Element kinds: 0 f32, 1 f16, 2 bf16 (raw 16-bit storage), as in
+// attention.cu.
+template <int E> struct Elem {
+  using S = unsigned short;
+  static __device__ __forceinline__ float toFloat(S x) {
+    if constexpr (E == 1)
+      return __half2float(__ushort_as_half(x));
+    else
+      return __bfloat162float(__ushort_as_bfloat16(x));
+  }
+  static __device__ __forceinline__ S fromFloat(float x) {
+    if constexpr (E == 1)
+      return __half_as_ushort(__float2half_rn(x));
+    else
+      return __bfloat16_as_ushort(__float2bfloat16_rn(x));
+  }
+};
+template <> struct Elem<0> {
+  using S = float;
+  static __device__ __forceinline__ float toFloat(float x) { return x; }
+  static __device__ __forceinline__ float fromFloat(float x) { return x; }
+};
+
+// N consecutive elements of kind E at an address aligned to min(16, bytes):
+// 16-byte accesses (two for 32 bytes), or one 8-byte access.
+template <int E, int N> struct Vec {
+  using S = typename Elem<E>::S;
+  static constexpr int kBytes = N * int(sizeof(S));
+  static_assert(kBytes % 16 == 0 || kBytes == 8, "unsupported vector");
+
+  static __device__ __forceinline__ void load(const S *p, float *f) {
+    alignas(16) S raw[N];
+    if constexpr (kBytes % 16 == 0) {
+#pragma unroll
+      for (int k = 0; k < kBytes / 16; ++k)
+        reinterpret_cast<uint4 *>(raw)[k] =
+            reinterpret_cast<const uint4 *>(p)[k];
+    } else {
+      *reinterpret_cast<uint2 *>(raw) = *reinterpret_cast<const uint2 *>(p);
+    }
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+      f[i] = Elem<E>::toFloat(raw[i]);
+  }
+  static __device__ __forceinline__ void store(S *p, const float *f) {
+    alignas(16) S raw[N];
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+      raw[i] = Elem<E>::fromFloat(f[i]);
+    if constexpr (kBytes % 16 == 0) {
+#pragma unroll
+      for (int k = 0; k < kBytes / 16; ++k)
+        reinterpret_cast<uint4 *>(p)[k] =
+            reinterpret_cast<const uint4 *>(raw)[k];
+    } else {
+      *reinterpret_cast<uint2 *>(p) = *reinterpret_cast<const uint2 *>(raw);
+    }
+  }
+};
+
+// The sum over the warp, in every lane (butterfly: a fixed order, so every
+// lane gets the same bits).
+__device__ __forceinline__ float warpSum(float v) {
+#pragma unroll
+  for (int o = 16; o > 0; o /= 2)
+    v += __shfl_xor_sync(0xffffffffu, v, o);
+  return v;
+}
+
+// The sum over `warps` consecutive warps starting at warp `first`, in
+// every thread of the block (all of which must call it). `red` holds one
+// partial per warp; the trailing barrier keeps the next call's writes
+// from overtaking this call's reads.
+__device__ __forceinline__ float groupSum(float v, float *red, int first,
+                                          int warps) {
+  v = warpSum(v);
+  if ((threadIdx.x & 31) == 0)
+    red[threadIdx.x / 32] = v;
+  __syncthreads();
+  float s = 0.f;
+  for (int w = 0; w < warps; ++w)
+    s += red[first + w];
+  __syncthreads();
+  return s;
+}
+
+//===----------------------------------------------------------------------===//
+// Rows in registers: `tpr` threads (1, 2, 4 or 8 warps) per row, E elements
+// per lane, vector accesses only
+//===----------------------------------------------------------------------===//
+
+template <int EX, int EO, int EP, int E>
+__device__ __forceinline__ void
+layerNormRows(int64_t rows, int64_t n64, double epsD, const void *xv,
+              const void *__restrict__ scaleV, const void *__restrict__ biasV,
+              void *outV, int64_t tpr64) {
+  using SX = typename Elem<EX>::S;
+  using SO = typename Elem<EO>::S;
+  using SP = typename Elem<EP>::S;
+  constexpr int VEC = 16 / int(sizeof(SX)); // elements per vector slot
+  constexpr int NV = E / VEC;               // vector slots per lane
+  static_assert(E % VEC == 0, "E must be a multiple of the vector width");
+  // Cross-warp partial sums (more than one warp per row); 256 threads at
+  // most.
+  __shared__ float red[8];
+
+  const SX *x = static_cast<const SX *>(xv);
+  const SP *scale = static_cast<const SP *>(scaleV);
+  const SP *bias = static_cast<const SP *>(biasV);
+  SO *out = static_cast<SO *>(outV);
+  const int n = int(n64); // at most 8 * 32 * 32 (the launcher's choice)
+  const int tpr = int(tpr64), warps = tpr / 32;
+  const int t = threadIdx.x % tpr;
+  const int rowInBlock = threadIdx.x / tpr;
+  const int64_t rowsPerBlock = blockDim.x / tpr;
+  const float eps = float(epsD);
+
+  // One row group per block: the launcher splits more than 2^31 - 1
+  // groups into several launches. (With a grid-stride loop here, the
+  // per-slot addresses of scale and bias were hoisted out of it and held
+  // in registers: ptxas gave f32 with E = 16 79 registers instead of 58,
+  // and spilled at E = 24.)
+  const int64_t r = int64_t(blockIdx.x) * rowsPerBlock + rowInBlock;
+  const bool active = r < rows;
+  const SX *xRow = x + (active ? r : 0) * n64;
+  SO *outRow = out + (active ? r : 0) * n64;
+
+  // The row, once. Element (k, e) of this lane is column
+  // (k * tpr + t) * VEC + e; slots past n (and inactive rows) hold 0
+  // (n is a multiple of VEC: a slot is all in or all out).
+  float v[E];
+#pragma unroll
+  for (int k = 0; k < NV; ++k) {
+    const int c = (k * tpr + t) * VEC;
+    if (active && c < n)
+      Vec<EX, VEC>::load(xRow + c, &v[k * VEC]);
+    else
+#pragma unroll
+      for (int e = 0; e < VEC; ++e)
+        v[k * VEC + e] = 0.f;
+  }
+
+  float s = 0.f;
+#pragma unroll
+  for (int i = 0; i < E; ++i)
+    s += v[i];
+  s = warps == 1 ? warpSum(s) : groupSum(s, red, rowInBlock * warps, warps);
+  const float mean = s / float(n);
+
+  float q = 0.f;
+#pragma unroll
+  for (int k = 0; k < NV; ++k) {
+    const int c = (k * tpr + t) * VEC;
+#pragma unroll
+    for (int e = 0; e < VEC; ++e) {
+      const float d = v[k * VEC + e] - mean;
+      q += c < n ? d * d : 0.f;
+    }
+  }
+  q = warps == 1 ? warpSum(q) : groupSum(q, red, rowInBlock * warps, warps);
+  const float inv = 1.0f / sqrtf(q / float(n) + eps);
+  if (!active)
+    return;
+
+#pragma unroll
+  for (int k = 0; k < NV; ++k) {
+    const int c = (k * tpr + t) * VEC;
+    if (c >= n)
+      continue;
+    float g[VEC], b[VEC];
+    Vec<EP, VEC>::load(scale + c, g);
+    if (bias)
+      Vec<EP, VEC>::load(bias + c, b);
+    else
+#pragma unroll
+      for (int e = 0; e < VEC; ++e)
+        b[e] = 0.f;
+#pragma unroll
+    for (int e = 0; e < VEC; ++e)
+      g[e] = (v[k * VEC + e] - mean) * inv * g[e] + b[e];
+    Vec<EO, VEC>::store(outRow + c, g);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Any n, any alignment: three passes, `tpr` threads per row (a warp, or
+// the whole block)
+//===----------------------------------------------------------------------===//
+
+template <int EX, int EO, int EP>
+__device__ __forceinline__ void
+layerNormPasses(int64_t rows, int64_t n, double epsD, const void *xv,
+                const void *__restrict__ scaleV, const void *__restrict__ biasV,
+                void *outV, int64_t tpr, int64_t flags) {
+  using SX = typename Elem<EX>::S;
+  using SO = typename Elem<EO>::S;
+  using SP = typename Elem<EP>::S;
+  constexpr int VEC = 16 / int(sizeof(SX));
+  __shared__ float red[32];
+
+  const SX *x = static_cast<const SX *>(xv);
+  const SP *scale = static_cast<const SP *>(scaleV);
+  const SP *bias = static_cast<const SP *>(biasV);
+  SO *out = static_cast<SO *>(outV);
+  const int64_t t = threadIdx.x % tpr;
+  const int64_t rowsPerBlock = blockDim.x / tpr;
+  const int warps = int(tpr / 32);
+  const bool vectorized = flags & kVectorized;
+  const int64_t nv = n / VEC; // vectors per row (vectorized: all of it)
+  const float eps = float(epsD);
+  // A row's sum: warp shuffles, or through shared memory for a block.
+  auto rowSum = [&](float v) {
+    return warps == 1 ? warpSum(v) : groupSum(v, red, 0, warps);
+  };
+
+  const int64_t r = int64_t(blockIdx.x) * rowsPerBlock + threadIdx.x / tpr;
+  // Rows past the end read nothing (every thread still takes part in
+  // the block sums).
+  const int64_t len = r < rows ? n : 0, lenV = r < rows ? nv : 0;
+  const SX *xRow = x + (r < rows ? r : 0) * n;
+  SO *outRow = out + (r < rows ? r : 0) * n;
+
+  float s = 0.f;
+  if (vectorized) {
+    for (int64_t i = t; i < lenV; i += tpr) {
+      float f[VEC];
+      Vec<EX, VEC>::load(xRow + i * VEC, f);
+#pragma unroll
+      for (int e = 0; e < VEC; ++e)
+        s += f[e];
+    }
+  } else {
+    for (int64_t j = t; j < len; j += tpr)
+      s += Elem<EX>::toFloat(xRow[j]);
+  }
+  const float mean = rowSum(s) / float(n);
+
+  float q = 0.f;
+  if (vectorized) {
+    for (int64_t i = t; i < lenV; i += tpr) {
+      float f[VEC];
+      Vec<EX, VEC>::load(xRow + i * VEC, f);
+#pragma unroll
+      for (int e = 0; e < VEC; ++e) {
+        const float d = f[e] - mean;
+        q += d * d;
+      }
+    }
+  } else {
+    for (int64_t j = t; j < len; j += tpr) {
+      const float d = Elem<EX>::toFloat(xRow[j]) - mean;
+      q += d * d;
+    }
+  }
+  const float inv = 1.0f / sqrtf(rowSum(q) / float(n) + eps);
+
+  // Each thread rewrites only the elements it reads here (in place).
+  if (vectorized) {
+#pragma unroll 1
+    for (int64_t i = t; i < lenV; i += tpr) {
+      float f[VEC], g[VEC], b[VEC];
+      Vec<EX, VEC>::load(xRow + i * VEC, f);
+      Vec<EP, VEC>::load(scale + i * VEC, g);
+      if (bias)
+        Vec<EP, VEC>::load(bias + i * VEC, b);
+      else
+#pragma unroll
+        for (int e = 0; e < VEC; ++e)
+          b[e] = 0.f;
+#pragma unroll
+      for (int e = 0; e < VEC; ++e)
+        f[e] = (f[e] - mean) * inv * g[e] + b[e];
+      Vec<EO, VEC>::store(outRow + i * VEC, f);
+    }
+  } else {
+#pragma unroll 1
+    for (int64_t j = t; j < len; j += tpr) {
+      const float g = Elem<EP>::toFloat(scale[j]);
+      const float b = bias ? Elem<EP>::toFloat(bias[j]) : 0.f;
+      outRow[j] = Elem<EO>::fromFloat(
+          (Elem<EX>::toFloat(xRow[j]) - mean) * inv * g + b);
+    }
+  }
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Entry points: 27 type combinations x (4 register kernels + 3 passes)
+//===----------------------------------------------------------------------===//
+
+#define ONYX_LN_PARAMS                                                         \
+  int64_t rows, int64_t n, double eps, const void *x, const void *scale,       \
+      const void *bias, void *out, int64_t tpr, int64_t flags
+
+#define ONYX_LN_REG(XN, XE, ON, OE, PN, PE, E)                                 \
+  extern "C" __global__ void __launch_bounds__(256)                            \
+      onyx_layer_norm_warp_##XN##_##ON##_##PN##_e##E(ONYX_LN_PARAMS) {         \
+    layerNormRows<XE, OE, PE, E>(rows, n, eps, x, scale, bias, out, tpr);      \
+  }
+
+// The launcher's table (CudaLayerNorm.cpp) lists the same kernels in the
+// same order: elements per lane 8, 16, 24, 32, then the three-pass one.
+#define ONYX_LN_TYPES(XN, XE, ON, OE, PN, PE)                                  \
+  ONYX_LN_REG(XN, XE, ON, OE, PN, PE, 8)                                       \
+  ONYX_LN_REG(XN, XE, ON, OE, PN, PE, 16)                                      \
+  ONYX_LN_REG(XN, XE, ON, OE, PN, PE, 24)                                      \
+  ONYX_LN_REG(XN, XE, ON, OE, PN, PE, 32)                                      \
+  extern "C" __global__ void __launch_bounds__(1024)                           \
+      onyx_layer_norm_block_##XN##_##ON##_##PN(ONYX_LN_PARAMS) {               \
+    layerNormPasses<XE, OE, PE>(rows, n, eps, x, scale, bias, out, tpr,        \
+                                flags);                                        \
+  }
+
+#define ONYX_LN_PARAM_TYPES(XN, XE, ON, OE)                                    \
+  ONYX_LN_TYPES(XN, XE, ON, OE, f32, 0)                                        \
+  ONYX_LN_TYPES(XN, XE, ON, OE, f16, 1)                                        \
+  ONYX_LN_TYPES(XN, XE, ON, OE, bf16, 2)
+
+#define ONYX_LN_OUT_TYPES(XN, XE)                                              \
+  ONYX_LN_PARAM_TYPES(XN, XE, f32, 0)                                          \
+  ONYX_LN_PARAM_TYPES(XN, XE, f16, 1)                                          \
+  ONYX_LN_PARAM_TYPES(XN, XE, bf16, 2)
+
+ONYX_LN_OUT_TYPES(f32, 0)
+ONYX_LN_OUT_TYPES(f16, 1)
+ONYX_LN_OUT_TYPES(bf16, 2)
