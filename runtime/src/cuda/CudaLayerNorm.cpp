@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "CudaDevice.h"
+#include "LayerNormLaunch.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -60,16 +61,6 @@ namespace onyx {
 namespace rt {
 namespace {
 
-// layer_norm.cu: the register kernels hold E = 8, 16, 24 or 32 elements per
-// lane, with 1 to 8 warps per row; blocks of 128 threads (256 for 8 warps).
-constexpr int64_t kLaneElems[4] = {8, 16, 24, 32};
-constexpr int64_t kMaxWarpsPerRow = 8;
-constexpr int64_t kRegisterBlock = 128;
-// The three-pass kernel: a warp per row for rows of up to this many
-// accesses (vectors or elements), 8 rows per block; longer rows take a
-// block of up to 1024 threads, about 8 accesses per thread per pass.
-constexpr int64_t kWarpRowAccesses = 2048, kWarpRowsPerBlock = 8;
-constexpr int64_t kMaxBlock = 1024, kAccessesPerThread = 8;
 constexpr int64_t kMaxGrid = 0x7fffffff;
 constexpr int64_t kVectorized = 1; // layer_norm.cu's flag
 
@@ -80,7 +71,8 @@ int typeIndex(int32_t code) {
 int64_t typeBytes(int index) { return index == 0 ? 4 : 2; }
 
 /// The kernel of the types (x, out, params as typeIndex) and `shape`: 0-3
-/// the register kernels of kLaneElems, 4 the three-pass one.
+/// the register kernels of kLayerNormLaneElems, kLayerNormPasses the
+/// three-pass one.
 const OnyxCudaKernel *kernelFor(int x, int out, int param, int shape) {
 #define ONYX_K(NAME)                                                           \
   {                                                                            \
@@ -206,35 +198,10 @@ ONYX_API int32_t onyxrt_cuda_layer_norm(void *ctx, const char *label,
                           aligned(scale, vecAlign(paramBytes)) &&
                           aligned(bias, vecAlign(paramBytes));
 
-  int shape = 4;
-  int64_t tpr, threads;
-  if (vectorized && n <= kMaxWarpsPerRow * 32 * kLaneElems[3] &&
-      !passesRequested()) {
-    // The fewest warps per row (1 needs no barriers) whose lanes cover it
-    // with at most 32 elements each, 24 for an f32 x (ptxas: 100 registers
-    // at 32 against 64 at 24; on the H100, f32 rows of 1024 ran at 2.4
-    // TB/s with 2 warps of 16 against 2.2 with one of 32, 8192 x 1024
-    // rows, and 2048 / 4096 gained 4%); then the fewest elements per lane.
-    const int64_t maxE = xBytes == 4 ? kLaneElems[2] : kLaneElems[3];
-    int64_t warps = 1;
-    while (warps < kMaxWarpsPerRow && warps * 32 * maxE < n)
-      warps *= 2;
-    shape = 0;
-    while (warps * 32 * kLaneElems[shape] < n)
-      ++shape;
-    tpr = warps * 32;
-    threads = tpr > kRegisterBlock ? tpr : kRegisterBlock;
-  } else {
-    const int64_t accesses = vectorized ? n / vec : n;
-    if (accesses <= kWarpRowAccesses) {
-      tpr = 32;
-      threads = 32 * kWarpRowsPerBlock;
-    } else {
-      int64_t want = (accesses + kAccessesPerThread - 1) / kAccessesPerThread;
-      want = (want + 31) / 32 * 32;
-      tpr = threads = want < 128 ? 128 : want > kMaxBlock ? kMaxBlock : want;
-    }
-  }
+  const LayerNormLaunch launch =
+      layerNormLaunch(xBytes, n, vectorized, passesRequested());
+  const int shape = launch.kernel;
+  const int64_t tpr = launch.threadsPerRow, threads = launch.threads;
   const OnyxCudaKernel *kernel = kernelFor(xi, oi, pi, shape);
   const int64_t rowsPerBlock = threads / tpr;
 
