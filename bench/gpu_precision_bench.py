@@ -110,6 +110,7 @@ def cmd_compile(args):
                     flags.append("--cuda-channels-last")
                 if model in TRANSFORMERS and not args.no_fuse:
                     flags.append("--fuse-attention")
+                flags += args.flags.split()
                 so = os.path.join(args.art, "%s_%s.so" % (model, token))
                 t0 = time.time()
                 subprocess.run([compiler] + flags + [graph, "-o", so], check=True)
@@ -287,6 +288,9 @@ def main():
     c.add_argument("--models", default="bert,gpt2,resnet50")
     c.add_argument("--precisions", default=",".join(PRECISIONS))
     c.add_argument("--no-fuse", action="store_true", help="transformers without --fuse-attention")
+    c.add_argument("--flags", default="",
+                   help="more onyx-compile flags for every artifact, e.g. '--cuda-layer-norm' "
+                   "(compile into another ART to compare)")
     r = sub.add_parser("run")
     r.add_argument("art")
     r.add_argument("--cases", default=DEFAULT_CASES)

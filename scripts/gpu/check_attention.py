@@ -52,11 +52,12 @@ def cmd_compile(args):
     counts = {}
     for name in args.models.split(","):
         src = os.path.join(DATA, name + ".onnx")
-        ir = subprocess.run([compiler, "--target=cuda", "--fuse-attention", "--emit=onyx", src, "-o", "-"],
+        extra = args.flags.split()
+        ir = subprocess.run([compiler, "--target=cuda", "--fuse-attention", "--emit=onyx", src, "-o", "-"] + extra,
                             capture_output=True, text=True)
         fused = ir.stdout.count("onyx.attention")
         r = subprocess.run([compiler, "--target=cuda", "--fuse-attention", src, "-o",
-                            os.path.join(args.out, name + ".so")], capture_output=True, text=True)
+                            os.path.join(args.out, name + ".so")] + extra, capture_output=True, text=True)
         counts[name] = dict(fused=fused, compiled=r.returncode == 0,
                             error=r.stderr.strip()[-300:] if r.returncode else "")
         print("%-16s onyx.attention x%d  %s" % (name, fused, "ok" if r.returncode == 0 else r.stderr.strip()[-300:]))
@@ -534,6 +535,7 @@ def main():
     c = sub.add_parser("compile")
     c.add_argument("out")
     c.add_argument("--models", default=",".join(MODELS))
+    c.add_argument("--flags", default="", help="more onyx-compile flags, e.g. '--cuda-layer-norm'")
     r = sub.add_parser("run")
     r.add_argument("art")
     r.add_argument("--runtime", required=True)

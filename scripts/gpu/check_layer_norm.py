@@ -3,8 +3,8 @@
 
 Here (MLIR is only here): one-node ONNX models (and MatMul -> LayerNorm ->
 MatMul in fp32 compiled with --precision=fp16|bf16, the form whose casts
-the op absorbs), compiled for --target=cuda; each must hold exactly one
-onyx.layer_norm after the ONNX lowering:
+the op absorbs), compiled for --target=cuda --cuda-layer-norm; each must
+hold exactly one onyx.layer_norm after the ONNX lowering:
 
   /usr/bin/python3 scripts/gpu/check_layer_norm.py compile .dev/ln
 
@@ -114,7 +114,7 @@ def cmd_compile(args):
         src = os.path.join(args.out, name + ".onnx")
         build_model(name, src)
         prec = CASES[name][1]
-        flags = ["--precision=" + prec] if prec else []
+        flags = ["--cuda-layer-norm"] + (["--precision=" + prec] if prec else [])
         ir = subprocess.run([compiler, "--target=cuda", "--emit=onyx", src, "-o", "-"] + flags,
                             capture_output=True, text=True)
         n = ir.stdout.count("onyx.layer_norm")
