@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "onyx/Dialect/Onyx/OnyxAttention.h"
-#include "DenseBuffer.h"
+#include "FusedOps.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -83,12 +83,7 @@ LogicalResult AttentionOp::verify() {
   }
   if (getKvGroup() < 1)
     return emitOpError("kv_group must be at least 1");
-  bool tensors = isa<RankedTensorType>(getInit().getType());
-  if (tensors != (getResult() != nullptr) ||
-      (tensors && getResult().getType() != getInit().getType()))
-    return emitOpError("on tensors the result has init's type; on buffers "
-                       "there is none");
-  return success();
+  return verifyDestination(getOperation(), getInit(), getResult());
 }
 
 void AttentionOp::getEffects(
@@ -110,9 +105,7 @@ bool AttentionOp::bufferizesToMemoryWrite(
 bufferization::AliasingValueList
 AttentionOp::getAliasingValues(OpOperand &operand,
                                const bufferization::AnalysisState &) {
-  if (&operand != &getInitMutable() || !getResult())
-    return {};
-  return {{getResult(), bufferization::BufferRelation::Equivalent}};
+  return destinationAliasing(operand, getInitMutable(), getResult());
 }
 
 LogicalResult

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "onyx/Dialect/Onyx/OnyxLayerNorm.h"
-#include "DenseBuffer.h"
+#include "FusedOps.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/IR/Builders.h"
@@ -56,12 +56,7 @@ LogicalResult LayerNormOp::verify() {
                << xd;
     }
   }
-  bool tensors = isa<RankedTensorType>(getInit().getType());
-  if (tensors != (getResult() != nullptr) ||
-      (tensors && getResult().getType() != getInit().getType()))
-    return emitOpError("on tensors the result has init's type; on buffers "
-                       "there is none");
-  return success();
+  return verifyDestination(getOperation(), getInit(), getResult());
 }
 
 void LayerNormOp::getEffects(
@@ -83,9 +78,7 @@ bool LayerNormOp::bufferizesToMemoryWrite(
 bufferization::AliasingValueList
 LayerNormOp::getAliasingValues(OpOperand &operand,
                                const bufferization::AnalysisState &) {
-  if (&operand != &getInitMutable() || !getResult())
-    return {};
-  return {{getResult(), bufferization::BufferRelation::Equivalent}};
+  return destinationAliasing(operand, getInitMutable(), getResult());
 }
 
 LogicalResult

@@ -195,8 +195,7 @@ ONYX_ATTENTION_KERNEL(128)
 //===----------------------------------------------------------------------===//
 // Tensor-core kernels
 //===----------------------------------------------------------------------===//
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
+#include "elements.cuh"
 
 namespace {
 namespace tc {
@@ -206,31 +205,8 @@ constexpr int BK = 32;     // keys per tile
 constexpr int MS = BK + 8; // mask tile row stride: float2 reads conflict-free
 constexpr float kLog2e = 1.4426950408889634f;
 
-// Element kinds: 0 f32, 1 f16, 2 bf16 (raw 16-bit storage).
-template <int E> struct Elem {
-  using S = unsigned short;
-  static __device__ __forceinline__ float toFloat(S x) {
-    if constexpr (E == 1)
-      return __half2float(__ushort_as_half(x));
-    else
-      return __bfloat162float(__ushort_as_bfloat16(x));
-  }
-  static __device__ __forceinline__ S fromFloat(float x) {
-    if constexpr (E == 1)
-      return __half_as_ushort(__float2half_rn(x));
-    else
-      return __bfloat16_as_ushort(__float2bfloat16_rn(x));
-  }
-  // Two values in one register, the first in the low half (mma operands).
-  static __device__ __forceinline__ uint32_t pack(float lo, float hi) {
-    return uint32_t(fromFloat(lo)) | (uint32_t(fromFloat(hi)) << 16);
-  }
-};
-template <> struct Elem<0> {
-  using S = float;
-  static __device__ __forceinline__ float toFloat(float x) { return x; }
-  static __device__ __forceinline__ float fromFloat(float x) { return x; }
-};
+// Element kinds: 0 f32, 1 f16, 2 bf16 (elements.cuh).
+using onyx_kernels::Elem;
 
 __device__ __forceinline__ uint32_t raw2(unsigned short lo, unsigned short hi) {
   return uint32_t(lo) | (uint32_t(hi) << 16);

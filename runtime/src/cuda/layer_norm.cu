@@ -47,36 +47,14 @@
 // before its statistics (which every write needs) exist, so no thread can
 // overwrite what another still has to read. x and out are therefore not
 // declared __restrict__; scale and bias are (they never alias out).
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
-#include <stdint.h>
+#include "elements.cuh"
 
 namespace {
 
 constexpr int64_t kVectorized = 1;
 
-// Element kinds: 0 f32, 1 f16, 2 bf16 (raw 16-bit storage), as in
-// attention.cu.
-template <int E> struct Elem {
-  using S = unsigned short;
-  static __device__ __forceinline__ float toFloat(S x) {
-    if constexpr (E == 1)
-      return __half2float(__ushort_as_half(x));
-    else
-      return __bfloat162float(__ushort_as_bfloat16(x));
-  }
-  static __device__ __forceinline__ S fromFloat(float x) {
-    if constexpr (E == 1)
-      return __half_as_ushort(__float2half_rn(x));
-    else
-      return __bfloat16_as_ushort(__float2bfloat16_rn(x));
-  }
-};
-template <> struct Elem<0> {
-  using S = float;
-  static __device__ __forceinline__ float toFloat(float x) { return x; }
-  static __device__ __forceinline__ float fromFloat(float x) { return x; }
-};
+// Element kinds: 0 f32, 1 f16, 2 bf16 (elements.cuh).
+using onyx_kernels::Elem;
 
 // N consecutive elements of kind E at an address aligned to min(16, bytes):
 // 16-byte accesses (two for 32 bytes), or one 8-byte access.

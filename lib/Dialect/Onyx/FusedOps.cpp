@@ -1,5 +1,5 @@
-//===- DenseBuffer.cpp - Dense operands for the fused ops' kernels --------===//
-#include "DenseBuffer.h"
+//===- FusedOps.cpp - What onyx.attention and onyx.layer_norm share ------===//
+#include "FusedOps.h"
 
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -45,4 +45,20 @@ void onyx::readsOperandsWritesInit(
       effects.emplace_back(MemoryEffects::Read::get(), &operand,
                            SideEffects::DefaultResource::get());
   }
+}
+
+LogicalResult onyx::verifyDestination(Operation *op, Value init, Value result) {
+  bool tensors = isa<RankedTensorType>(init.getType());
+  if (tensors != (result != nullptr) ||
+      (tensors && result.getType() != init.getType()))
+    return op->emitOpError("on tensors the result has init's type; on "
+                           "buffers there is none");
+  return success();
+}
+
+bufferization::AliasingValueList
+onyx::destinationAliasing(OpOperand &operand, OpOperand &init, Value result) {
+  if (&operand != &init || !result)
+    return {};
+  return {{result, bufferization::BufferRelation::Equivalent}};
 }

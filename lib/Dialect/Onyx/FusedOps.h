@@ -6,8 +6,8 @@
 // is copied into a dense buffer first.
 //
 //===----------------------------------------------------------------------===//
-#ifndef ONYX_LIB_DIALECT_ONYX_DENSEBUFFER_H
-#define ONYX_LIB_DIALECT_ONYX_DENSEBUFFER_H
+#ifndef ONYX_LIB_DIALECT_ONYX_FUSEDOPS_H
+#define ONYX_LIB_DIALECT_ONYX_FUSEDOPS_H
 
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -30,6 +30,15 @@ void readsOperandsWritesInit(
         mlir::SideEffects::EffectInstance<mlir::MemoryEffects::Effect>>
         &effects);
 
+/// On tensors the result has init's type; on buffers there is none.
+mlir::LogicalResult verifyDestination(mlir::Operation *op, mlir::Value init,
+                                      mlir::Value result);
+
+/// The result aliases `init` (equivalent), nothing else aliases.
+mlir::bufferization::AliasingValueList
+destinationAliasing(mlir::OpOperand &operand, mlir::OpOperand &init,
+                    mlir::Value result);
+
 } // namespace onyx
 
-#endif // ONYX_LIB_DIALECT_ONYX_DENSEBUFFER_H
+#endif // ONYX_LIB_DIALECT_ONYX_FUSEDOPS_H
