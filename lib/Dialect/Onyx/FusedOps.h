@@ -1,9 +1,9 @@
-//===- DenseBuffer.h - Dense operands for the fused ops' kernels -*- C++
-//-*-===//
+//===- FusedOps.h - What onyx.attention and onyx.layer_norm share -*- C++ -*-//
 //
-// The bufferization of onyx.attention and onyx.layer_norm: their backends
-// address every operand as a row-major block, so a strided view among them
-// is copied into a dense buffer first.
+// Both are destination-passing ops (`init`; a result on tensors, none on
+// buffers) whose backends address every operand as a row-major block: a
+// strided view among them is copied into a dense buffer when they
+// bufferize.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ONYX_LIB_DIALECT_ONYX_FUSEDOPS_H

@@ -2,7 +2,7 @@
 //
 // Verifier, memory effects and bufferization of onyx.layer_norm. On buffers
 // the op reads input, scale and bias and overwrites init; a strided view
-// among them is copied into a dense buffer first (DenseBuffer.h), so that
+// among them is copied into a dense buffer first (FusedOps.h), so that
 // the kernel addresses each as a row-major block.
 //
 //===----------------------------------------------------------------------===//

@@ -97,16 +97,6 @@ bool simtRequested() {
   return v && std::string(v) == "simt";
 }
 
-uint64_t slot(int64_t v) { return uint64_t(v); }
-uint64_t slot(const void *p) {
-  return uint64_t(reinterpret_cast<uintptr_t>(p));
-}
-uint64_t slot(double d) {
-  uint64_t bits;
-  std::memcpy(&bits, &d, sizeof bits);
-  return bits;
-}
-
 } // namespace
 } // namespace rt
 } // namespace onyx
@@ -163,41 +153,41 @@ ONYX_API int32_t onyxrt_cuda_attention(
     return 1;
   }
   try {
-    const uint64_t args[] = {slot(batch),
-                             slot(heads),
-                             slot(sq),
-                             slot(sk),
-                             slot(depth),
-                             slot(dv),
-                             slot(kvGroup),
-                             slot(scale),
-                             slot(q),
-                             slot(qb),
-                             slot(qh),
-                             slot(qs),
-                             slot(qd),
-                             slot(k),
-                             slot(kb),
-                             slot(kh),
-                             slot(ks),
-                             slot(kd),
-                             slot(v),
-                             slot(vb),
-                             slot(vh),
-                             slot(vs),
-                             slot(vd),
-                             slot(mask),
-                             slot(mb),
-                             slot(mh),
-                             slot(mq),
-                             slot(mk),
-                             slot(int64_t(maskMode)),
-                             slot(maskFill),
-                             slot(out),
-                             slot(ob),
-                             slot(oh),
-                             slot(os),
-                             slot(od)};
+    const uint64_t args[] = {launchSlot(batch),
+                             launchSlot(heads),
+                             launchSlot(sq),
+                             launchSlot(sk),
+                             launchSlot(depth),
+                             launchSlot(dv),
+                             launchSlot(kvGroup),
+                             launchSlot(scale),
+                             launchSlot(q),
+                             launchSlot(qb),
+                             launchSlot(qh),
+                             launchSlot(qs),
+                             launchSlot(qd),
+                             launchSlot(k),
+                             launchSlot(kb),
+                             launchSlot(kh),
+                             launchSlot(ks),
+                             launchSlot(kd),
+                             launchSlot(v),
+                             launchSlot(vb),
+                             launchSlot(vh),
+                             launchSlot(vs),
+                             launchSlot(vd),
+                             launchSlot(mask),
+                             launchSlot(mb),
+                             launchSlot(mh),
+                             launchSlot(mq),
+                             launchSlot(mk),
+                             launchSlot(int64_t(maskMode)),
+                             launchSlot(maskFill),
+                             launchSlot(out),
+                             launchSlot(ob),
+                             launchSlot(oh),
+                             launchSlot(os),
+                             launchSlot(od)};
     // Tensor cores: 4 warps (64 query rows) per block, fewer while the grid
     // would not fill the chip twice over (batch 1, short sequences; 132
     // multiprocessors as on the H100/H200 SXM: a heuristic only).

@@ -15,6 +15,9 @@
 
 #include <cuda.h>
 
+#include <cstdint>
+#include <cstring>
+
 #include <initializer_list>
 #include <memory>
 #include <string>
@@ -24,6 +27,18 @@
 
 namespace onyx {
 namespace rt {
+
+/// A kernel argument as one of CudaDevice::launch's 8-byte slots (the
+/// runtime's own kernels: attention, LayerNorm).
+inline uint64_t launchSlot(int64_t v) { return uint64_t(v); }
+inline uint64_t launchSlot(const void *p) {
+  return uint64_t(reinterpret_cast<uintptr_t>(p));
+}
+inline uint64_t launchSlot(double d) {
+  uint64_t bits;
+  std::memcpy(&bits, &d, sizeof bits);
+  return bits;
+}
 
 /// dlsym, kept out of this header's includes.
 void *dlsymForCuda(void *handle, const char *symbol);

@@ -113,16 +113,6 @@ bool aligned(const void *p, int64_t bytes) {
   return p == nullptr || reinterpret_cast<uintptr_t>(p) % uint64_t(bytes) == 0;
 }
 
-uint64_t slot(int64_t v) { return uint64_t(v); }
-uint64_t slot(const void *p) {
-  return uint64_t(reinterpret_cast<uintptr_t>(p));
-}
-uint64_t slot(double d) {
-  uint64_t bits;
-  std::memcpy(&bits, &d, sizeof bits);
-  return bits;
-}
-
 } // namespace
 } // namespace rt
 } // namespace onyx
@@ -213,15 +203,16 @@ ONYX_API int32_t onyxrt_cuda_layer_norm(void *ctx, const char *label,
       const int64_t count = rows - start < chunkRows ? rows - start : chunkRows;
       const void *xPart = static_cast<const char *>(x) + start * n * xBytes;
       void *outPart = static_cast<char *>(out) + start * n * outBytes;
-      const uint64_t args[] = {slot(count),
-                               slot(n),
-                               slot(epsilon),
-                               slot(xPart),
-                               slot(scale),
-                               slot(bias),
-                               slot(outPart),
-                               slot(tpr),
-                               slot(vectorized ? kVectorized : int64_t(0))};
+      const uint64_t args[] = {
+          launchSlot(count),
+          launchSlot(n),
+          launchSlot(epsilon),
+          launchSlot(xPart),
+          launchSlot(scale),
+          launchSlot(bias),
+          launchSlot(outPart),
+          launchSlot(tpr),
+          launchSlot(vectorized ? kVectorized : int64_t(0))};
       const int64_t grid[3] = {(count + rowsPerBlock - 1) / rowsPerBlock, 1, 1};
       const int64_t block[3] = {threads, 1, 1};
       std::string error;
