@@ -13,6 +13,13 @@ package built by scripts/gpu/device_python.sh):
 
   python3 scripts/gpu/check_layer_norm.py run .dev/ln
 
+A dry run of the script itself here (the generated LayerNorm of the CPU
+target, PyTorch's side in f32 on the CPU; bf16 --precision does not
+compile for the CPU, so that case reports FAIL):
+
+  /usr/bin/python3 scripts/gpu/check_layer_norm.py compile /tmp/lncpu --target cpu
+  PYTHONPATH=build/python /usr/bin/python3 scripts/gpu/check_layer_norm.py run /tmp/lncpu --device cpu
+
 Every case runs at two shapes of its symbolic dims on fresh random inputs
 (scaled and offset so that the mean is far from 0: the two-pass variance
 matters) and its error against an fp64 reference (relative L2) is compared
@@ -114,13 +121,16 @@ def cmd_compile(args):
         src = os.path.join(args.out, name + ".onnx")
         build_model(name, src)
         prec = CASES[name][1]
-        flags = ["--cuda-layer-norm"] + (["--precision=" + prec] if prec else [])
-        ir = subprocess.run([compiler, "--target=cuda", "--emit=onyx", src, "-o", "-"] + flags,
+        cuda = args.target == "cuda"
+        flags = ["--target=" + args.target] + (["--cuda-layer-norm"] if cuda else [])
+        if prec:
+            flags.append("--precision=" + prec)
+        ir = subprocess.run([compiler, "--emit=onyx", src, "-o", "-"] + flags,
                             capture_output=True, text=True)
         n = ir.stdout.count("onyx.layer_norm")
-        r = subprocess.run([compiler, "--target=cuda", src, "-o", os.path.join(args.out, name + ".so")] + flags,
+        r = subprocess.run([compiler, src, "-o", os.path.join(args.out, name + ".so")] + flags,
                            capture_output=True, text=True)
-        ok = n == 1 and r.returncode == 0
+        ok = n == (1 if cuda else 0) and r.returncode == 0
         bad += not ok
         print("%-14s onyx.layer_norm x%d  %s" % (name, n, "ok" if r.returncode == 0 else r.stderr.strip()[-300:]))
     print("%d case(s) not formed or not compiled" % bad)
@@ -131,11 +141,16 @@ def cmd_run(args):
     import torch
     import onyx
     tdt = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
+    dev = args.device
     gen = torch.Generator().manual_seed(int.from_bytes(os.urandom(4), "little"))
     bad = 0
     print("%-14s %-12s %10s %10s %7s  %s" % ("case", "shape", "onyx err", "torch err", "ratio", "verdict"))
     for name, (dt, prec, dims, axis, bias, shapes) in CASES.items():
         so = os.path.join(args.art, name + ".so")
+        if not os.path.exists(so):
+            print("%-14s not compiled: FAIL" % name)
+            bad += 1
+            continue
         import onnx
         from onnx import numpy_helper
         model = onnx.load(os.path.join(args.art, name + ".onnx"))
@@ -160,16 +175,21 @@ def cmd_run(args):
                 ref = ln(xr @ w["w1"], torch.float64, "cpu") @ w["w2"]
                 # PyTorch as a user converts by hand: the MatMuls in the half
                 # type, the LayerNorm in f32 between casts.
-                xc = xt.cuda()
-                h = (xc.to(half) @ w["w1"].cuda().to(half)).float()
-                same = (ln(h, torch.float32, "cuda").to(half) @ w["w2"].cuda().to(half)).cpu().double()
+                def mm(a, b):  # in the half type (the CPU dry run: f32, rounded)
+                    if dev == "cuda":
+                        return a.to(half) @ b.to(dev, half)
+                    return (a.to(half).float() @ b.to(half).float()).to(half)
+                h = mm(xt.to(dev), w["w1"]).float()
+                same = mm(ln(h, torch.float32, dev), w["w2"]).cpu().double()
                 ct = {"fp16": "f16", "bf16": "bf16"}[prec]
             else:
                 ref = ln(xr, torch.float64, "cpu")
-                same = ln(xt, tdt[dt], "cuda").cpu().double()
+                same = ln(xt, tdt[dt] if dev == "cuda" else torch.float32, dev).to(tdt[dt]).cpu().double()
                 ct = dt
             try:
-                out = sess.run(None, {sess.get_inputs()[0].name: xt.cuda()})[0]
+                feed = xt.to(dev) if dev == "cuda" else (
+                    xt.view(torch.int16).numpy().view(np.uint16) if dt == "bf16" else xt.numpy())
+                out = sess.run(None, {sess.get_inputs()[0].name: feed})[0]
             except Exception as e:  # noqa: BLE001
                 print("%-14s %-12s error: %s" % (name, "x".join(map(str, shape)), e))
                 bad += 1
@@ -198,8 +218,13 @@ def main():
     sub = p.add_subparsers(dest="cmd", required=True)
     c = sub.add_parser("compile")
     c.add_argument("out")
+    c.add_argument("--target", default="cuda",
+                   help="cpu: the same models for the CPU (the generated LayerNorm; a dry run of `run`)")
     r = sub.add_parser("run")
     r.add_argument("art")
+    r.add_argument("--device", default="cuda",
+                   help="cpu: with --target=cpu artifacts, a dry run of this script (PyTorch's side in "
+                   "f32 on the CPU)")
     args = p.parse_args()
     return {"compile": cmd_compile, "run": cmd_run}[args.cmd](args)
 
