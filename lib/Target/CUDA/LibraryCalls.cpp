@@ -443,6 +443,39 @@ void forEachLibraryCandidate(
   }
 }
 
+LogicalResult lowerFusedOps(ModuleOp module,
+                            function_ref<bool(Operation *)> isTarget,
+                            function_ref<bool(Value, Operation *)> lower) {
+  bool failedAny = false;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    bool bound = func.getNumArguments() > 0 &&
+                 isa<ContextType>(func.getArgument(0).getType());
+    SmallVector<Operation *> ops;
+    func.walk([&](Operation *op) {
+      if (isTarget(op))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops) {
+      bool dense = llvm::all_of(op->getOperands(), [](Value v) {
+        auto type = dyn_cast<MemRefType>(v.getType());
+        return type && type.getLayout().isIdentity();
+      });
+      if (!bound || !dense) {
+        op->emitError() << op->getName()
+                        << " must be on dense row-major buffers inside the "
+                           "bound entry when the CUDA calls are formed";
+        failedAny = true;
+        continue;
+      }
+      if (!lower(func.getArgument(0), op))
+        failedAny = true;
+    }
+  }
+  return failure(failedAny);
+}
+
 std::optional<SmallVector<Value>> dynamicSizes(Value buffer) {
   if (auto view = buffer.getDefiningOp<memref::ViewOp>())
     return SmallVector<Value>(view.getSizes());

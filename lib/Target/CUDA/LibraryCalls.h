@@ -188,6 +188,27 @@ void forEachLibraryCandidate(
     mlir::ModuleOp module, const LibraryCallBuilder &calls,
     llvm::function_ref<void(mlir::Value, mlir::linalg::LinalgOp)> visit);
 
+/// Lowers every fused op (`isTarget`) of the module's functions with
+/// `lower(context, op)`. An op outside a bound entry, or with an operand
+/// that is not a dense row-major buffer, is an error naming it; failure when
+/// any op was in error or `lower` returned false. The walk of the fused-op
+/// lowerings (attention, LayerNorm).
+mlir::LogicalResult
+lowerFusedOps(mlir::ModuleOp module,
+              llvm::function_ref<bool(mlir::Operation *)> isTarget,
+              llvm::function_ref<bool(mlir::Value, mlir::Operation *)> lower);
+
+template <typename OpT>
+mlir::LogicalResult
+lowerFusedOps(mlir::ModuleOp module,
+              llvm::function_ref<bool(mlir::Value, OpT)> lower) {
+  return lowerFusedOps(
+      module, [](mlir::Operation *op) { return mlir::isa<OpT>(op); },
+      [&](mlir::Value context, mlir::Operation *op) {
+        return lower(context, mlir::cast<OpT>(op));
+      });
+}
+
 /// A (batched) row-major GEMM: the loops of each group (batch, M, N, K) and
 /// whether A and B are transposed.
 struct GemmMatch {

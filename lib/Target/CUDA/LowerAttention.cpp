@@ -158,31 +158,10 @@ struct CUDALowerAttentionPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     LibraryCallBuilder calls(module, /*tf32=*/false);
-    bool failedAny = false;
-    for (auto func : module.getOps<func::FuncOp>()) {
-      if (func.isExternal())
-        continue;
-      bool bound = func.getNumArguments() > 0 &&
-                   isa<ContextType>(func.getArgument(0).getType());
-      SmallVector<AttentionOp> ops;
-      func.walk([&](AttentionOp op) { ops.push_back(op); });
-      for (AttentionOp op : ops) {
-        if (!bound || !isa<MemRefType>(op.getInit().getType())) {
-          op.emitError("onyx.attention must be on buffers inside the bound "
-                       "entry when the CUDA calls are formed");
-          failedAny = true;
-          continue;
-        }
-        for (Value operand : op->getOperands())
-          if (!cast<MemRefType>(operand.getType()).getLayout().isIdentity()) {
-            op.emitError("onyx.attention needs dense row-major buffers");
-            failedAny = true;
-          }
-        if (!failedAny && !lower(calls, func.getArgument(0), op))
-          failedAny = true;
-      }
-    }
-    if (failedAny)
+    if (failed(lowerFusedOps<AttentionOp>(module,
+                                          [&](Value context, AttentionOp op) {
+                                            return lower(calls, context, op);
+                                          })))
       signalPassFailure();
   }
 };

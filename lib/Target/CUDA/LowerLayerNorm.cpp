@@ -85,29 +85,11 @@ struct CUDALowerLayerNormPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     LibraryCallBuilder calls(module, /*tf32=*/false);
-    bool failedAny = false;
-    for (auto func : module.getOps<func::FuncOp>()) {
-      if (func.isExternal())
-        continue;
-      bool bound = func.getNumArguments() > 0 &&
-                   isa<ContextType>(func.getArgument(0).getType());
-      SmallVector<LayerNormOp> ops;
-      func.walk([&](LayerNormOp op) { ops.push_back(op); });
-      for (LayerNormOp op : ops) {
-        bool dense = llvm::all_of(op->getOperands(), [](Value v) {
-          auto type = dyn_cast<MemRefType>(v.getType());
-          return type && type.getLayout().isIdentity();
-        });
-        if (!bound || !dense) {
-          op.emitError("onyx.layer_norm must be on dense buffers inside the "
-                       "bound entry when the CUDA calls are formed");
-          failedAny = true;
-          continue;
-        }
-        lower(calls, func.getArgument(0), op);
-      }
-    }
-    if (failedAny)
+    if (failed(lowerFusedOps<LayerNormOp>(module,
+                                          [&](Value context, LayerNormOp op) {
+                                            lower(calls, context, op);
+                                            return true;
+                                          })))
       signalPassFailure();
   }
 };

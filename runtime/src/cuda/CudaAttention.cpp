@@ -11,7 +11,6 @@
 #include "CudaDevice.h"
 
 #include <cstdlib>
-#include <cstring>
 #include <string>
 
 #ifndef ONYX_ATTENTION_CUBIN
@@ -65,11 +64,10 @@ constexpr int64_t kSimtThreads = 128, kSimtRows = 16;
 /// depth of at most 128, or NULL.
 const OnyxCudaKernel *kernelFor(int32_t elemType, int64_t depth, bool simt) {
 #define ONYX_K(NAME)                                                           \
-  {                                                                            \
-    onyx_attention_cubin,                                                      \
-        uint64_t(onyx_attention_cubin_end - onyx_attention_cubin),             \
-        onyx_attention_ptx, NAME                                               \
-  }
+  { onyx_attention_cubin,                                                      \
+    uint64_t(onyx_attention_cubin_end - onyx_attention_cubin),                 \
+    onyx_attention_ptx,                                                        \
+    NAME }
   static const OnyxCudaKernel kernels[4][3] = {
       {ONYX_K("onyx_attention_f32_d32"), ONYX_K("onyx_attention_f32_d64"),
        ONYX_K("onyx_attention_f32_d128")},
@@ -202,13 +200,7 @@ ONYX_API int32_t onyxrt_cuda_attention(
     const int64_t grid[3] = {(sq + rowsPerBlock - 1) / rowsPerBlock, heads,
                              batch};
     const int64_t block[3] = {simt ? kSimtThreads : warps * 32, 1, 1};
-    std::string error;
-    if (!device->launch(kernel, label, grid, block,
-                        int64_t(sizeof args / sizeof args[0]), args, error)) {
-      failCall(ctx, error);
-      return 1;
-    }
-    return 0;
+    return launchOrFail(ctx, *device, kernel, label, grid, block, args);
   } catch (...) {
     failCall(ctx, where + "out of memory in onyxrt_cuda_attention");
     return 1;

@@ -301,6 +301,20 @@ struct ScratchBuffer {
 /// The CUDA device of the call behind `ctx`, or NULL.
 CudaDevice *cudaDeviceOf(void *ctx);
 
+/// Launches one of the runtime's own kernels with `args` (launchSlot
+/// values); a failed launch is the call's error (failCall). Returns 0 or 1,
+/// the onyxrt_cuda_* status.
+template <size_t N>
+int launchOrFail(void *ctx, CudaDevice &device, const OnyxCudaKernel *kernel,
+                 const char *label, const int64_t grid[3],
+                 const int64_t block[3], const uint64_t (&args)[N]) {
+  std::string error;
+  if (device.launch(kernel, label, grid, block, int64_t(N), args, error))
+    return 0;
+  failCall(ctx, error);
+  return 1;
+}
+
 } // namespace rt
 } // namespace onyx
 

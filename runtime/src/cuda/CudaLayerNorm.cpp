@@ -18,7 +18,6 @@
 #include "LayerNormLaunch.h"
 
 #include <cstdlib>
-#include <cstring>
 #include <string>
 
 #ifndef ONYX_LAYER_NORM_CUBIN
@@ -75,19 +74,15 @@ int64_t typeBytes(int index) { return index == 0 ? 4 : 2; }
 /// three-pass one.
 const OnyxCudaKernel *kernelFor(int x, int out, int param, int shape) {
 #define ONYX_K(NAME)                                                           \
-  {                                                                            \
-    onyx_layer_norm_cubin,                                                     \
-        uint64_t(onyx_layer_norm_cubin_end - onyx_layer_norm_cubin),           \
-        onyx_layer_norm_ptx, NAME                                              \
-  }
+  {onyx_layer_norm_cubin,                                                      \
+   uint64_t(onyx_layer_norm_cubin_end - onyx_layer_norm_cubin),                \
+   onyx_layer_norm_ptx, NAME}
 #define ONYX_K_TYPES(T)                                                        \
-  {                                                                            \
-    ONYX_K("onyx_layer_norm_warp_" T "_e8"),                                   \
-        ONYX_K("onyx_layer_norm_warp_" T "_e16"),                              \
-        ONYX_K("onyx_layer_norm_warp_" T "_e24"),                              \
-        ONYX_K("onyx_layer_norm_warp_" T "_e32"),                              \
-        ONYX_K("onyx_layer_norm_block_" T)                                     \
-  }
+  {ONYX_K("onyx_layer_norm_warp_" T "_e8"),                                    \
+   ONYX_K("onyx_layer_norm_warp_" T "_e16"),                                   \
+   ONYX_K("onyx_layer_norm_warp_" T "_e24"),                                   \
+   ONYX_K("onyx_layer_norm_warp_" T "_e32"),                                   \
+   ONYX_K("onyx_layer_norm_block_" T)}
 #define ONYX_K_PARAMS(XO)                                                      \
   ONYX_K_TYPES(XO "_f32"), ONYX_K_TYPES(XO "_f16"), ONYX_K_TYPES(XO "_bf16")
 #define ONYX_K_OUTS(X)                                                         \
@@ -215,12 +210,8 @@ ONYX_API int32_t onyxrt_cuda_layer_norm(void *ctx, const char *label,
           launchSlot(vectorized ? kVectorized : int64_t(0))};
       const int64_t grid[3] = {(count + rowsPerBlock - 1) / rowsPerBlock, 1, 1};
       const int64_t block[3] = {threads, 1, 1};
-      std::string error;
-      if (!device->launch(kernel, label, grid, block,
-                          int64_t(sizeof args / sizeof args[0]), args, error)) {
-        failCall(ctx, error);
+      if (launchOrFail(ctx, *device, kernel, label, grid, block, args))
         return 1;
-      }
     }
     return 0;
   } catch (...) {
