@@ -590,9 +590,10 @@ static llvm::StringMap<RuleFn> buildRuleTable() {
   add<ONNXArgMaxOp, ONNXArgMinOp>(t, argReduceRule);
   add<ONNXTopKOp>(t, topKRule);
   add<ONNXLayerNormalizationOp>(t, layerNormRule);
-  // onyx-cuda-form-layer-norm's op (and the tensor.cast it may put after
-  // it), formed on the onnx graph before the lowering analyses it.
-  t.try_emplace("onyx.layer_norm", unaryRule);
+  // onyx-cuda-form-layer-norm's op (every output has the input's dims; the
+  // tensor.cast it may put after one), formed on the onnx graph before the
+  // lowering analyses it.
+  t.try_emplace("onyx.layer_norm", allResultsLikeInputRule);
   t.try_emplace("tensor.cast", unaryRule);
   // Convolution and pooling.
   add<ONNXConvOp, ONNXConvIntegerOp>(t, convRule);

@@ -87,8 +87,11 @@ void buildONNXToTensorPipeline(OpPassManager &pm, bool fuseAttention,
   pm.addPass(createCSEPass());
   // CUDA: QK^T / scale / mask / softmax / PV blocks become one
   // onyx.attention (a flash-attention kernel; the scores never stored).
-  if (fuseAttention)
+  if (fuseAttention) {
     pm.addPass(createCUDAFuseAttention());
+    // The Q, K and V parts of one projection read in place (no copies).
+    pm.addPass(createCUDAFoldHeadSplit());
+  }
   // CUDA: half-precision (and with channelsLastF32, f32: TF32)
   // convolutions run in NHWC (cuDNN's tensor-core layout), the layout
   // propagated through their neighbours; before fusion, so that each

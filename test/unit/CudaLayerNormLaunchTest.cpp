@@ -2,7 +2,8 @@
 //
 // runtime/src/cuda/LayerNormLaunch.h without a GPU: the register kernel
 // (warps per row, elements per lane) or the three-pass kernel (a warp per
-// row or a block) that onyxrt_cuda_layer_norm launches for a row length.
+// row or a block) that onyxrt_cuda_layer_norm launches for a row length,
+// and the overlaps of its buffers that it accepts.
 //
 //===----------------------------------------------------------------------===//
 #include "cuda/LayerNormLaunch.h"
@@ -62,4 +63,77 @@ TEST(CudaLayerNormLaunch, EverythingElseTakesThreePasses) {
                1024, 1024);
   // ONYX_CUDA_LAYER_NORM=passes: the three-pass kernel for any row.
   expectLaunch(layerNormLaunch(4, 768, true, true), kLayerNormPasses, 32, 256);
+}
+
+namespace {
+
+// Buffers of a [4, 64] LayerNorm at made-up addresses: x f32 at 0x10000,
+// a residual at 0x20000, scale and bias (f32 [64]) at 0x30000 / 0x30100.
+constexpr uint64_t kElems = 4 * 64;
+LayerNormSpan rowSpan(const char *name, uintptr_t at, int64_t bytes) {
+  return {name, at, kElems * uint64_t(bytes), bytes};
+}
+LayerNormSpan none(const char *name) { return {name, 0, 0, 4}; }
+
+std::string check(LayerNormSpan residual, LayerNormSpan sum, LayerNormSpan out,
+                  LayerNormSpan out2) {
+  return layerNormOverlap(
+      {rowSpan("x", 0x10000, 4), residual},
+      {{"scale", 0x30000, 64 * 4, 4}, {"bias", 0x30100, 64 * 4, 4}},
+      {sum, out, out2});
+}
+
+} // namespace
+
+TEST(CudaLayerNormOverlap, DisjointOrInPlace) {
+  const LayerNormSpan residual = rowSpan("residual", 0x20000, 2);
+  // Nothing shared; absent buffers (address 0) never overlap.
+  EXPECT_EQ(check(none("residual"), none("sum"), rowSpan("out", 0x40000, 4),
+                  none("out2")),
+            "");
+  // Each output may be an input of its element size: out == x,
+  // sum == residual (f16), out2 == x with sum elsewhere.
+  EXPECT_EQ(check(none("residual"), none("sum"), rowSpan("out", 0x10000, 4),
+                  none("out2")),
+            "");
+  EXPECT_EQ(check(residual, rowSpan("sum", 0x20000, 2),
+                  rowSpan("out", 0x10000, 4), rowSpan("out2", 0x50000, 2)),
+            "");
+  EXPECT_EQ(check(residual, rowSpan("sum", 0x40000, 4),
+                  rowSpan("out", 0x20000, 2), rowSpan("out2", 0x10000, 4)),
+            "");
+}
+
+TEST(CudaLayerNormOverlap, Rejected) {
+  const LayerNormSpan residual = rowSpan("residual", 0x20000, 4);
+  // In place with another element size (f16 out over an f32 x).
+  EXPECT_EQ(check(none("residual"), none("sum"), rowSpan("out", 0x10000, 2),
+                  none("out2")),
+            "out overlaps x other than exactly (in place needs out == x and "
+            "element types of one size)");
+  // out a row into the residual.
+  EXPECT_EQ(check(residual, none("sum"), rowSpan("out", 0x20000 + 256, 4),
+                  none("out2")),
+            "out overlaps residual other than exactly (in place needs out == "
+            "residual and element types of one size)");
+  // The last byte of sum on the first of x.
+  EXPECT_EQ(check(residual, rowSpan("sum", 0x10000 - kElems * 4 + 1, 4),
+                  rowSpan("out", 0x40000, 4), none("out2")),
+            "sum overlaps x other than exactly (in place needs sum == x and "
+            "element types of one size)");
+  // Two outputs on one buffer, even both on x.
+  EXPECT_EQ(check(residual, rowSpan("sum", 0x10000, 4),
+                  rowSpan("out", 0x10000, 4), none("out2")),
+            "sum overlaps out (outputs must be disjoint)");
+  EXPECT_EQ(check(residual, none("sum"), rowSpan("out", 0x40000, 4),
+                  rowSpan("out2", 0x40000 + 8, 2)),
+            "out overlaps out2 (outputs must be disjoint)");
+  // Outputs never touch scale or bias.
+  EXPECT_EQ(check(none("residual"), none("sum"), rowSpan("out", 0x40000, 4),
+                  rowSpan("out2", 0x30100 - 8, 2)),
+            "out2 overlaps scale (scale is read by every row)");
+  // Ranges that only touch are disjoint.
+  EXPECT_EQ(check(residual, rowSpan("sum", 0x10000 + kElems * 4, 4),
+                  rowSpan("out", 0x20000 - kElems * 4, 4), none("out2")),
+            "");
 }

@@ -83,6 +83,27 @@ LogicalResult AttentionOp::verify() {
   }
   if (getKvGroup() < 1)
     return emitOpError("kv_group must be at least 1");
+  if (auto offsets = getHeadOffsets()) {
+    if (offsets->size() != 3 ||
+        llvm::any_of(*offsets, [](int64_t o) { return o < 0; }))
+      return emitOpError("head_offsets must be 3 non-negative entries "
+                         "(query, key, value)");
+    // Where the head extents are static, the heads read must be inside.
+    ShapedType operands[] = {q, k, v};
+    ArrayRef<int64_t> dims[] = {getQueryDims(), getKeyDims(), getValueDims()};
+    int64_t heads = out.getDimSize(getOutDimsOrIdentity()[1]);
+    for (int i = 0; i < 3; ++i) {
+      int64_t extent = operands[i].getDimSize(dims[i][1]);
+      int64_t used = i == 0 || ShapedType::isDynamic(heads)
+                         ? heads
+                         : (heads + getKvGroup() - 1) / getKvGroup();
+      if ((*offsets)[i] > 0 && !ShapedType::isDynamic(extent) &&
+          !ShapedType::isDynamic(used) && (*offsets)[i] + used > extent)
+        return emitOpError("head_offsets[")
+               << i << "] + the heads read exceed the operand's " << extent
+               << " heads";
+    }
+  }
   return verifyDestination(getOperation(), getInit(), getResult());
 }
 
@@ -132,7 +153,7 @@ AttentionOp::bufferize(RewriterBase &rewriter,
                       getScaleAttr(), getQueryDimsAttr(), getKeyDimsAttr(),
                       getValueDimsAttr(), getMaskDimsAttr(), getKvGroupAttr(),
                       getMaskFillAttr(), getMaskFillWhereTrueAttr(),
-                      getOutDimsAttr());
+                      getOutDimsAttr(), getHeadOffsetsAttr());
   bufferization::replaceOpWithBufferizedValues(rewriter, getOperation(), *init);
   return success();
 }

@@ -1,9 +1,10 @@
 //===- OnyxLayerNorm.cpp - The fused layer normalization op ---------------===//
 //
 // Verifier, memory effects and bufferization of onyx.layer_norm. On buffers
-// the op reads input, scale and bias and overwrites init; a strided view
-// among them is copied into a dense buffer first (FusedOps.h), so that
-// the kernel addresses each as a row-major block.
+// the op reads input, residual, scale and bias and overwrites init, init2
+// and sum (its destinations); a strided view among the inputs is copied
+// into a dense buffer first (FusedOps.h), so that the kernel addresses
+// each as a row-major block.
 //
 //===----------------------------------------------------------------------===//
 #include "onyx/Dialect/Onyx/OnyxLayerNorm.h"
@@ -17,25 +18,51 @@ using namespace onyx;
 
 static bool isNormFloat(Type t) { return t.isF32() || t.isF16() || t.isBF16(); }
 
+SmallVector<OpOperand *> LayerNormOp::getDestinations() {
+  SmallVector<OpOperand *> destinations = {&getInitMutable()};
+  if (getInit2())
+    destinations.push_back(&getInit2Mutable()[0]);
+  if (getSum())
+    destinations.push_back(&getSumMutable()[0]);
+  return destinations;
+}
+
+/// `what` has the input's rank and (where both are static) dims.
+static LogicalResult verifyLikeInput(LayerNormOp op, ShapedType x,
+                                     ShapedType other, StringRef what) {
+  if (!other.hasRank() || other.getRank() != x.getRank())
+    return op.emitOpError() << what << " must have the input's rank";
+  for (int64_t d = 0; d < x.getRank(); ++d)
+    if (!ShapedType::isDynamic(x.getDimSize(d)) &&
+        !ShapedType::isDynamic(other.getDimSize(d)) &&
+        x.getDimSize(d) != other.getDimSize(d))
+      return op.emitOpError()
+             << what << " dim " << d << " differs from the input's";
+  if (!isNormFloat(other.getElementType()))
+    return op.emitOpError() << what << " must be f32, f16 or bf16";
+  return success();
+}
+
 LogicalResult LayerNormOp::verify() {
   auto shaped = [](Value v) { return cast<ShapedType>(v.getType()); };
-  ShapedType x = shaped(getInput()), scale = shaped(getScale()),
-             out = shaped(getInit());
-  if (!x.hasRank() || !scale.hasRank() || !out.hasRank())
+  ShapedType x = shaped(getInput()), scale = shaped(getScale());
+  if (!x.hasRank() || !scale.hasRank())
     return emitOpError("operands must be ranked");
   int64_t rank = x.getRank();
   if (rank < 1 || getAxis() < 0 || getAxis() >= rank)
     return emitOpError("axis must be in [0, rank) of an input of rank >= 1");
-  if (!isNormFloat(x.getElementType()) || !isNormFloat(out.getElementType()) ||
-      !isNormFloat(scale.getElementType()))
-    return emitOpError("input, scale and init must be f32, f16 or bf16");
-  if (out.getRank() != rank)
-    return emitOpError("init must have the input's rank");
-  for (int64_t d = 0; d < rank; ++d)
-    if (!ShapedType::isDynamic(x.getDimSize(d)) &&
-        !ShapedType::isDynamic(out.getDimSize(d)) &&
-        x.getDimSize(d) != out.getDimSize(d))
-      return emitOpError("init dim ") << d << " differs from the input's";
+  if (!isNormFloat(x.getElementType()) || !isNormFloat(scale.getElementType()))
+    return emitOpError("input and scale must be f32, f16 or bf16");
+  if (getResidual() &&
+      failed(verifyLikeInput(*this, x, shaped(getResidual()), "residual")))
+    return failure();
+  if (failed(verifyLikeInput(*this, x, shaped(getInit()), "init")) ||
+      (getInit2() &&
+       failed(verifyLikeInput(*this, x, shaped(getInit2()), "init2"))) ||
+      (getSum() && failed(verifyLikeInput(*this, x, shaped(getSum()), "sum"))))
+    return failure();
+  if (getSum() && !getResidual())
+    return emitOpError("a sum destination needs a residual");
   SmallVector<ShapedType> params = {scale};
   if (getBias())
     params.push_back(shaped(getBias()));
@@ -56,53 +83,97 @@ LogicalResult LayerNormOp::verify() {
                << xd;
     }
   }
-  return verifyDestination(getOperation(), getInit(), getResult());
+  // On tensors one result per destination, of its type; on buffers none.
+  SmallVector<OpOperand *> destinations = getDestinations();
+  bool tensors = isa<RankedTensorType>(getInit().getType());
+  for (OpOperand *d : destinations)
+    if (isa<RankedTensorType>(d->get().getType()) != tensors)
+      return emitOpError("destinations must be all tensors or all buffers");
+  if (!tensors)
+    return getResults().empty() ? success()
+                                : emitOpError("has no results on buffers");
+  if (getResults().size() != destinations.size())
+    return emitOpError("on tensors has one result per destination");
+  for (auto [d, r] : llvm::zip(destinations, getResults()))
+    if (d->get().getType() != r.getType())
+      return emitOpError("result types must be their destinations'");
+  return success();
+}
+
+static bool isDestination(LayerNormOp op, OpOperand &operand) {
+  return llvm::is_contained(op.getDestinations(), &operand);
 }
 
 void LayerNormOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
-  readsOperandsWritesInit(getOperation(), getInitMutable(), effects);
+  if (!isa<MemRefType>(getInit().getType()))
+    return;
+  for (OpOperand &operand : getOperation()->getOpOperands()) {
+    if (!isa<MemRefType>(operand.get().getType()))
+      continue;
+    if (isDestination(*this, operand))
+      effects.emplace_back(MemoryEffects::Write::get(), &operand,
+                           SideEffects::DefaultResource::get());
+    else
+      effects.emplace_back(MemoryEffects::Read::get(), &operand,
+                           SideEffects::DefaultResource::get());
+  }
 }
 
 bool LayerNormOp::bufferizesToMemoryRead(OpOperand &operand,
                                          const bufferization::AnalysisState &) {
-  return &operand != &getInitMutable();
+  return !isDestination(*this, operand);
 }
 
 bool LayerNormOp::bufferizesToMemoryWrite(
     OpOperand &operand, const bufferization::AnalysisState &) {
-  return &operand == &getInitMutable();
+  return isDestination(*this, operand);
 }
 
 bufferization::AliasingValueList
 LayerNormOp::getAliasingValues(OpOperand &operand,
                                const bufferization::AnalysisState &) {
-  return destinationAliasing(operand, getInitMutable(), getResult());
+  if (getResults().empty())
+    return {};
+  for (auto [d, r] : llvm::zip(getDestinations(), getResults()))
+    if (d == &operand)
+      return {{r, bufferization::BufferRelation::Equivalent}};
+  return {};
 }
 
 LogicalResult
 LayerNormOp::bufferize(RewriterBase &rewriter,
                        const bufferization::BufferizationOptions &options,
                        bufferization::BufferizationState &state) {
-  if (!getResult())
+  if (getResults().empty())
     return success();
   Location loc = getLoc();
-  FailureOr<Value> x = denseBuffer(rewriter, loc, getInput(), options, state);
-  FailureOr<Value> scale =
-      denseBuffer(rewriter, loc, getScale(), options, state);
-  FailureOr<Value> bias = Value();
-  if (getBias())
-    bias = denseBuffer(rewriter, loc, getBias(), options, state);
-  FailureOr<Value> init =
-      bufferization::getBuffer(rewriter, getInit(), options, state);
-  if (failed(x) || failed(scale) || failed(bias) || failed(init))
+  auto dense = [&](Value v) -> FailureOr<Value> {
+    if (!v)
+      return Value();
+    return denseBuffer(rewriter, loc, v, options, state);
+  };
+  FailureOr<Value> x = dense(getInput()), residual = dense(getResidual()),
+                   scale = dense(getScale()), bias = dense(getBias());
+  if (failed(x) || failed(residual) || failed(scale) || failed(bias))
     return failure();
-  if (!cast<MemRefType>(init->getType()).getLayout().isIdentity())
-    return emitOpError("needs a dense destination buffer");
-  LayerNormOp::create(rewriter, loc, Type(), *x, *scale, *bias, *init,
-                      getEpsilonAttr(), getAxisAttr());
-  bufferization::replaceOpWithBufferizedValues(rewriter, getOperation(), *init);
+  SmallVector<Value> buffers;
+  for (OpOperand *d : getDestinations()) {
+    FailureOr<Value> buffer =
+        bufferization::getBuffer(rewriter, d->get(), options, state);
+    if (failed(buffer))
+      return failure();
+    if (!cast<MemRefType>(buffer->getType()).getLayout().isIdentity())
+      return emitOpError("needs dense destination buffers");
+    buffers.push_back(*buffer);
+  }
+  Value init2 = getInit2() ? buffers[1] : Value();
+  Value sum = getSum() ? buffers.back() : Value();
+  LayerNormOp::create(rewriter, loc, TypeRange(), *x, *residual, *scale, *bias,
+                      buffers[0], init2, sum, getEpsilonAttr(), getAxisAttr());
+  bufferization::replaceOpWithBufferizedValues(rewriter, getOperation(),
+                                               buffers);
   return success();
 }
 

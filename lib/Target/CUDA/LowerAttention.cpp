@@ -14,8 +14,10 @@
 // views dense); a dim of extent 1, or one the mask lacks, gets stride 0, so
 // the kernel broadcasts as ONNX does. The output's strides follow its
 // `out_dims` (the heads-merged [B, Sq, H, Dv] when the op folded the
-// Transpose after it). The extents are the output's (B, H, Sq, Dv), the
-// query's depth (D) and the largest key length of key, value and mask (Sk).
+// Transpose after it). With `head_offsets`, an operand's address is that
+// of its first head read (offset x its head stride). The extents are the
+// output's (B, H, Sq, Dv), the query's depth (D) and the largest key length
+// of key, value and mask (Sk).
 // elemType: 1 f32, 10 f16, 16 bf16 (Q, K, V and the output). maskMode: 0 none,
 // 1 additive f32, 2 / 3 an i1 Where mask (the score becomes maskFill where the
 // mask is false / true), 4 additive in the operands' f16/bf16.
@@ -114,13 +116,25 @@ bool lower(LibraryCallBuilder &calls, Value context, AttentionOp op) {
       calls.i64(b, loc, op.getKvGroup()),
       arith::ConstantFloatOp::create(b, loc, b.getF64Type(),
                                      APFloat(op.getScale().convertToDouble()))};
-  auto append = [&](Value buffer, ArrayRef<int64_t> dims) {
-    args.push_back(calls.devicePointer(b, loc, context, buffer));
-    llvm::append_range(args, l.strides(buffer, dims));
+  // The address of the first head read (head_offsets) and the strides.
+  auto append = [&](Value buffer, ArrayRef<int64_t> dims,
+                    int64_t headOffset = 0) {
+    Value pointer = calls.devicePointer(b, loc, context, buffer);
+    SmallVector<Value> strides = l.strides(buffer, dims);
+    if (headOffset != 0) {
+      Value elements = arith::MulIOp::create(b, loc, strides[1],
+                                             calls.i64(b, loc, headOffset));
+      pointer =
+          LLVM::GEPOp::create(b, loc, pointer.getType(), elementTypeOf(buffer),
+                              pointer, ArrayRef<LLVM::GEPArg>{elements});
+    }
+    args.push_back(pointer);
+    llvm::append_range(args, strides);
   };
-  append(q, qd);
-  append(k, kd);
-  append(v, vd);
+  SmallVector<int64_t, 3> offsets = op.getHeadOffsetsOrZero();
+  append(q, qd, offsets[0]);
+  append(k, kd, offsets[1]);
+  append(v, vd, offsets[2]);
   if (mask) {
     append(mask, md);
   } else {

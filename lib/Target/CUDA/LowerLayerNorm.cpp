@@ -3,9 +3,13 @@
 // Runs on buffers with the library calls. Each onyx.layer_norm of a bound
 // entry becomes
 //
-//   %s = func.call @onyxrt_cuda_layer_norm(%ctx, @label, xType, outType,
-//            paramType, rows, n, epsilon, %x, %scale, %bias | null, %out)
+//   %s = func.call @onyxrt_cuda_layer_norm(%ctx, @label, xType,
+//            residualType, sumType, outType, out2Type, paramType, rows, n,
+//            epsilon, %x, %residual, %scale, %bias, %sum, %out, %out2)
 //            {onyx.cuda_status}
+//
+// (an absent operand: a null pointer and type code 0; the sum's type is
+// the input's without a sum buffer, the type the residual Add had)
 //
 // with n the product of the input's dims from the op's axis on and rows
 // the product of the others (run-time extents; the buffers are dense
@@ -52,30 +56,32 @@ Value extentProduct(LibraryCallBuilder &calls, OpBuilder &b, Location loc,
 void lower(LibraryCallBuilder &calls, Value context, LayerNormOp op) {
   OpBuilder b(op);
   Location loc = op.getLoc();
-  Value x = op.getInput(), out = op.getInit();
+  Value x = op.getInput();
   int64_t rank = cast<MemRefType>(x.getType()).getRank();
   int64_t axis = op.getAxis();
+  // Element codes; an absent operand's is 0 (the runtime ignores it).
   auto code = [&](Value v) {
-    return calls.i32(b, loc, *libraryElementCode(elementTypeOf(v)));
+    return calls.i32(b, loc, v ? *libraryElementCode(elementTypeOf(v)) : 0);
   };
+  auto pointer = [&](Value v) -> Value {
+    if (v)
+      return calls.devicePointer(b, loc, context, v);
+    return LLVM::ZeroOp::create(b, loc,
+                                LLVM::LLVMPointerType::get(b.getContext()));
+  };
+  Value residual = op.getResidual(), sum = op.getSum();
   SmallVector<Value> args = {
-      context,
-      calls.label(b, loc, calls.labelFor(op, "layer norm")),
-      code(x),
-      code(out),
-      code(op.getScale()),
-      extentProduct(calls, b, loc, x, 0, axis),
+      context, calls.label(b, loc, calls.labelFor(op, "layer norm")), code(x),
+      code(residual),
+      // The sum's type: sum's, or the input's (which is the Add's).
+      code(sum ? sum : x), code(op.getInit()), code(op.getInit2()),
+      code(op.getScale()), extentProduct(calls, b, loc, x, 0, axis),
       extentProduct(calls, b, loc, x, axis, rank),
       arith::ConstantFloatOp::create(
           b, loc, b.getF64Type(), APFloat(op.getEpsilon().convertToDouble())),
-      calls.devicePointer(b, loc, context, x),
-      calls.devicePointer(b, loc, context, op.getScale())};
-  if (Value bias = op.getBias())
-    args.push_back(calls.devicePointer(b, loc, context, bias));
-  else
-    args.push_back(LLVM::ZeroOp::create(
-        b, loc, LLVM::LLVMPointerType::get(b.getContext())));
-  args.push_back(calls.devicePointer(b, loc, context, out));
+      pointer(x), pointer(residual), pointer(op.getScale()),
+      pointer(op.getBias()), pointer(sum), pointer(op.getInit()),
+      pointer(op.getInit2())};
   calls.emitCall(b, loc, kLayerNormFn, args);
   op->erase();
 }

@@ -64,21 +64,32 @@
 #define ONYXRT_FN_CUDA_GEMM "onyxrt_cuda_gemm"
 #define ONYXRT_FN_CUDA_CONV "onyxrt_cuda_conv"
 #define ONYXRT_FN_CUDA_ATTENTION "onyxrt_cuda_attention"
-/* Fused LayerNorm (runtime/src/cuda/CudaLayerNorm.cpp):
+/* Fused LayerNorm, with the residual Add before it (runtime/src/cuda/
+ * CudaLayerNorm.cpp):
  *   int32_t onyxrt_cuda_layer_norm(void *ctx, const char *label,
- *       int32_t xType, int32_t outType, int32_t paramType, int64_t rows,
- *       int64_t n, double epsilon, const void *x, const void *scale,
- *       const void *bias, void *out);
- * Element codes 1 (f32), 10 (f16), 16 (bf16). x and out are dense
- * row-major [rows, n] device buffers, scale and bias dense [n] (bias NULL:
- * none). Per row, in f32: mean, variance (two-pass, divided by n),
- * 1 / sqrtf(var + (float)epsilon), y = (x - mean) * inv * scale + bias,
- * rounded once to outType. out may be x itself when xType and outType
- * have one size (in place); no other overlap. Any alignment works; the
- * fast (vectorized) kernels need n a multiple of 4 (f32 x) or 8 (f16 /
- * bf16 x) and 16-byte aligned buffers (8-byte for 16-bit out or params of
- * an f32 x). rows == 0 or n == 0: nothing. Returns 0, or non-zero after
- * recording an error that starts with `label`. */
+ *       int32_t xType, int32_t residualType, int32_t sumType,
+ *       int32_t outType, int32_t out2Type, int32_t paramType,
+ *       int64_t rows, int64_t n, double epsilon,
+ *       const void *x, const void *residual, const void *scale,
+ *       const void *bias, void *sum, void *out, void *out2);
+ * Element codes 1 (f32), 10 (f16), 16 (bf16). x, residual, sum, out and
+ * out2 are dense row-major [rows, n] device buffers, scale and bias dense
+ * [n]. residual, bias, sum and out2 may be NULL (none: their type codes
+ * are then ignored, 0 by convention; sumType still counts with a residual
+ * and no sum). Per element j of a row, in f32: v = x[j], or with a residual
+ * v = x[j] + residual[j] rounded to sumType (ONNX Add(x, residual) of type
+ * sumType; f32: not rounded), written to sum[j] when sum is given (only
+ * with a residual); mean and variance of v (two-pass, divided by n),
+ * inv = 1 / sqrtf(var + (float)epsilon), y = (v - mean) * inv * scale[j]
+ * + bias[j]; out[j] = y rounded once to outType, out2[j] = the same y
+ * rounded to out2Type (the bits of a Cast of an f32 out). Each of sum, out
+ * and out2 is either disjoint from x and from the residual or exactly one
+ * of them with elements of the same size (in place); outputs are disjoint
+ * from each other and from scale and bias. Any alignment works; the fast
+ * (vectorized) kernels need n a multiple of 4 (f32 x) or 8 (f16 / bf16 x)
+ * and 16-byte aligned buffers (8-byte for 16-bit operands of an f32 x).
+ * rows == 0 or n == 0: nothing. Returns 0, or non-zero after recording an
+ * error that starts with `label`. */
 #define ONYXRT_FN_CUDA_LAYER_NORM "onyxrt_cuda_layer_norm"
 
 /* String tensors (onyx_strings.h, docs/runtime.md "String tensors"). */

@@ -2,11 +2,16 @@
 //
 // The compiler turns a LayerNormalization whose normalized axes are the
 // trailing, contiguous ones into one call: x viewed as [rows, n], scale and
-// bias [n]. The kernels of layer_norm.cu, built by nvcc into a cubin and
-// PTX that are embedded here (.incbin) and loaded per session like an
-// artifact's kernels (CudaDevice::launch: module cache, ONYX_CUDA_PROFILE).
-// Sizes are arguments, so one kernel serves every shape; this file picks
-// the kernel by the element types, the row length and the alignment.
+// bias [n]; optionally with the Add that feeds it (a residual [rows, n],
+// the sum written out when something else reads it) and a second output
+// (out in another type, for a Cast of out). The kernels of layer_norm.cu,
+// built by nvcc into a cubin and PTX that are embedded here (.incbin), are
+// loaded per session like an artifact's kernels (CudaDevice::launch:
+// module cache, ONYX_CUDA_PROFILE). Sizes are arguments, so one kernel
+// serves every shape; this file checks the buffers (types, overlaps:
+// LayerNormLaunch.h) and picks the kernel by the element types of x, out
+// and the parameters, the row length and the alignment (the residual, sum
+// and out2 types are kernel arguments).
 //
 // H100 (scripts/gpu/check_layer_norm_kernel.py, wall clock over 200 calls,
 // bytes read and written): 16384 x 768 rows at 2.6 TB/s in f32 (38 us),
@@ -22,11 +27,10 @@
 
 #ifndef ONYX_LAYER_NORM_CUBIN
 // Built without nvcc: no kernels (runtime/CMakeLists.txt).
-extern "C" ONYX_API int32_t onyxrt_cuda_layer_norm(void *ctx, const char *label,
-                                                   int32_t, int32_t, int32_t,
-                                                   int64_t, int64_t, double,
-                                                   const void *, const void *,
-                                                   const void *, void *) {
+extern "C" ONYX_API int32_t onyxrt_cuda_layer_norm(
+    void *ctx, const char *label, int32_t, int32_t, int32_t, int32_t, int32_t,
+    int32_t, int64_t, int64_t, double, const void *, const void *, const void *,
+    const void *, void *, void *, void *) {
   onyx::rt::failCall(ctx, std::string(label ? label : "layer_norm") +
                               ": this Onyx runtime was built without nvcc, so "
                               "it has no LayerNorm kernels");
@@ -117,11 +121,13 @@ using namespace onyx::rt;
 extern "C" {
 
 ONYX_API int32_t onyxrt_cuda_layer_norm(void *ctx, const char *label,
-                                        int32_t xType, int32_t outType,
-                                        int32_t paramType, int64_t rows,
-                                        int64_t n, double epsilon,
-                                        const void *x, const void *scale,
-                                        const void *bias, void *out) {
+                                        int32_t xType, int32_t residualType,
+                                        int32_t sumType, int32_t outType,
+                                        int32_t out2Type, int32_t paramType,
+                                        int64_t rows, int64_t n, double epsilon,
+                                        const void *x, const void *residual,
+                                        const void *scale, const void *bias,
+                                        void *sum, void *out, void *out2) {
   std::string where = std::string(label ? label : "layer_norm") + ": ";
   CudaDevice *device = cudaDeviceOf(ctx);
   if (!device) {
@@ -129,14 +135,28 @@ ONYX_API int32_t onyxrt_cuda_layer_norm(void *ctx, const char *label,
                           "device");
     return 1;
   }
-  const int xi = typeIndex(xType), oi = typeIndex(outType),
-            pi = typeIndex(paramType);
-  if (xi < 0 || oi < 0 || pi < 0) {
-    failCall(ctx, where + "onyxrt_cuda_layer_norm: element types " +
-                      std::to_string(xType) + " / " + std::to_string(outType) +
-                      " / " + std::to_string(paramType) +
-                      " (x / out / scale and bias) are not supported (f32, "
-                      "f16 or bf16: 1, 10 or 16)");
+  // The types that matter: residualType and sumType with a residual (the
+  // sum is rounded to sumType even when not written), out2Type with out2.
+  const struct {
+    const char *name;
+    int32_t code;
+    bool used;
+  } types[] = {{"x", xType, true},
+               {"residual", residualType, residual != nullptr},
+               {"sum", sumType, residual != nullptr},
+               {"out", outType, true},
+               {"out2", out2Type, out2 != nullptr},
+               {"scale and bias", paramType, true}};
+  for (const auto &type : types)
+    if (type.used && typeIndex(type.code) < 0) {
+      failCall(ctx, where + "onyxrt_cuda_layer_norm: element type " +
+                        std::to_string(type.code) + " of " + type.name +
+                        " is not supported (f32, f16 or bf16: 1, 10 or 16)");
+      return 1;
+    }
+  if (sum && !residual) {
+    failCall(ctx, where + "onyxrt_cuda_layer_norm: a sum output without a "
+                          "residual (sum is x + residual)");
     return 1;
   }
   if (rows < 0 || n < 0) {
@@ -151,37 +171,53 @@ ONYX_API int32_t onyxrt_cuda_layer_norm(void *ctx, const char *label,
                           "or out)");
     return 1;
   }
+  // Type indices (kinds) of the buffers there are; 0 for the others.
+  const int xi = typeIndex(xType), oi = typeIndex(outType),
+            pi = typeIndex(paramType),
+            ri = residual ? typeIndex(residualType) : 0,
+            si = residual ? typeIndex(sumType) : 0,
+            o2i = out2 ? typeIndex(out2Type) : 0;
   const int64_t xBytes = typeBytes(xi), outBytes = typeBytes(oi),
-                paramBytes = typeBytes(pi);
-  // In place needs each element rewritten where it was read: out == x
-  // with the same element size; any other overlap would let one row's
-  // writes reach another row's unread input. (rows * n * 4 bytes fits:
-  // the buffers exist.)
+                paramBytes = typeBytes(pi), residualBytes = typeBytes(ri),
+                sumBytes = typeBytes(si), out2Bytes = typeBytes(o2i);
+  // In place needs each element rewritten where it was read: an output
+  // equal to x or the residual with the same element size; any other
+  // overlap would let one row's writes reach another row's unread input.
+  // (rows * n * 4 bytes fits: the buffers exist.)
   {
-    const uintptr_t x0 = reinterpret_cast<uintptr_t>(x),
-                    o0 = reinterpret_cast<uintptr_t>(out);
-    const uintptr_t x1 = x0 + uintptr_t(rows * n * xBytes),
-                    o1 = o0 + uintptr_t(rows * n * outBytes);
-    if (x0 < o1 && o0 < x1 && (x0 != o0 || xBytes != outBytes)) {
-      failCall(ctx, where + "onyxrt_cuda_layer_norm: out overlaps x other "
-                            "than exactly (in place needs out == x and "
-                            "element types of one size)");
+    const uint64_t elems = uint64_t(rows) * uint64_t(n);
+    auto span = [](const char *name, const void *p, uint64_t count,
+                   int64_t bytes) {
+      return LayerNormSpan{name, reinterpret_cast<uintptr_t>(p),
+                           count * uint64_t(bytes), bytes};
+    };
+    const std::string broken = layerNormOverlap(
+        {span("x", x, elems, xBytes),
+         span("residual", residual, elems, residualBytes)},
+        {span("scale", scale, uint64_t(n), paramBytes),
+         span("bias", bias, uint64_t(n), paramBytes)},
+        {span("sum", sum, elems, sumBytes), span("out", out, elems, outBytes),
+         span("out2", out2, elems, out2Bytes)});
+    if (!broken.empty()) {
+      failCall(ctx, where + "onyxrt_cuda_layer_norm: " + broken);
       return 1;
     }
   }
 
-  // 16-byte accesses of x (VEC elements), and VEC elements of out and of
-  // the parameters at a time (8, 16 or 32 bytes): every row start must be
-  // aligned to min(16, VEC * size), which n % VEC == 0 and aligned base
-  // addresses give.
+  // 16-byte accesses of x (VEC elements), and VEC elements of every other
+  // operand at a time (8, 16 or 32 bytes): every row start must be aligned
+  // to min(16, VEC * size), which n % VEC == 0 and aligned base addresses
+  // give.
   const int64_t vec = 16 / xBytes;
   auto vecAlign = [&](int64_t bytes) {
     return vec * bytes < 16 ? vec * bytes : 16;
   };
-  const bool vectorized = n % vec == 0 && aligned(x, 16) &&
-                          aligned(out, vecAlign(outBytes)) &&
-                          aligned(scale, vecAlign(paramBytes)) &&
-                          aligned(bias, vecAlign(paramBytes));
+  const bool vectorized =
+      n % vec == 0 && aligned(x, 16) && aligned(out, vecAlign(outBytes)) &&
+      aligned(scale, vecAlign(paramBytes)) &&
+      aligned(bias, vecAlign(paramBytes)) &&
+      aligned(residual, vecAlign(residualBytes)) &&
+      aligned(sum, vecAlign(sumBytes)) && aligned(out2, vecAlign(out2Bytes));
 
   const LayerNormLaunch launch =
       layerNormLaunch(xBytes, n, vectorized, passesRequested());
@@ -196,18 +232,26 @@ ONYX_API int32_t onyxrt_cuda_layer_norm(void *ctx, const char *label,
     const int64_t chunkRows = kMaxGrid * rowsPerBlock;
     for (int64_t start = 0; start < rows; start += chunkRows) {
       const int64_t count = rows - start < chunkRows ? rows - start : chunkRows;
-      const void *xPart = static_cast<const char *>(x) + start * n * xBytes;
-      void *outPart = static_cast<char *>(out) + start * n * outBytes;
+      // Row `start` of a [rows, n] buffer (NULL stays NULL).
+      auto part = [&](const void *p, int64_t bytes) -> const void * {
+        return p ? static_cast<const char *>(p) + start * n * bytes : nullptr;
+      };
       const uint64_t args[] = {
           launchSlot(count),
           launchSlot(n),
           launchSlot(epsilon),
-          launchSlot(xPart),
+          launchSlot(part(x, xBytes)),
+          launchSlot(part(residual, residualBytes)),
           launchSlot(scale),
           launchSlot(bias),
-          launchSlot(outPart),
+          launchSlot(part(sum, sumBytes)),
+          launchSlot(part(out, outBytes)),
+          launchSlot(part(out2, out2Bytes)),
           launchSlot(tpr),
-          launchSlot(vectorized ? kVectorized : int64_t(0))};
+          launchSlot(vectorized ? kVectorized : int64_t(0)),
+          launchSlot(int64_t(ri)),
+          launchSlot(int64_t(si)),
+          launchSlot(int64_t(o2i))};
       const int64_t grid[3] = {(count + rowsPerBlock - 1) / rowsPerBlock, 1, 1};
       const int64_t block[3] = {threads, 1, 1};
       if (launchOrFail(ctx, *device, kernel, label, grid, block, args))

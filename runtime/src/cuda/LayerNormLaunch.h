@@ -8,13 +8,15 @@
 // row, in blocks of 128 threads (256 for 8 warps); its three-pass kernel
 // takes a warp per row for rows of up to 2048 accesses (vectors or
 // elements), 8 rows per block, and longer rows a block of up to 1024
-// threads, about 8 accesses per thread per pass.
+// threads, about 8 accesses per thread per pass. And which overlaps of its
+// buffers the call accepts (layerNormOverlap).
 //
 //===----------------------------------------------------------------------===//
 #ifndef ONYX_RUNTIME_CUDA_LAYERNORMLAUNCH_H
 #define ONYX_RUNTIME_CUDA_LAYERNORMLAUNCH_H
 
 #include <cstdint>
+#include <string>
 
 namespace onyx {
 namespace rt {
@@ -71,6 +73,48 @@ inline LayerNormLaunch layerNormLaunch(int64_t xBytes, int64_t n,
                           : want > kLayerNormMaxBlock ? kLayerNormMaxBlock
                                                       : want;
   return {kLayerNormPasses, threads, threads};
+}
+
+/// One buffer of onyxrt_cuda_layer_norm for the overlap rules: its name in
+/// messages, its byte range (begin 0: no buffer) and element size.
+struct LayerNormSpan {
+  const char *name;
+  uintptr_t begin;
+  uint64_t bytes;
+  int64_t elementBytes;
+};
+
+/// The overlap rules of onyxrt_cuda_layer_norm, "" when they hold, else
+/// the first one broken: each output (sum, out, out2) either is disjoint
+/// from each of `rows` (x, residual) or is exactly that input with
+/// elements of the same size (in place: layer_norm.cu reads and writes
+/// each element in one thread, the reads first); outputs are disjoint from
+/// each other and from `params` (scale, bias: every row reads them).
+inline std::string layerNormOverlap(const LayerNormSpan (&rows)[2],
+                                    const LayerNormSpan (&params)[2],
+                                    const LayerNormSpan (&outputs)[3]) {
+  auto overlap = [](const LayerNormSpan &a, const LayerNormSpan &b) {
+    return a.begin && b.begin && a.begin < b.begin + b.bytes &&
+           b.begin < a.begin + a.bytes;
+  };
+  for (int o = 0; o < 3; ++o) {
+    const LayerNormSpan &out = outputs[o];
+    for (const LayerNormSpan &in : rows)
+      if (overlap(out, in) && (out.begin != in.begin || out.bytes != in.bytes ||
+                               out.elementBytes != in.elementBytes))
+        return std::string(out.name) + " overlaps " + in.name +
+               " other than exactly (in place needs " + out.name +
+               " == " + in.name + " and element types of one size)";
+    for (const LayerNormSpan &p : params)
+      if (overlap(out, p))
+        return std::string(out.name) + " overlaps " + p.name + " (" + p.name +
+               " is read by every row)";
+    for (int o2 = o + 1; o2 < 3; ++o2)
+      if (overlap(out, outputs[o2]))
+        return std::string(out.name) + " overlaps " + outputs[o2].name +
+               " (outputs must be disjoint)";
+  }
+  return "";
 }
 
 } // namespace rt

@@ -42,6 +42,13 @@ def Onyx_AttentionOp : Onyx_Op<"attention", [
     `[0, 2, 1, 3]` writes the heads merged, `[B, Sq, H, Dv]`, as the
     exporters' Transpose after attention does; on tensors the op returns
     init's new value.
+
+    `head_offsets` (optional: query, key, value) says where each operand's
+    heads start in its head dim: logical head `h` of the query is operand
+    head `h + head_offsets[0]` (key and value: `h / g + head_offsets[1|2]`),
+    so that Q, K and V may be one projection's output read in place
+    (onyx-cuda-fold-head-split), the operand's head extent then larger than
+    the heads it contributes.
   }];
   let arguments = (ins AnyShaped:$query, AnyShaped:$key, AnyShaped:$value,
                    Optional<AnyShaped>:$mask, AnyShaped:$init,
@@ -50,7 +57,8 @@ def Onyx_AttentionOp : Onyx_Op<"attention", [
                    DenseI64ArrayAttr:$mask_dims, I64Attr:$kv_group,
                    OptionalAttr<F64Attr>:$mask_fill,
                    UnitAttr:$mask_fill_where_true,
-                   OptionalAttr<DenseI64ArrayAttr>:$out_dims);
+                   OptionalAttr<DenseI64ArrayAttr>:$out_dims,
+                   OptionalAttr<DenseI64ArrayAttr>:$head_offsets);
   let results = (outs Optional<AnyRankedTensor>:$result);
   let assemblyFormat = [{
     `q` `(` $query `:` type($query) `)` `k` `(` $key `:` type($key) `)`
@@ -66,6 +74,14 @@ def Onyx_AttentionOp : Onyx_Op<"attention", [
       if (auto dims = getOutDims())
         return llvm::SmallVector<int64_t, 4>(dims->begin(), dims->end());
       return {0, 1, 2, 3};
+    }
+    /// The first head of query, key and value in their head dims
+    /// (`head_offsets`, zeros when absent).
+    llvm::SmallVector<int64_t, 3> getHeadOffsetsOrZero() {
+      if (auto offsets = getHeadOffsets())
+        return llvm::SmallVector<int64_t, 3>(offsets->begin(),
+                                             offsets->end());
+      return {0, 0, 0};
     }
   }];
 }

@@ -20,7 +20,10 @@ def CUDAFormLayerNorm : Pass<"onyx-cuda-form-layer-norm", "mlir::ModuleOp"> {
     the input's trailing dims (static) and no use of Mean / InvStdDev
     becomes one `onyx.layer_norm` (one kernel instead of the lowering's
     three), which also absorbs a widening Cast before it and the narrowing
-    Casts after it (`--precision=fp16|bf16`). Anything else stays as it is
+    Casts after it (`--precision=fp16|bf16`; a second output when the f32
+    result has other users), and the residual `Add` before it when
+    DimAnalysis proves that it does not broadcast (writing the sum when the
+    graph uses it elsewhere). Anything else stays as it is
     (lib/Target/CUDA/FormLayerNorm.cpp).
   }];
   let dependentDialects = ["onyx::OnyxDialect", "mlir::tensor::TensorDialect"];
@@ -42,6 +45,20 @@ def CUDAFuseAttention : Pass<"onyx-fuse-attention", "mlir::ModuleOp"> {
     stays as it is (lib/Target/CUDA/FuseAttention.cpp).
   }];
   let dependentDialects = ["onyx::OnyxDialect"];
+}
+
+def CUDAFoldHeadSplit : Pass<"onyx-cuda-fold-head-split", "mlir::ModuleOp"> {
+  let summary = "onyx.attention reads the parts of a split QKV projection in place";
+  let description = [{
+    Runs on tensors right after onyx-fuse-attention. An attention operand
+    that is a part of a fused QKV projection (the Split's extract_slice and
+    copy, reshaped to [B, S, H, D]) becomes a reshape of the whole
+    projection to [B, S, W / D, D] with `head_offsets` naming its first
+    head, so the copy goes away (three per GPT-2 layer). Anything else
+    stays as it is (lib/Target/CUDA/FoldHeadSplit.cpp).
+  }];
+  let dependentDialects = ["onyx::OnyxDialect", "mlir::arith::ArithDialect",
+                           "mlir::tensor::TensorDialect"];
 }
 
 def CUDAChannelsLast : Pass<"onyx-cuda-channels-last", "mlir::ModuleOp"> {
@@ -91,8 +108,9 @@ def CUDALowerLayerNorm : Pass<"onyx-cuda-lower-layer-norm", "mlir::ModuleOp"> {
     Runs with the library calls, before the kernels are formed: each
     `onyx.layer_norm` of the bound entry becomes a call of the runtime's
     LayerNorm kernel (`onyxrt_cuda_layer_norm`) with the row count, the row
-    length and the element types of input, output and parameters as
-    arguments, status checked by onyx-cuda-lower-launches.
+    length and the element types of input, residual, sum, outputs and
+    parameters as arguments (absent operands null), status checked by
+    onyx-cuda-lower-launches.
   }];
   let dependentDialects = [
     "mlir::arith::ArithDialect", "mlir::func::FuncDialect",

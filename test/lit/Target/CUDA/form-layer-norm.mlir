@@ -3,7 +3,10 @@
 // onyx-cuda-form-layer-norm: an onnx.LayerNormalization with f32 statistics,
 // Scale / B of the input's trailing dims and unused Mean / InvStdDev
 // becomes one onyx.layer_norm; a widening Cast before it is read through
-// and narrowing Casts after it are absorbed. Everything else stays.
+// and narrowing Casts after it are absorbed (a second output when the f32
+// result has other users); a residual Add before it that provably does not
+// broadcast is read in the same op (with its sum as an output when the
+// graph uses it). Everything else stays.
 
 // CHECK-LABEL: func.func @bert(
 // CHECK-SAME:      %[[X:.*]]: tensor<?x?x768xf32>
@@ -46,20 +49,100 @@ func.func @half_island(%x: tensor<4x16xf16>, %g: tensor<16xf32>) -> (tensor<4x16
 // -----
 
 // BERT's residual stream in fp16: the f32 result also feeds an f32 Add, so
-// the op writes f32 and the Cast for the MatMul stays; a bf16 input Cast
-// is read through even though the Cast has another user.
+// the op writes f32 and, for the Cast to bf16, a second bf16 output; a bf16
+// input Cast is read through even though the Cast has another user.
 // CHECK-LABEL: func.func @mixed_users(
 // CHECK-SAME:      %[[X:.*]]: tensor<2x8xbf16>
 // CHECK:         %[[XF:.*]] = "onnx.Cast"(%[[X]])
-// CHECK:         %[[Y:.*]] = onyx.layer_norm x(%[[X]] : tensor<2x8xbf16>) {{.*}} -> tensor<2x8xf32>
-// CHECK:         "onnx.Cast"(%[[Y]]) <{{{.*}}to = 16 : i64}>
-// CHECK:         "onnx.Add"(%[[Y]], %[[XF]])
+// CHECK:         %[[Y:.*]]:2 = onyx.layer_norm x(%[[X]] : tensor<2x8xbf16>) {{.*}} outs(%{{.*}} : tensor<2x8xf32>) outs2(%{{.*}} : tensor<2x8xbf16>)
+// CHECK-SAME:      -> tensor<2x8xf32>, tensor<2x8xbf16>
+// CHECK-NOT:     "onnx.Cast"
+// CHECK:         %[[R:.*]] = "onnx.Add"(%[[Y]]#0, %[[XF]])
+// CHECK:         return %[[Y]]#1, %[[R]]
 func.func @mixed_users(%x: tensor<2x8xbf16>, %g: tensor<8xf32>, %b: tensor<8xf32>) -> (tensor<2x8xbf16>, tensor<2x8xf32>) {
   %xf = "onnx.Cast"(%x) {to = 1 : i64} : (tensor<2x8xbf16>) -> tensor<2x8xf32>
   %y, %m, %i = "onnx.LayerNormalization"(%xf, %g, %b) {axis = 1 : i64} : (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<2x8xf32>, none, none)
   %h = "onnx.Cast"(%y) {to = 16 : i64} : (tensor<2x8xf32>) -> tensor<2x8xbf16>
   %r = "onnx.Add"(%y, %xf) : (tensor<2x8xf32>, tensor<2x8xf32>) -> tensor<2x8xf32>
   return %h, %r : tensor<2x8xbf16>, tensor<2x8xf32>
+}
+
+// -----
+
+// GPT-2's ln_1 in fp16: the only users are the Cast and onnx.Shape ops
+// (dims only), so the op writes f16 alone and the Shape reads it.
+// CHECK-LABEL: func.func @cast_and_shape(
+// CHECK:         %[[Y:.*]] = onyx.layer_norm {{.*}} -> tensor<?x8xf16>
+// CHECK:         %[[S:.*]] = "onnx.Shape"(%[[Y]])
+// CHECK-NOT:     "onnx.Cast"
+// CHECK:         return %[[Y]], %[[S]]
+func.func @cast_and_shape(%x: tensor<?x8xf32>, %g: tensor<8xf32>) -> (tensor<?x8xf16>, tensor<2xi64>) {
+  %none = onnx.NoValue
+  %y, %m, %i = "onnx.LayerNormalization"(%x, %g, %none) {axis = -1 : i64} : (tensor<?x8xf32>, tensor<8xf32>, none) -> (tensor<?x8xf32>, none, none)
+  %s = "onnx.Shape"(%y) {start = 0 : i64} : (tensor<?x8xf32>) -> tensor<2xi64>
+  %h = "onnx.Cast"(%y) {to = 10 : i64} : (tensor<?x8xf32>) -> tensor<?x8xf16>
+  return %h, %s : tensor<?x8xf16>, tensor<2xi64>
+}
+
+// -----
+
+// BERT's post-LN residual under --precision=fp16: LayerNorm(r + Cast(d))
+// with d in f16; the Add and its widening Cast are read by the op
+// (x = the f32 operand, residual = the f16 value), no sum output (the
+// LayerNorm is the Add's only user). The operands' dims are proven equal
+// (the Add does not broadcast): d is computed from r.
+// CHECK-LABEL: func.func @post_ln_residual(
+// CHECK-SAME:      %[[R:[a-z0-9]+]]: tensor<?x?x8xf32>
+// CHECK:         %[[D:.*]] = "onnx.Cast"(%[[R]])
+// CHECK-NOT:     "onnx.Add"
+// CHECK:         onyx.layer_norm x(%[[R]] : tensor<?x?x8xf32>) residual(%[[D]] : tensor<?x?x8xf16>)
+// CHECK-SAME:      outs(%{{.*}} : tensor<?x?x8xf32>) {
+// CHECK-NOT:     "onnx.Add"
+func.func @post_ln_residual(%r: tensor<?x?x8xf32>, %g: tensor<8xf32>) -> tensor<?x?x8xf32> {
+  %none = onnx.NoValue
+  %d = "onnx.Cast"(%r) {to = 10 : i64} : (tensor<?x?x8xf32>) -> tensor<?x?x8xf16>
+  %df = "onnx.Cast"(%d) {to = 1 : i64} : (tensor<?x?x8xf16>) -> tensor<?x?x8xf32>
+  %x = "onnx.Add"(%r, %df) : (tensor<?x?x8xf32>, tensor<?x?x8xf32>) -> tensor<?x?x8xf32>
+  %y, %m, %i = "onnx.LayerNormalization"(%x, %g, %none) {axis = -1 : i64} : (tensor<?x?x8xf32>, tensor<8xf32>, none) -> (tensor<?x?x8xf32>, none, none)
+  return %y : tensor<?x?x8xf32>
+}
+
+// -----
+
+// GPT-2's pre-LN residual stream: the sum also feeds the next Add (and a
+// Shape op before the LayerNorm, so the op goes right after the Add); the
+// op writes it as its `sum` output and those users read that.
+// CHECK-LABEL: func.func @pre_ln_sum(
+// CHECK-SAME:      %[[H:[a-z0-9]+]]: tensor<?x8xf16>
+// CHECK:         %[[A:.*]] = "onnx.Relu"(%[[H]])
+// CHECK:         %[[Y:.*]]:2 = onyx.layer_norm x(%[[H]] : tensor<?x8xf16>) residual(%[[A]] : tensor<?x8xf16>)
+// CHECK-SAME:      outs(%{{.*}} : tensor<?x8xf16>) sum(%{{.*}} : tensor<?x8xf16>) {{.*}} -> tensor<?x8xf16>, tensor<?x8xf16>
+// CHECK:         %[[S:.*]] = "onnx.Shape"(%[[Y]]#1)
+// CHECK:         %[[N:.*]] = "onnx.Add"(%[[Y]]#1, %[[Y]]#0)
+// CHECK:         return %[[N]], %[[S]]
+func.func @pre_ln_sum(%h: tensor<?x8xf16>, %g: tensor<8xf16>, %b: tensor<8xf16>) -> (tensor<?x8xf16>, tensor<2xi64>) {
+  %a = "onnx.Relu"(%h) : (tensor<?x8xf16>) -> tensor<?x8xf16>
+  %s1 = "onnx.Add"(%h, %a) : (tensor<?x8xf16>, tensor<?x8xf16>) -> tensor<?x8xf16>
+  %shape = "onnx.Shape"(%s1) {start = 0 : i64} : (tensor<?x8xf16>) -> tensor<2xi64>
+  %y, %m, %i = "onnx.LayerNormalization"(%s1, %g, %b) {axis = -1 : i64} : (tensor<?x8xf16>, tensor<8xf16>, tensor<8xf16>) -> (tensor<?x8xf16>, none, none)
+  %next = "onnx.Add"(%s1, %y) : (tensor<?x8xf16>, tensor<?x8xf16>) -> tensor<?x8xf16>
+  return %next, %shape : tensor<?x8xf16>, tensor<2xi64>
+}
+
+// -----
+
+// The residual Add stays when it may broadcast: independent dynamic dims
+// (either could be 1 at run time) or a static 1.
+// CHECK-LABEL: func.func @residual_may_broadcast(
+// CHECK-COUNT-2: "onnx.Add"
+// CHECK-COUNT-2: onyx.layer_norm x(%{{[0-9]+}} : tensor<?x8xf32>) scale
+func.func @residual_may_broadcast(%a: tensor<?x8xf32>, %c: tensor<?x8xf32>, %p: tensor<1x8xf32>, %g: tensor<8xf32>) -> (tensor<?x8xf32>, tensor<?x8xf32>) {
+  %none = onnx.NoValue
+  %x1 = "onnx.Add"(%a, %c) : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+  %x2 = "onnx.Add"(%a, %p) : (tensor<?x8xf32>, tensor<1x8xf32>) -> tensor<?x8xf32>
+  %y1, %m1, %i1 = "onnx.LayerNormalization"(%x1, %g, %none) {axis = -1 : i64} : (tensor<?x8xf32>, tensor<8xf32>, none) -> (tensor<?x8xf32>, none, none)
+  %y2, %m2, %i2 = "onnx.LayerNormalization"(%x2, %g, %none) {axis = -1 : i64} : (tensor<?x8xf32>, tensor<8xf32>, none) -> (tensor<?x8xf32>, none, none)
+  return %y1, %y2 : tensor<?x8xf32>, tensor<?x8xf32>
 }
 
 // -----

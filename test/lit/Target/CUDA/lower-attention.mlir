@@ -89,3 +89,30 @@ module {
     return %ok : i32
   }
 }
+
+// -----
+
+// One [B, S, 3 * 4, 8] projection read in place (head_offsets 0, 4, 8):
+// each operand's address is the buffer's plus offset x its head stride
+// (8 elements), a GEP of the element type.
+// CHECK-LABEL: func.func @head_offsets
+// CHECK:         %[[P:.*]] = llvm.inttoptr
+// CHECK-DAG:     %[[K:.*]] = llvm.getelementptr %[[P]][32] : (!llvm.ptr) -> !llvm.ptr, f16
+// CHECK-DAG:     %[[V:.*]] = llvm.getelementptr %[[P]][64] : (!llvm.ptr) -> !llvm.ptr, f16
+// CHECK:         call @onyxrt_cuda_attention(%{{.*}}, %{{.*}}, %c10_i32, %c2_i64, %c4_i64, %c16_i64, %c16_i64, %c8_i64, %c8_i64, %c1_i64, %{{cst[_0-9]*}},
+// CHECK-SAME:      %[[P]], %c1536_i64, %c8_i64, %c96_i64, %c1_i64, %[[K]], %c1536_i64, %c8_i64, %c96_i64, %c1_i64, %[[V]], %c1536_i64, %c8_i64, %c96_i64, %c1_i64,
+module {
+  func.func @head_offsets(%ctx: !onyx.context) -> i32 {
+    %qkv = onyx.get_input %ctx[0] : memref<2x16x12x8xf16>
+    %o = onyx.alloc_output %ctx[0] : memref<2x16x4x8xf16>
+    onyx.attention q(%qkv : memref<2x16x12x8xf16>) k(%qkv : memref<2x16x12x8xf16>)
+        v(%qkv : memref<2x16x12x8xf16>) outs(%o : memref<2x16x4x8xf16>)
+        {head_offsets = array<i64: 0, 4, 8>, kv_group = 1 : i64,
+         key_dims = array<i64: 0, 2, 1, 3>, mask_dims = array<i64: -1, -1, -1, -1>,
+         out_dims = array<i64: 0, 2, 1, 3>,
+         query_dims = array<i64: 0, 2, 1, 3>, scale = 0.35355339059327373 : f64,
+         value_dims = array<i64: 0, 2, 1, 3>} loc("offsets")
+    %ok = arith.constant 0 : i32
+    return %ok : i32
+  }
+}
