@@ -90,9 +90,11 @@ ONYX_API int32_t onyxrt_cuda_attention(
 }
 
 ONYX_API int32_t onyxrt_cuda_layer_norm(void *ctx, const char *, int32_t,
-                                        int32_t, int32_t, int64_t, int64_t,
-                                        double, const void *, const void *,
-                                        const void *, void *) {
+                                        int32_t, int32_t, int32_t, int32_t,
+                                        int32_t, int64_t, int64_t, double,
+                                        const void *, const void *,
+                                        const void *, const void *, void *,
+                                        void *, void *) {
   onyx::rt::failCall(ctx, "this Onyx runtime was built without CUDA support");
   return 1;
 }
