@@ -183,7 +183,12 @@ def cmd_run(args):
             continue
         import onnx
         from onnx import numpy_helper
-        model = onnx.load(os.path.join(args.art, name + ".onnx"))
+        src = os.path.join(args.art, name + ".onnx")
+        if not os.path.exists(src):
+            # Left behind to keep the carried folder small: the same model
+            # again (fixed seed), as `compile` wrote it.
+            build_model(name, src)
+        model = onnx.load(src)
         w = {t.name: torch.from_numpy(numpy_helper.to_array(t).astype(np.float64)) for t in model.graph.initializer}
         sess = onyx.InferenceSession(so)
         for vals in shapes:

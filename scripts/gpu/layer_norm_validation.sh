@@ -10,7 +10,7 @@
 #
 # There (the `run` tool, carrying DIR; 5-7 minutes with torch.compile):
 #
-#   bash scripts/gpu/layer_norm_validation.sh run DIR
+#   bash scripts/gpu/layer_norm_validation.sh run DIR [--quick]
 #
 # run: (1) the runtime's kernels alone (check_layer_norm_kernel.py, no
 # timing), (2) one-LayerNorm models and MatMul -> LayerNorm -> MatMul under
@@ -30,6 +30,9 @@ if [[ $mode == build ]]; then
   mkdir -p "$dir/lib"
   cp "${BUILD_DIR:-build}/lib/libonyx_runtime.so" /usr/lib/llvm-22/lib/libomp.so.5 "$dir/lib/"
   $py scripts/gpu/check_layer_norm.py compile "$dir/ln"
+  # The models travel as artifacts only: `run` writes the .onnx files
+  # again from the same seed (the carried folder must stay small).
+  rm -f "$dir"/ln/*.onnx
   $py scripts/gpu/check_attention.py compile "$dir/dyn" --flags=--cuda-layer-norm
   $py bench/gpu_precision_bench.py compile "$graphs" "$dir/art_ln" --models bert,gpt2 \
     --precisions fp16,bf16,fp32 --flags=--cuda-layer-norm
@@ -38,6 +41,9 @@ if [[ $mode == build ]]; then
   exit 0
 fi
 
+# --quick (third argument): the harness without torch.compile or eager
+# (Onyx with and without the flag only), for a short device budget.
+quick=${3:-}
 out=${OUT:-/tmp/onyx-out}
 mkdir -p "$out"
 export PYTHONUNBUFFERED=1
@@ -58,7 +64,7 @@ tail -11 "$out/dyn.log"
 for art in art_ln art; do
   echo "=== harness, $art ($(($(date +%s) - t0)) s)"
   flags=()
-  [[ $art == art ]] && flags=(--no-compile)
+  [[ $art == art || $quick == --quick ]] && flags=(--no-compile)
   mkdir -p "$out/$art"
   python3 bench/gpu_precision_bench.py run "$dir/$art" --cases bert-b32-s128,gpt2-b8-s512 \
     --precisions fp16,bf16,fp32 --runs 30 --cuda-graphs "${flags[@]}" --out "$out/$art" \
