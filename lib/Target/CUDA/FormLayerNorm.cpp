@@ -182,8 +182,18 @@ void form(onnx::ONNXLayerNormalizationOp ln, onnx::ONNXAddOp residualAdd) {
                 !matchesTrailingDims(bias, xType, axis))))
     return;
 
+  // The op goes right after a residual Add, so its weights must be defined
+  // before the Add (initializers are; a computed Scale may not be).
+  auto before = [&](Value v) {
+    if (!v)
+      return true;
+    Operation *def = v.getDefiningOp();
+    return !def || (def->getBlock() == residualAdd->getBlock() &&
+                    def->isBeforeInBlock(residualAdd));
+  };
   std::optional<Residual> residual;
-  if (residualAdd)
+  if (residualAdd && residualAdd->getBlock() == ln->getBlock() &&
+      before(ln.getScale()) && before(bias))
     residual = residualOf(residualAdd, xType.getElementType());
   Value x = residual ? residual->input : withoutWidening(ln.getX());
   // With a residual, right after the Add: the sum's other users (Shape ops

@@ -172,3 +172,19 @@ func.func @stays(%x: tensor<2x8xf32>, %g1: tensor<1xf32>, %g: tensor<8xf32>, %xd
   %y5, %m5, %i5 = "onnx.LayerNormalization"(%x, %gq, %none) {axis = -1 : i64} : (tensor<2x8xf32>, tensor<?xf32>, none) -> (tensor<2x8xf32>, none, none)
   return %y1, %y2, %m2, %y3, %y4, %y5 : tensor<2x8xf32>, tensor<2x8xf32>, tensor<2x1xf32>, tensor<2x8xf32>, tensor<2x8xf64>, tensor<2x8xf32>
 }
+
+// -----
+
+// The residual Add stays when the Scale is computed after it (the op would
+// go right after the Add, before its weights).
+// CHECK-LABEL: func.func @scale_after_add(
+// CHECK:         %[[X:.*]] = "onnx.Add"
+// CHECK:         onyx.layer_norm x(%[[X]] : tensor<?x8xf32>) scale
+func.func @scale_after_add(%h: tensor<?x8xf32>, %g: tensor<8xf32>) -> tensor<?x8xf32> {
+  %none = onnx.NoValue
+  %a = "onnx.Relu"(%h) : (tensor<?x8xf32>) -> tensor<?x8xf32>
+  %x = "onnx.Add"(%h, %a) : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+  %g2 = "onnx.Relu"(%g) : (tensor<8xf32>) -> tensor<8xf32>
+  %y, %m, %i = "onnx.LayerNormalization"(%x, %g2, %none) {axis = -1 : i64} : (tensor<?x8xf32>, tensor<8xf32>, none) -> (tensor<?x8xf32>, none, none)
+  return %y : tensor<?x8xf32>
+}
