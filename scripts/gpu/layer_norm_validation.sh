@@ -41,8 +41,9 @@ if [[ $mode == build ]]; then
   exit 0
 fi
 
-# --quick (third argument): the harness without torch.compile or eager
-# (Onyx with and without the flag only), for a short device budget.
+# --quick (third argument): the harness without torch.compile (eager and
+# Onyx with and without the flag), for a short device budget; PRECISIONS
+# (default fp16,bf16,fp32) narrows it further.
 quick=${3:-}
 out=${OUT:-/tmp/onyx-out}
 mkdir -p "$out"
@@ -67,7 +68,7 @@ for art in art_ln art; do
   [[ $art == art || $quick == --quick ]] && flags=(--no-compile)
   mkdir -p "$out/$art"
   python3 bench/gpu_precision_bench.py run "$dir/$art" --cases bert-b32-s128,gpt2-b8-s512 \
-    --precisions fp16,bf16,fp32 --runs 30 --cuda-graphs "${flags[@]}" --out "$out/$art" \
+    --precisions "${PRECISIONS:-fp16,bf16,fp32}" --runs 30 --cuda-graphs "${flags[@]}" --out "$out/$art" \
     >"$out/$art.log" 2>&1 || rc=1
   grep -E "^\|" "$out/$art.log" || tail -5 "$out/$art.log"
 done
