@@ -64,10 +64,11 @@ constexpr int64_t kSimtThreads = 128, kSimtRows = 16;
 /// depth of at most 128, or NULL.
 const OnyxCudaKernel *kernelFor(int32_t elemType, int64_t depth, bool simt) {
 #define ONYX_K(NAME)                                                           \
-  { onyx_attention_cubin,                                                      \
-    uint64_t(onyx_attention_cubin_end - onyx_attention_cubin),                 \
-    onyx_attention_ptx,                                                        \
-    NAME }
+  {                                                                            \
+    onyx_attention_cubin,                                                      \
+        uint64_t(onyx_attention_cubin_end - onyx_attention_cubin),             \
+        onyx_attention_ptx, NAME                                               \
+  }
   static const OnyxCudaKernel kernels[4][3] = {
       {ONYX_K("onyx_attention_f32_d32"), ONYX_K("onyx_attention_f32_d64"),
        ONYX_K("onyx_attention_f32_d128")},

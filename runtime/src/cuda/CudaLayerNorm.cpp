@@ -78,15 +78,19 @@ int64_t typeBytes(int index) { return index == 0 ? 4 : 2; }
 /// three-pass one.
 const OnyxCudaKernel *kernelFor(int x, int out, int param, int shape) {
 #define ONYX_K(NAME)                                                           \
-  {onyx_layer_norm_cubin,                                                      \
-   uint64_t(onyx_layer_norm_cubin_end - onyx_layer_norm_cubin),                \
-   onyx_layer_norm_ptx, NAME}
+  {                                                                            \
+    onyx_layer_norm_cubin,                                                     \
+        uint64_t(onyx_layer_norm_cubin_end - onyx_layer_norm_cubin),           \
+        onyx_layer_norm_ptx, NAME                                              \
+  }
 #define ONYX_K_TYPES(T)                                                        \
-  {ONYX_K("onyx_layer_norm_warp_" T "_e8"),                                    \
-   ONYX_K("onyx_layer_norm_warp_" T "_e16"),                                   \
-   ONYX_K("onyx_layer_norm_warp_" T "_e24"),                                   \
-   ONYX_K("onyx_layer_norm_warp_" T "_e32"),                                   \
-   ONYX_K("onyx_layer_norm_block_" T)}
+  {                                                                            \
+    ONYX_K("onyx_layer_norm_warp_" T "_e8"),                                   \
+        ONYX_K("onyx_layer_norm_warp_" T "_e16"),                              \
+        ONYX_K("onyx_layer_norm_warp_" T "_e24"),                              \
+        ONYX_K("onyx_layer_norm_warp_" T "_e32"),                              \
+        ONYX_K("onyx_layer_norm_block_" T)                                     \
+  }
 #define ONYX_K_PARAMS(XO)                                                      \
   ONYX_K_TYPES(XO "_f32"), ONYX_K_TYPES(XO "_f16"), ONYX_K_TYPES(XO "_bf16")
 #define ONYX_K_OUTS(X)                                                         \

@@ -120,9 +120,7 @@ template <int E, int N> struct Vec {
 // Operands of a kind known at run time (residual, sum, out2)
 //===----------------------------------------------------------------------===//
 
-template <int K> struct Kind {
-  static constexpr int value = K;
-};
+template <int K> struct Kind { static constexpr int value = K; };
 
 // f(Kind<kind>()): one branch (the same for every thread: kinds are kernel
 // arguments) to code compiled for each kind.
