@@ -76,6 +76,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
@@ -200,15 +201,54 @@ void addBF16Conversions(arith::BitcastOp op,
 /// bounds below then treat a bf16 body as the f16 body of the same computation
 /// (a bf16 Mul is 15 ops written out, its f16 form 3), so that bf16 chains fuse
 /// as f16 ones do.
+///
+/// An op that repeats an earlier one (same name, attributes, result types
+/// and operands, up to earlier repeats) counts once: a cheap producer
+/// cloned for several users fuses into their common consumer once per
+/// user (GPT-2's bias Add, read five times by its tanh-GELU), and CSE
+/// merges the copies after fusion. Counted op by op, those copies kept
+/// the GELU's last Mul out of its kernel.
 unsigned payloadCost(linalg::GenericOp op) {
   Block &body = op.getRegion().front();
   llvm::DenseSet<Operation *> steps;
   for (auto cast : body.getOps<arith::BitcastOp>())
     addBF16Conversions(cast, steps);
+  // Local value numbering: each result's first equivalent.
+  llvm::DenseMap<Value, Value> leader;
+  auto lead = [&](Value v) {
+    auto it = leader.find(v);
+    return it == leader.end() ? v : it->second;
+  };
+  auto repeats = [&](Operation *a, Operation *b) {
+    return a->getName() == b->getName() &&
+           a->getAttrDictionary() == b->getAttrDictionary() &&
+           a->getResultTypes() == b->getResultTypes() &&
+           a->getNumOperands() == b->getNumOperands() &&
+           llvm::all_of(
+               llvm::zip(a->getOperands(), b->getOperands()), [&](auto pair) {
+                 return lead(std::get<0>(pair)) == lead(std::get<1>(pair));
+               });
+  };
+  SmallVector<Operation *> distinct;
   unsigned cost = 0;
-  for (Operation &inner : body.without_terminator())
+  for (Operation &inner : body.without_terminator()) {
+    Operation *earlier = nullptr;
+    if (inner.getNumRegions() == 0 && isMemoryEffectFree(&inner))
+      for (Operation *prev : distinct)
+        if (repeats(prev, &inner)) {
+          earlier = prev;
+          break;
+        }
+    if (earlier) {
+      for (auto [mine, theirs] :
+           llvm::zip(inner.getResults(), earlier->getResults()))
+        leader[mine] = theirs;
+      continue;
+    }
+    distinct.push_back(&inner);
     if (!isa<arith::ConstantOp>(inner) && !steps.contains(&inner))
       ++cost;
+  }
   return cost;
 }
 

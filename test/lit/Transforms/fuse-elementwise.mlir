@@ -914,3 +914,112 @@ func.func @bf16_fused_pairs(%x: tensor<?x?xbf16>) -> tensor<?x?xbf16> {
   } -> tensor<?x?xbf16>
   return %g3 : tensor<?x?xbf16>
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// An op that repeats an earlier one counts once in the payload cost (a
+// cheap producer cloned for several users fuses once per use; CSE merges
+// the copies): 26 copies of (bias add, tanh) and 25 products are 27
+// distinct ops, well under the bound, so the scale after them fuses.
+// Counted op by op (77) it would not have.
+// CHECK-LABEL: func.func @repeats_count_once(
+// CHECK:         linalg.generic
+// CHECK-COUNT-26:  math.tanh
+// CHECK:           arith.mulf %{{.*}}, %cst
+// CHECK-NOT:     linalg.generic
+// CHECK:         return
+func.func @repeats_count_once(%x: tensor<4x8xf32>, %b: f32) -> tensor<4x8xf32> {
+  %half = arith.constant 0.5 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %g = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %s0 = arith.addf %in, %b : f32
+    %t0 = math.tanh %s0 : f32
+    %s1 = arith.addf %in, %b : f32
+    %t1 = math.tanh %s1 : f32
+    %s2 = arith.addf %in, %b : f32
+    %t2 = math.tanh %s2 : f32
+    %s3 = arith.addf %in, %b : f32
+    %t3 = math.tanh %s3 : f32
+    %s4 = arith.addf %in, %b : f32
+    %t4 = math.tanh %s4 : f32
+    %s5 = arith.addf %in, %b : f32
+    %t5 = math.tanh %s5 : f32
+    %s6 = arith.addf %in, %b : f32
+    %t6 = math.tanh %s6 : f32
+    %s7 = arith.addf %in, %b : f32
+    %t7 = math.tanh %s7 : f32
+    %s8 = arith.addf %in, %b : f32
+    %t8 = math.tanh %s8 : f32
+    %s9 = arith.addf %in, %b : f32
+    %t9 = math.tanh %s9 : f32
+    %s10 = arith.addf %in, %b : f32
+    %t10 = math.tanh %s10 : f32
+    %s11 = arith.addf %in, %b : f32
+    %t11 = math.tanh %s11 : f32
+    %s12 = arith.addf %in, %b : f32
+    %t12 = math.tanh %s12 : f32
+    %s13 = arith.addf %in, %b : f32
+    %t13 = math.tanh %s13 : f32
+    %s14 = arith.addf %in, %b : f32
+    %t14 = math.tanh %s14 : f32
+    %s15 = arith.addf %in, %b : f32
+    %t15 = math.tanh %s15 : f32
+    %s16 = arith.addf %in, %b : f32
+    %t16 = math.tanh %s16 : f32
+    %s17 = arith.addf %in, %b : f32
+    %t17 = math.tanh %s17 : f32
+    %s18 = arith.addf %in, %b : f32
+    %t18 = math.tanh %s18 : f32
+    %s19 = arith.addf %in, %b : f32
+    %t19 = math.tanh %s19 : f32
+    %s20 = arith.addf %in, %b : f32
+    %t20 = math.tanh %s20 : f32
+    %s21 = arith.addf %in, %b : f32
+    %t21 = math.tanh %s21 : f32
+    %s22 = arith.addf %in, %b : f32
+    %t22 = math.tanh %s22 : f32
+    %s23 = arith.addf %in, %b : f32
+    %t23 = math.tanh %s23 : f32
+    %s24 = arith.addf %in, %b : f32
+    %t24 = math.tanh %s24 : f32
+    %s25 = arith.addf %in, %b : f32
+    %t25 = math.tanh %s25 : f32
+    %acc0 = arith.mulf %t0, %t1 : f32
+    %acc1 = arith.mulf %acc0, %t2 : f32
+    %acc2 = arith.mulf %acc1, %t3 : f32
+    %acc3 = arith.mulf %acc2, %t4 : f32
+    %acc4 = arith.mulf %acc3, %t5 : f32
+    %acc5 = arith.mulf %acc4, %t6 : f32
+    %acc6 = arith.mulf %acc5, %t7 : f32
+    %acc7 = arith.mulf %acc6, %t8 : f32
+    %acc8 = arith.mulf %acc7, %t9 : f32
+    %acc9 = arith.mulf %acc8, %t10 : f32
+    %acc10 = arith.mulf %acc9, %t11 : f32
+    %acc11 = arith.mulf %acc10, %t12 : f32
+    %acc12 = arith.mulf %acc11, %t13 : f32
+    %acc13 = arith.mulf %acc12, %t14 : f32
+    %acc14 = arith.mulf %acc13, %t15 : f32
+    %acc15 = arith.mulf %acc14, %t16 : f32
+    %acc16 = arith.mulf %acc15, %t17 : f32
+    %acc17 = arith.mulf %acc16, %t18 : f32
+    %acc18 = arith.mulf %acc17, %t19 : f32
+    %acc19 = arith.mulf %acc18, %t20 : f32
+    %acc20 = arith.mulf %acc19, %t21 : f32
+    %acc21 = arith.mulf %acc20, %t22 : f32
+    %acc22 = arith.mulf %acc21, %t23 : f32
+    %acc23 = arith.mulf %acc22, %t24 : f32
+    %acc24 = arith.mulf %acc23, %t25 : f32
+    linalg.yield %acc24 : f32
+  } -> tensor<4x8xf32>
+  %h = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%g : tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.mulf %in, %half : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  return %h : tensor<4x8xf32>
+}
