@@ -29,16 +29,16 @@ onyx::denseBuffer(RewriterBase &rewriter, Location loc, Value tensor,
   return copy;
 }
 
-void onyx::readsOperandsWritesInit(
-    Operation *op, OpOperand &init,
+void onyx::readsOperandsWritesDestinations(
+    Operation *op, ArrayRef<OpOperand *> destinations,
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
-  if (!isa<MemRefType>(init.get().getType()))
+  if (!isa<MemRefType>(destinations.front()->get().getType()))
     return;
   for (OpOperand &operand : op->getOpOperands()) {
     if (!isa<MemRefType>(operand.get().getType()))
       continue;
-    if (&operand == &init)
+    if (llvm::is_contained(destinations, &operand))
       effects.emplace_back(MemoryEffects::Write::get(), &operand,
                            SideEffects::DefaultResource::get());
     else
@@ -47,18 +47,31 @@ void onyx::readsOperandsWritesInit(
   }
 }
 
-LogicalResult onyx::verifyDestination(Operation *op, Value init, Value result) {
-  bool tensors = isa<RankedTensorType>(init.getType());
-  if (tensors != (result != nullptr) ||
-      (tensors && result.getType() != init.getType()))
-    return op->emitOpError("on tensors the result has init's type; on "
-                           "buffers there is none");
+LogicalResult onyx::verifyDestinations(Operation *op,
+                                       ArrayRef<OpOperand *> destinations) {
+  bool tensors = isa<RankedTensorType>(destinations.front()->get().getType());
+  for (OpOperand *d : destinations)
+    if (isa<RankedTensorType>(d->get().getType()) != tensors)
+      return op->emitOpError("destinations must be all tensors or all buffers");
+  if (!tensors)
+    return op->getNumResults() == 0
+               ? success()
+               : op->emitOpError("has no results on buffers");
+  if (op->getNumResults() != destinations.size())
+    return op->emitOpError("on tensors has one result per destination");
+  for (auto [d, r] : llvm::zip(destinations, op->getResults()))
+    if (d->get().getType() != r.getType())
+      return op->emitOpError("result types must be their destinations'");
   return success();
 }
 
 bufferization::AliasingValueList
-onyx::destinationAliasing(OpOperand &operand, OpOperand &init, Value result) {
-  if (&operand != &init || !result)
+onyx::destinationAliasing(Operation *op, OpOperand &operand,
+                          ArrayRef<OpOperand *> destinations) {
+  if (op->getNumResults() == 0)
     return {};
-  return {{result, bufferization::BufferRelation::Equivalent}};
+  for (auto [d, r] : llvm::zip(destinations, op->getResults()))
+    if (d == &operand)
+      return {{r, bufferization::BufferRelation::Equivalent}};
+  return {};
 }

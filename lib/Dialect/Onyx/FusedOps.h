@@ -1,7 +1,7 @@
 //===- FusedOps.h - What onyx.attention and onyx.layer_norm share -*- C++ -*-//
 //
-// Both are destination-passing ops (`init`; a result on tensors, none on
-// buffers) whose backends address every operand as a row-major block: a
+// Both are destination-passing ops (one result per destination on tensors,
+// none on buffers) whose backends address every operand as a row-major block: a
 // strided view among them is copied into a dense buffer when they
 // bufferize.
 //
@@ -22,22 +22,24 @@ denseBuffer(mlir::RewriterBase &rewriter, mlir::Location loc,
             const mlir::bufferization::BufferizationOptions &options,
             mlir::bufferization::BufferizationState &state);
 
-/// On buffers: `op` writes `init` and reads every other buffer operand. On
-/// tensors: no effects.
-void readsOperandsWritesInit(
-    mlir::Operation *op, mlir::OpOperand &init,
+/// On buffers: `op` writes its `destinations` and reads every other buffer
+/// operand. On tensors: no effects.
+void readsOperandsWritesDestinations(
+    mlir::Operation *op, llvm::ArrayRef<mlir::OpOperand *> destinations,
     llvm::SmallVectorImpl<
         mlir::SideEffects::EffectInstance<mlir::MemoryEffects::Effect>>
         &effects);
 
-/// On tensors the result has init's type; on buffers there is none.
-mlir::LogicalResult verifyDestination(mlir::Operation *op, mlir::Value init,
-                                      mlir::Value result);
+/// On tensors one result per destination, of its type; on buffers none
+/// (and the destinations are all tensors or all buffers).
+mlir::LogicalResult
+verifyDestinations(mlir::Operation *op,
+                   llvm::ArrayRef<mlir::OpOperand *> destinations);
 
-/// The result aliases `init` (equivalent), nothing else aliases.
+/// Result i aliases destination i (equivalent); nothing else aliases.
 mlir::bufferization::AliasingValueList
-destinationAliasing(mlir::OpOperand &operand, mlir::OpOperand &init,
-                    mlir::Value result);
+destinationAliasing(mlir::Operation *op, mlir::OpOperand &operand,
+                    llvm::ArrayRef<mlir::OpOperand *> destinations);
 
 } // namespace onyx
 

@@ -104,13 +104,13 @@ LogicalResult AttentionOp::verify() {
                << " heads";
     }
   }
-  return verifyDestination(getOperation(), getInit(), getResult());
+  return verifyDestinations(getOperation(), {&getInitMutable()});
 }
 
 void AttentionOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
-  readsOperandsWritesInit(getOperation(), getInitMutable(), effects);
+  readsOperandsWritesDestinations(getOperation(), {&getInitMutable()}, effects);
 }
 
 bool AttentionOp::bufferizesToMemoryRead(OpOperand &operand,
@@ -126,7 +126,7 @@ bool AttentionOp::bufferizesToMemoryWrite(
 bufferization::AliasingValueList
 AttentionOp::getAliasingValues(OpOperand &operand,
                                const bufferization::AnalysisState &) {
-  return destinationAliasing(operand, getInitMutable(), getResult());
+  return destinationAliasing(getOperation(), operand, {&getInitMutable()});
 }
 
 LogicalResult

@@ -83,21 +83,7 @@ LogicalResult LayerNormOp::verify() {
                << xd;
     }
   }
-  // On tensors one result per destination, of its type; on buffers none.
-  SmallVector<OpOperand *> destinations = getDestinations();
-  bool tensors = isa<RankedTensorType>(getInit().getType());
-  for (OpOperand *d : destinations)
-    if (isa<RankedTensorType>(d->get().getType()) != tensors)
-      return emitOpError("destinations must be all tensors or all buffers");
-  if (!tensors)
-    return getResults().empty() ? success()
-                                : emitOpError("has no results on buffers");
-  if (getResults().size() != destinations.size())
-    return emitOpError("on tensors has one result per destination");
-  for (auto [d, r] : llvm::zip(destinations, getResults()))
-    if (d->get().getType() != r.getType())
-      return emitOpError("result types must be their destinations'");
-  return success();
+  return verifyDestinations(getOperation(), getDestinations());
 }
 
 static bool isDestination(LayerNormOp op, OpOperand &operand) {
@@ -107,18 +93,7 @@ static bool isDestination(LayerNormOp op, OpOperand &operand) {
 void LayerNormOp::getEffects(
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
-  if (!isa<MemRefType>(getInit().getType()))
-    return;
-  for (OpOperand &operand : getOperation()->getOpOperands()) {
-    if (!isa<MemRefType>(operand.get().getType()))
-      continue;
-    if (isDestination(*this, operand))
-      effects.emplace_back(MemoryEffects::Write::get(), &operand,
-                           SideEffects::DefaultResource::get());
-    else
-      effects.emplace_back(MemoryEffects::Read::get(), &operand,
-                           SideEffects::DefaultResource::get());
-  }
+  readsOperandsWritesDestinations(getOperation(), getDestinations(), effects);
 }
 
 bool LayerNormOp::bufferizesToMemoryRead(OpOperand &operand,
@@ -134,12 +109,7 @@ bool LayerNormOp::bufferizesToMemoryWrite(
 bufferization::AliasingValueList
 LayerNormOp::getAliasingValues(OpOperand &operand,
                                const bufferization::AnalysisState &) {
-  if (getResults().empty())
-    return {};
-  for (auto [d, r] : llvm::zip(getDestinations(), getResults()))
-    if (d == &operand)
-      return {{r, bufferization::BufferRelation::Equivalent}};
-  return {};
+  return destinationAliasing(getOperation(), operand, getDestinations());
 }
 
 LogicalResult

@@ -26,6 +26,8 @@
 #include "onyx/Dialect/Onyx/OnyxAttention.h"
 #include "onyx/Target/CUDA/Passes.h"
 
+#include "TensorExtents.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -41,44 +43,6 @@ using namespace mlir;
 using namespace onyx;
 
 namespace {
-
-/// The SSA value (or constant) of dim `d` of `tensor`, followed through
-/// destination-passing ops (a result has its init's dims), tensor.cast and
-/// tensor.empty; null when it is found nowhere.
-OpFoldResult extentOf(Value tensor, int64_t d) {
-  for (int steps = 0; steps < 64; ++steps) {
-    auto type = dyn_cast<RankedTensorType>(tensor.getType());
-    if (!type || d >= type.getRank())
-      return {};
-    if (!type.isDynamicDim(d))
-      return IntegerAttr::get(IndexType::get(tensor.getContext()),
-                              type.getDimSize(d));
-    Operation *def = tensor.getDefiningOp();
-    if (!def)
-      return {};
-    if (auto empty = dyn_cast<tensor::EmptyOp>(def))
-      return empty.getDynamicSize(d);
-    if (auto cast = dyn_cast<tensor::CastOp>(def)) {
-      tensor = cast.getSource();
-      continue;
-    }
-    auto dps = dyn_cast<DestinationStyleOpInterface>(def);
-    if (!dps)
-      return {};
-    tensor = dps.getTiedOpOperand(cast<OpResult>(tensor))->get();
-  }
-  return {};
-}
-
-bool sameExtent(OpFoldResult a, OpFoldResult b) {
-  if (!a || !b)
-    return false;
-  std::optional<int64_t> ca = getConstantIntValue(a),
-                         cb = getConstantIntValue(b);
-  if (ca || cb)
-    return ca && cb && *ca == *cb;
-  return cast<Value>(a) == cast<Value>(b);
-}
 
 /// What an attention operand reads, when it is one part of a split
 /// projection: the projection T, the reshape's leading extents and the

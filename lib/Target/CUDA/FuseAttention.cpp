@@ -32,6 +32,8 @@
 #include "onyx/Dialect/Onyx/OnyxAttention.h"
 #include "onyx/Target/CUDA/Passes.h"
 
+#include "TensorExtents.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Utils/Utils.h"
@@ -102,54 +104,6 @@ Value truncatedFrom(Value v, Type element) {
   if (!bits || bits.getIn() != cmp.getLhs())
     return Value();
   return cmp.getLhs();
-}
-
-/// `v` without `select %c, %x, %x` (both arms equal) around it.
-Value stripSameSelect(Value v) {
-  while (auto sel = v.getDefiningOp<arith::SelectOp>()) {
-    if (sel.getTrueValue() != sel.getFalseValue())
-      break;
-    v = sel.getTrueValue();
-  }
-  return v;
-}
-
-/// The extent of dim `pos` of tensor `t` as an SSA value or a constant,
-/// traced through the ops that define shapes; null when unknown.
-OpFoldResult extentOf(Value t, int64_t pos, int depth = 0) {
-  auto type = dyn_cast<RankedTensorType>(t.getType());
-  if (!type || pos >= type.getRank() || depth > 16)
-    return {};
-  if (!type.isDynamicDim(pos))
-    return IntegerAttr::get(IndexType::get(t.getContext()),
-                            type.getDimSize(pos));
-  Operation *def = t.getDefiningOp();
-  if (!def)
-    return {};
-  if (auto empty = dyn_cast<tensor::EmptyOp>(def))
-    return stripSameSelect(empty.getDynamicSize(pos));
-  if (auto cast = dyn_cast<tensor::CastOp>(def))
-    return extentOf(cast.getSource(), pos, depth + 1);
-  if (auto reshape = dyn_cast<tensor::ReshapeOp>(def)) {
-    if (auto from = reshape.getShape().getDefiningOp<tensor::FromElementsOp>())
-      return stripSameSelect(from.getElements()[pos]);
-    return {};
-  }
-  if (auto dps = dyn_cast<DestinationStyleOpInterface>(def))
-    return extentOf(dps.getTiedOpOperand(cast<OpResult>(t))->get(), pos,
-                    depth + 1);
-  return {};
-}
-
-bool sameExtent(OpFoldResult a, OpFoldResult b) {
-  if (!a || !b)
-    return false;
-  if (auto va = dyn_cast<Value>(a))
-    if (auto vb = dyn_cast<Value>(b))
-      return stripSameSelect(va) == stripSameSelect(vb);
-  std::optional<int64_t> ca = getConstantIntValue(a),
-                         cb = getConstantIntValue(b);
-  return ca && cb && *ca == *cb;
 }
 
 /// How a tensor is read inside a generic: for each of its dims the loop

@@ -32,3 +32,11 @@ func.func @negative_head_offset(%q: tensor<2x16x12x8xf32>, %o: tensor<2x4x16x8xf
   %a = onyx.attention q(%q : tensor<2x16x12x8xf32>) k(%q : tensor<2x16x12x8xf32>) v(%q : tensor<2x16x12x8xf32>) outs(%o : tensor<2x4x16x8xf32>) {head_offsets = array<i64: 0, -4, 8>, kv_group = 1 : i64, key_dims = array<i64: 0, 2, 1, 3>, mask_dims = array<i64: -1, -1, -1, -1>, query_dims = array<i64: 0, 2, 1, 3>, scale = 1.0 : f64, value_dims = array<i64: 0, 2, 1, 3>} -> tensor<2x4x16x8xf32>
   return %a : tensor<2x4x16x8xf32>
 }
+
+// -----
+
+func.func @result_not_init_type(%q: tensor<2x4x16x8xf32>, %o: tensor<2x4x16x8xf32>) -> tensor<2x4x16x8xf16> {
+  // expected-error @+1 {{result types must be their destinations'}}
+  %a = onyx.attention q(%q : tensor<2x4x16x8xf32>) k(%q : tensor<2x4x16x8xf32>) v(%q : tensor<2x4x16x8xf32>) outs(%o : tensor<2x4x16x8xf32>) {kv_group = 1 : i64, key_dims = array<i64: 0, 1, 2, 3>, mask_dims = array<i64: -1, -1, -1, -1>, query_dims = array<i64: 0, 1, 2, 3>, scale = 1.0 : f64, value_dims = array<i64: 0, 1, 2, 3>} -> tensor<2x4x16x8xf16>
+  return %a : tensor<2x4x16x8xf16>
+}
