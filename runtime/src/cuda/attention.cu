@@ -13,18 +13,17 @@
 //
 // onyx_attention_{f32,f16,bf16}_d{32,64,128} (the default): tensor cores
 // through mma.sync. A block of 1, 2 or 4 warps (the launch picks) takes 16
-// query rows per warp; key and value tiles of BK = 32 rows and the mask tile
-// are staged in shared memory (f16 / bf16: cp.async, double-buffered up to
-// depth 64 so the next tile's loads overlap this tile's mma, and the mma
-// operands read with ldmatrix), each warp computes its 16 x 32 scores
-// S = Q K^T with mma.sync, applies scale and mask, runs the online softmax
-// in fp32 on the accumulators (running max and sum per row, in registers)
-// and accumulates O += P V with mma.sync, fp32 accumulation throughout.
-// f16 / bf16: m16n8k16 on the operands as they are (P rounded to the
-// element type, as FlashAttention does). f32: m16n8k8 TF32 with the 3xTF32
-// split (x = hi + lo, hi*hi + hi*lo + lo*hi), which keeps fp32-level
-// accuracy (about 1e-6 relative) without TF32's 1e-3. The f32 kernel keeps
-// the tensor cores' accumulation chains short: the sum inside mma.sync is
+// query rows per warp; key and value tiles of BK = 64 rows (32 for f32 and
+// depth 128: tileKeys) and the mask tile are staged in shared memory (f16 /
+// bf16: cp.async, and the mma operands read with ldmatrix), each warp
+// computes its 16 x BK scores S = Q K^T with mma.sync, applies scale and
+// mask, runs the online softmax in fp32 on the accumulators (running max and
+// sum per row, in registers) and accumulates O += P V with mma.sync, fp32
+// accumulation throughout. f16 / bf16: m16n8k16 on the operands as they
+// are (P rounded to the element type, as FlashAttention does). f32: m16n8k8
+// TF32 with the 3xTF32 split (x = hi + lo, hi*hi + hi*lo + lo*hi), which keeps
+// fp32-level accuracy (about 1e-6 relative) without TF32's 1e-3. The f32 kernel
+// keeps the tensor cores' accumulation chains short: the sum inside mma.sync is
 // less exact than an IEEE fp32 add (its error grew with the chain's length
 // here), so every k-step (8 terms) of S = Q K^T and of a key tile's P V
 // starts from zero and is added with an fp32 add, and the tile's P V joins
@@ -201,8 +200,7 @@ namespace {
 namespace tc {
 
 constexpr int kMaxWarps = 4;
-constexpr int BK = 32;     // keys per tile
-constexpr int MS = BK + 8; // mask tile row stride: float2 reads conflict-free
+constexpr int kStaticSmem = 48 * 1024; // bytes of static shared memory
 constexpr float kLog2e = 1.4426950408889634f;
 
 // Element kinds: 0 f32, 1 f16, 2 bf16 (elements.cuh).
@@ -316,6 +314,28 @@ __device__ __forceinline__ void ldmatrix4(uint32_t (&r)[4], const void *p) {
 // stage (cp.async and ldmatrix, loads and math in turn) is the default.
 // f32 and depth 128 always keep one (shared memory: the static 48 KiB;
 // f32's registers are spent).
+#ifndef ONYX_ATTENTION_BK
+#define ONYX_ATTENTION_BK 64
+#endif
+static_assert(ONYX_ATTENTION_BK == 32 || ONYX_ATTENTION_BK == 64,
+              "ONYX_ATTENTION_BK: 32 or 64");
+// Keys per tile: ONYX_ATTENTION_BK (64) for the 16-bit kernels whose tiles
+// (`stages` times K and V, BK x `stride` elements each, and the mask, 64
+// rows x (BK + 8) floats) fit the static shared memory, else 32 (f32, whose
+// registers are spent, and depth 128). Measured on an H100 (2026-12-07,
+// ONYX_CUDA_PROFILE, device ms per call of the 12 attention launches, fp16):
+// 64 keys against 32 take BERT b32 s128 0.436 -> 0.387, GPT-2 b8 s512 1.474
+// -> 1.456. (Two m16 tiles per warp sharing each K / V fragment, 32 query
+// rows per warp, were much slower, 2.47-2.56 ms for GPT-2: 236-255
+// registers, half the resident warps.)
+__host__ __device__ constexpr int tileKeys(int E, int stages, int stride) {
+  return E != 0 && stages * (2 * ONYX_ATTENTION_BK * stride * 2 +
+                             kMaxWarps * 16 * (ONYX_ATTENTION_BK + 8) * 4) <=
+                       kStaticSmem
+             ? ONYX_ATTENTION_BK
+             : 32;
+}
+
 template <int E, int DMAX>
 __device__ __forceinline__ void
 attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
@@ -334,11 +354,15 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
   // conflict-free with 4 words of padding (f32) / 8 halves (16-bit, also
   // keeping ldmatrix's rows 16-byte aligned).
   constexpr int KS = DMAX + (E == 0 ? 4 : 8);
+  constexpr int BK = tileKeys(E, NST, KS); // keys per tile
+  constexpr int MS = BK + 8; // mask tile row stride: float2 reads conflict-free
   constexpr int KT = BK * KS;             // one K or V tile
   constexpr int MT = kMaxWarps * 16 * MS; // one mask tile
   __shared__ __align__(16) S Ks[NST * KT];
   __shared__ __align__(16) S Vs[NST * KT];
   __shared__ __align__(16) float Ms[NST * MT];
+  static_assert(sizeof(Ks) + sizeof(Vs) + sizeof(Ms) <= kStaticSmem,
+                "attention: the tiles exceed the static shared memory");
   const int tid = threadIdx.x, nthreads = blockDim.x;
   const int warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
   const int BQ = nthreads / 32 * 16;
