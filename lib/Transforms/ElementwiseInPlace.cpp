@@ -23,8 +23,19 @@
 //     belong to the caller and bufferize as writable, so writing them would
 //     clobber the user's data.
 //
+// onyx.layer_norm (the CUDA target's fused LayerNorm) gets the same: each
+// destination (out, out2, sum) made of a tensor.empty may take the place of
+// the input x or the residual when that has its type and dies there (one
+// use, not a graph input's view), one input per destination. The kernel
+// allows it: an output is either disjoint from an input or exactly it, and
+// each element is read before it is written by the same thread
+// (layerNormOverlap, runtime/src/cuda/LayerNormLaunch.h). Without it,
+// BERT's post-LN stream held one more [B, S, hidden] buffer at its peak
+// than with the three generated kernels, whose last wrote in place.
+//
 //===----------------------------------------------------------------------===//
 
+#include "onyx/Dialect/Onyx/OnyxLayerNorm.h"
 #include "onyx/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -99,6 +110,28 @@ struct ElementwiseInPlacePass
     });
     for (auto [generic, input] : rewrites)
       generic.getDpsInitOperand(0)->set(input->get());
+    getOperation().walk([](onyx::LayerNormOp op) { reuseRows(op); });
+  }
+
+  /// onyx.layer_norm's destinations over its dying x / residual.
+  static void reuseRows(onyx::LayerNormOp op) {
+    if (!isa<RankedTensorType>(op.getInit().getType()))
+      return;
+    SmallVector<Value> rows = {op.getInput()};
+    if (Value residual = op.getResidual())
+      rows.push_back(residual);
+    for (OpOperand *destination : op.getDestinations()) {
+      if (!destination->get().getDefiningOp<tensor::EmptyOp>())
+        continue;
+      for (Value &row : rows) {
+        if (!row || row.getType() != destination->get().getType() ||
+            viewsArgument(row) || !row.hasOneUse())
+          continue;
+        destination->set(row);
+        row = nullptr;
+        break;
+      }
+    }
   }
 };
 

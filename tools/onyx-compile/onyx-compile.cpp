@@ -94,11 +94,11 @@ int main(int argc, char **argv) {
       "cuda-layer-norm",
       cl::desc("cuda: run each LayerNormalization (f32 statistics, weights "
                "of the normalized dims) as one kernel that reads its input "
-               "once, with the casts --precision=fp16|bf16 puts around it "
-               "(off by default until the compiled models are checked on "
-               "the GPU: the generated mean, variance and normalization "
-               "kernels)"),
-      cl::init(false), cl::cat(category));
+               "once, with the residual Add before it and the casts "
+               "--precision=fp16|bf16 puts around it (on by default; "
+               "--cuda-layer-norm=false keeps the generated mean, variance "
+               "and normalization kernels)"),
+      cl::init(true), cl::cat(category));
   cl::opt<bool> timing(
       "timing",
       cl::desc("Print the wall time of every stage to stderr: import, each "

@@ -68,12 +68,11 @@ struct CompileOptions {
   bool cudaChannelsLast = true;
   /// CUDA: each LayerNormalization (f32 statistics, weights of the
   /// normalized dims) runs as one runtime kernel that reads its input once
-  /// (onyx-cuda-form-layer-norm), absorbing the casts --precision=fp16|bf16
-  /// puts around it, instead of the lowering's three generated kernels.
-  /// Off by default until the compiled models have been checked and timed
-  /// on the GPU (the kernels alone were: scripts/gpu/
-  /// check_layer_norm_kernel.py; docs/cuda-backend.md).
-  bool cudaLayerNorm = false;
+  /// (onyx-cuda-form-layer-norm), with the residual Add before it and the
+  /// casts --precision=fp16|bf16 puts around it, instead of the lowering's
+  /// three generated kernels. On by default since 2026-12-07 (checked on an
+  /// H100: scripts/gpu/layer_norm_validation.sh; docs/cuda-backend.md).
+  bool cudaLayerNorm = true;
   /// CUDA, with cudaChannelsLast: f32 convolutions in NHWC too, whatever
   /// the precision (onyx-compile sets it for an explicit
   /// --cuda-channels-last). Without it f32 convolutions run NHWC only with

@@ -131,7 +131,9 @@ def ElementwiseInPlace : Pass<"onyx-elementwise-in-place", "mlir::ModuleOp"> {
     an input of the result's type read through the identity map and used
     nowhere else (not a function argument) becomes the destination, so that
     One-Shot Bufferize writes the result in place: a chain of elementwise
-    ops then needs one buffer instead of two at every step.
+    ops then needs one buffer instead of two at every step. The same for
+    onyx.layer_norm: a destination made of a tensor.empty takes the place
+    of its x or residual of the same type that dies there.
   }];
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }

@@ -106,6 +106,19 @@ bool LayerNormOp::bufferizesToMemoryWrite(
   return isDestination(*this, operand);
 }
 
+/// A destination may be its row's x or residual itself (in place): the
+/// kernel reads a row's elements before it writes any of that row's, and
+/// each element it writes is never read again (layer_norm.cu; the overlap
+/// rules of runtime/src/cuda/LayerNormLaunch.h). Scale and bias, read by
+/// every row, are not.
+bool LayerNormOp::bufferizesToElementwiseAccess(
+    const bufferization::AnalysisState &, ArrayRef<OpOperand *> opOperands) {
+  return llvm::none_of(opOperands, [&](OpOperand *operand) {
+    return operand == &getScaleMutable() ||
+           (getBias() && operand == &getBiasMutable()[0]);
+  });
+}
+
 bufferization::AliasingValueList
 LayerNormOp::getAliasingValues(OpOperand &operand,
                                const bufferization::AnalysisState &) {

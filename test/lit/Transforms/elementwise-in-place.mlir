@@ -78,3 +78,56 @@ func.func @kept(%x: tensor<4xf32>, %y: tensor<2x2xf32>) -> (tensor<4xf32>, tenso
   } -> tensor<4xf32>
   return %a, %b, %c, %u : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
+
+// -----
+
+// onyx.layer_norm: `out` takes x's place and `sum` the residual's (each has
+// its type and dies there); the half `outs2` finds no f16 row to reuse.
+// CHECK-LABEL: func.func @layer_norm_rows(
+// CHECK:         %[[X:.*]] = linalg.generic
+// CHECK:         %[[R:.*]] = linalg.generic
+// CHECK:         %[[E2:.*]] = tensor.empty() : tensor<4x8xf16>
+// CHECK:         onyx.layer_norm x(%[[X]] : tensor<4x8xf32>) residual(%[[R]] : tensor<4x8xf32>) {{.*}} outs(%[[X]] : tensor<4x8xf32>) outs2(%[[E2]] : tensor<4x8xf16>) sum(%[[R]] : tensor<4x8xf32>)
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @layer_norm_rows(%a: tensor<4x8xf32>, %g: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf16>, tensor<4x8xf32>) {
+  %e0 = tensor.empty() : tensor<4x8xf32>
+  %x = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<4x8xf32>) outs(%e0 : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.negf %in : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %e1 = tensor.empty() : tensor<4x8xf32>
+  %res = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<4x8xf32>) outs(%e1 : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = math.absf %in : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %o = tensor.empty() : tensor<4x8xf32>
+  %o2 = tensor.empty() : tensor<4x8xf16>
+  %s = tensor.empty() : tensor<4x8xf32>
+  %y:3 = onyx.layer_norm x(%x : tensor<4x8xf32>) residual(%res : tensor<4x8xf32>) scale(%g : tensor<8xf32>) outs(%o : tensor<4x8xf32>) outs2(%o2 : tensor<4x8xf16>) sum(%s : tensor<4x8xf32>) {axis = 1 : i64, epsilon = 1.0e-5 : f64} -> tensor<4x8xf32>, tensor<4x8xf16>, tensor<4x8xf32>
+  return %y#0, %y#1, %y#2 : tensor<4x8xf32>, tensor<4x8xf16>, tensor<4x8xf32>
+}
+
+// -----
+
+// Kept: x is a graph input, and the residual is read again after the op.
+// CHECK-LABEL: func.func @layer_norm_kept(
+// CHECK:         linalg.generic
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<4x8xf32>
+// CHECK:         onyx.layer_norm {{.*}} outs(%[[E]] : tensor<4x8xf32>)
+#id3 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @layer_norm_kept(%x: tensor<4x8xf32>, %a: tensor<4x8xf32>, %g: tensor<8xf32>) -> (tensor<4x8xf32>, tensor<4x8xf32>) {
+  %e1 = tensor.empty() : tensor<4x8xf32>
+  %res = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<4x8xf32>) outs(%e1 : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = math.absf %in : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %o = tensor.empty() : tensor<4x8xf32>
+  %y = onyx.layer_norm x(%x : tensor<4x8xf32>) residual(%res : tensor<4x8xf32>) scale(%g : tensor<8xf32>) outs(%o : tensor<4x8xf32>) {axis = 1 : i64, epsilon = 1.0e-5 : f64} -> tensor<4x8xf32>
+  return %y, %res : tensor<4x8xf32>, tensor<4x8xf32>
+}

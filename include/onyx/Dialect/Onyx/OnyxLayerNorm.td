@@ -18,7 +18,8 @@ def Onyx_LayerNormOp : Onyx_Op<"layer_norm", [
     DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
     DeclareOpInterfaceMethods<BufferizableOpInterface,
         ["bufferizesToMemoryRead", "bufferizesToMemoryWrite",
-         "getAliasingValues", "bufferize"]>]> {
+         "bufferizesToElementwiseAccess", "getAliasingValues",
+         "bufferize"]>]> {
   let summary = "layer normalization over the trailing dims, f32 statistics";
   let description = [{
     With `input` of rank r viewed as rows x n (n the product of its dims

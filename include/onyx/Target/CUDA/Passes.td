@@ -14,8 +14,8 @@ include "mlir/Pass/PassBase.td"
 def CUDAFormLayerNorm : Pass<"onyx-cuda-form-layer-norm", "mlir::ModuleOp"> {
   let summary = "onnx.LayerNormalization becomes one onyx.layer_norm";
   let description = [{
-    Runs on the onnx dialect before the ONNX lowering (the CUDA pipeline
-    with `onyx-compile --cuda-layer-norm`). A LayerNormalization
+    Runs on the onnx dialect before the ONNX lowering (the CUDA pipeline;
+    `onyx-compile --cuda-layer-norm=false` leaves it out). A LayerNormalization
     with an f32 / f16 / bf16 input, f32 statistics, Scale and B of exactly
     the input's trailing dims (static) and no use of Mean / InvStdDev
     becomes one `onyx.layer_norm` (one kernel instead of the lowering's
