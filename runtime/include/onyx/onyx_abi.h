@@ -128,6 +128,9 @@
 #define ONYXRT_GEMM_TRANS_B 2
 #define ONYXRT_GEMM_ACCUMULATE 4
 #define ONYXRT_GEMM_TF32 8
+/* With a bias: C = gelu(A B + bias), the tanh approximation 0.5 x (1 +
+ * tanh(sqrt(2/pi) (x + 0.044715 x^3))) (cuBLASLt's GELU_BIAS epilogue). */
+#define ONYXRT_GEMM_GELU_TANH 16
 /* onyxrt_cuda_conv (and onyxrt_cpu_conv_f32, which reads ACCUMULATE and
  * RELU). */
 #define ONYXRT_CONV_ACCUMULATE 1

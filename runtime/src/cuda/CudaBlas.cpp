@@ -249,6 +249,17 @@ bool gemm(CudaDevice &device, int32_t elemType, int32_t flags, int64_t batch,
   bool transB = flags & ONYXRT_GEMM_TRANS_B;
   bool accumulate = flags & ONYXRT_GEMM_ACCUMULATE;
   bool tf32 = flags & ONYXRT_GEMM_TF32;
+  bool gelu = flags & ONYXRT_GEMM_GELU_TANH;
+  if (flags &
+      ~(ONYXRT_GEMM_TRANS_A | ONYXRT_GEMM_TRANS_B | ONYXRT_GEMM_ACCUMULATE |
+        ONYXRT_GEMM_TF32 | ONYXRT_GEMM_GELU_TANH)) {
+    error = "unknown onyxrt_cuda_gemm flags " + std::to_string(flags);
+    return false;
+  }
+  if (gelu && !bias) {
+    error = "ONYXRT_GEMM_GELU_TANH needs a bias";
+    return false;
+  }
   if (tf32 && elemType != ONYX_F32) {
     error = "ONYXRT_GEMM_TF32 applies to f32 GEMMs only";
     return false;
@@ -327,8 +338,11 @@ bool gemm(CudaDevice &device, int32_t elemType, int32_t flags, int64_t batch,
       status = api.cublasLtMatmulDescSetAttribute(
           plan.desc, CUBLASLT_MATMUL_DESC_TRANSB, &opB, sizeof(opB));
     if (status == CUBLAS_STATUS_SUCCESS && bias) {
-      // D = A * B + bias, the bias along D's rows (column-major: our n).
-      cublasLtEpilogue_t epilogue = CUBLASLT_EPILOGUE_BIAS;
+      // D = A * B + bias, the bias along D's rows (column-major: our n);
+      // with GELU_TANH, D = gelu(A * B + bias) (cuBLASLt's GELU is the tanh
+      // approximation).
+      cublasLtEpilogue_t epilogue =
+          gelu ? CUBLASLT_EPILOGUE_GELU_BIAS : CUBLASLT_EPILOGUE_BIAS;
       status = api.cublasLtMatmulDescSetAttribute(plan.desc,
                                                   CUBLASLT_MATMUL_DESC_EPILOGUE,
                                                   &epilogue, sizeof(epilogue));
