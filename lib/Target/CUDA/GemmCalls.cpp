@@ -187,11 +187,7 @@ bool isTanhGelu(Block &body, unsigned cArg, std::optional<unsigned> biasArg) {
     if (!p || !split(p, k1, 2, cubic) || !cubic.empty())
       return false;
   }
-  for (Operation &op : body.without_terminator())
-    if (!llvm::is_contained(steps, &op) && !isa<arith::ConstantOp>(op))
-      return false;
-  return llvm::all_of(steps,
-                      [&](Operation *op) { return op->getBlock() == &body; });
+  return isExactlySteps(body, steps);
 }
 
 /// The generics a GEMM's bias epilogue takes: the bias Add (or the bias

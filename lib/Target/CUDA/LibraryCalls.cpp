@@ -277,6 +277,10 @@ bool isAddOfArguments(Block &body, unsigned lhsArg, unsigned rhsArg) {
   if (a.getType() != b.getType() ||
       a.getType() != yield.getOperand(0).getType())
     return false;
+  return isExactlySteps(body, steps);
+}
+
+bool isExactlySteps(Block &body, ArrayRef<Operation *> steps) {
   for (Operation &op : body.without_terminator())
     if (!llvm::is_contained(steps, &op) && !isa<arith::ConstantOp>(op))
       return false;

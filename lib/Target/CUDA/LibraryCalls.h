@@ -99,6 +99,10 @@ bool isZeroConstant(mlir::Value v);
 /// type itself).
 bool isAddOfArguments(mlir::Block &body, unsigned lhsArg, unsigned rhsArg);
 
+/// Whether `body` computes nothing but `steps` (the ops a matcher took;
+/// constants aside), all of them its own.
+bool isExactlySteps(mlir::Block &body, llvm::ArrayRef<mlir::Operation *> steps);
+
 /// The loops an indexing map reads, in result order; empty when a result
 /// is not a plain loop.
 std::optional<llvm::SmallVector<unsigned>> mapDims(mlir::AffineMap map);
