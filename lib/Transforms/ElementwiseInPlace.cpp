@@ -29,9 +29,10 @@
 // use, not a graph input's view), one input per destination. The kernel
 // allows it: an output is either disjoint from an input or exactly it, and
 // each element is read before it is written by the same thread
-// (layerNormOverlap, runtime/src/cuda/LayerNormLaunch.h). Without it,
-// BERT's post-LN stream held one more [B, S, hidden] buffer at its peak
-// than with the three generated kernels, whose last wrote in place.
+// (layerNormOverlap, runtime/src/cuda/LayerNormLaunch.h). (It did not
+// change BERT's activation figure on the GPU, 2026-12-07: the one more
+// [B, S, hidden] buffer it holds with the LayerNorm kernel than with the
+// generated kernels comes from elsewhere.)
 //
 //===----------------------------------------------------------------------===//
 
