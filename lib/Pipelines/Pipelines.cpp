@@ -120,6 +120,9 @@ void buildBufferizationPipeline(OpPassManager &pm, StringRef poolScheme,
   options.allowReturnAllocsFromLoops = true;
   options.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
+  // Each destination its own tensor.empty (CSE made equal ones one value),
+  // so that no buffer is shared by every layer for the whole call.
+  pm.addPass(createSplitEmptyTensors());
   pm.addPass(bufferization::createOneShotBufferizePass(options));
   pm.addPass(createCanonicalizerPass());
   // Graph outputs become onyx.alloc_output, inputs onyx.get_input.

@@ -138,6 +138,21 @@ def ElementwiseInPlace : Pass<"onyx-elementwise-in-place", "mlir::ModuleOp"> {
   let dependentDialects = ["mlir::linalg::LinalgDialect"];
 }
 
+def SplitEmptyTensors : Pass<"onyx-split-empty-tensors", "mlir::ModuleOp"> {
+  let summary = "Give every user of a tensor.empty its own, right before it";
+  let description = [{
+    Runs right before One-Shot Bufferize. CSE makes equal-shaped
+    `tensor.empty`s one value (every layer's attention or LayerNorm output
+    of a transformer), which bufferizes as one buffer written in place by
+    every layer and so lives from the first layer to the last in the
+    memory plan. Every use after the first in the empty's block gets its
+    own clone created right before the user, so each buffer lives only
+    from its user to its last reader (uses inside nested regions keep the
+    original).
+  }];
+  let dependentDialects = ["mlir::tensor::TensorDialect"];
+}
+
 //===----------------------------------------------------------------------===//
 // After bufferization: bind the graph function to the runtime
 //===----------------------------------------------------------------------===//
