@@ -30,9 +30,11 @@
 // allows it: an output is either disjoint from an input or exactly it, and
 // each element is read before it is written by the same thread
 // (layerNormOverlap, runtime/src/cuda/LayerNormLaunch.h). (It did not
-// change BERT's activation figure on the GPU, 2026-12-07: the one more
-// [B, S, hidden] buffer it holds with the LayerNorm kernel than with the
-// generated kernels comes from elsewhere.)
+// change BERT's activation figure on the GPU, 2026-12-07. The [B, S,
+// hidden] buffer in excess at the planned peak, from --emit=buffers, was
+// the attention output: one buffer shared by every layer through a CSE'd
+// tensor.empty, and so live for the whole call; onyx-split-empty-tensors
+// removed it.)
 //
 //===----------------------------------------------------------------------===//
 
