@@ -91,6 +91,8 @@ void buildONNXToTensorPipeline(OpPassManager &pm, bool fuseAttention,
     pm.addPass(createCUDAFuseAttention());
     // The Q, K and V parts of one projection read in place (no copies).
     pm.addPass(createCUDAFoldHeadSplit());
+    // A causal Where mask built from Ranges is computed by the kernel.
+    pm.addPass(createCUDACausalMask());
   }
   // CUDA: half-precision (and with channelsLastF32, f32: TF32)
   // convolutions run in NHWC (cuDNN's tensor-core layout), the layout

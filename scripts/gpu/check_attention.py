@@ -16,7 +16,9 @@ is 1e-4):
 Kernel cases (`synth-compile` here, `synth-run` there): one-block ONNX
 models (Q/K/V [B, S, H, D] transposed to heads, MatMul, Mul or Div by
 sqrt(D), an additive padding mask [B, 1, 1, S] / a causal Where mask
-[1, 1, S, S] with the type's lowest value / none, Softmax, MatMul) in f32,
+[1, 1, S, S] with the type's lowest value, given as an input or built in the
+graph from Range (i >= j, or i > j whose row 0 keeps no key: the kernel
+computes it, onyx-cuda-causal-mask) / none, Softmax, MatMul) in f32,
 f16 and bf16 at depths 32/64/128 and lengths that are no multiple of the
 tiles; each must fuse into one onyx.attention. There, on fresh random
 inputs, the output's error against an fp64 reference (PyTorch on the
@@ -119,7 +121,17 @@ SYNTH = {
     "bf16_pad_d64": ("bf16", "pad", 2, 3, 77, 64, "Div"),
     "bf16_causal_d64": ("bf16", "causal", 2, 4, 300, 64, "Mul"),
     "bf16_none_d128": ("bf16", "none", 1, 2, 70, 128, "Mul"),
+    # the causal mask built in the graph from Range (mask mode 5)
+    "f32_arange_d64": ("f32", "arange", 2, 3, 130, 64, "Div"),
+    "f32_arange_s512_d64": ("f32", "arange", 1, 12, 512, 64, "Div"),
+    "f16_arange_d64": ("f16", "arange", 2, 4, 300, 64, "Mul"),
+    "f16_arangegt_d64": ("f16", "arangegt", 2, 4, 300, 64, "Mul"),
+    "f16_arange_d32": ("f16", "arange", 2, 2, 77, 32, "Mul"),
+    "f16_arange_d128": ("f16", "arange", 1, 2, 130, 128, "Mul"),
+    "bf16_arange_d64": ("bf16", "arange", 2, 4, 300, 64, "Mul"),
+    "bf16_arangegt_d128": ("bf16", "arangegt", 1, 2, 200, 128, "Div"),
 }
+CAUSAL = ("causal", "arange", "arangegt")  # Where masks of the lower triangle
 # fp32 models compiled with --precision=fp16|bf16 (onnx-convert-precision
 # keeps the mask and the Softmax in f32 between Casts; the block must still
 # fuse): f32 inputs and output, the error compared with PyTorch's in the
@@ -138,6 +150,7 @@ RATIO = {"f32": 1.5, "f16": 2.0, "bf16": 2.0}  # onyx's error / PyTorch's
 SYNTH_TIMED = {
     "t_f32_gpt2_b8s512": ("f32", "causal", 8, 12, 512, 64, "Div"),
     "t_f16_gpt2_b8s512": ("f16", "causal", 8, 12, 512, 64, "Div"),
+    "t_f16_gpt2ar_b8s512": ("f16", "arange", 8, 12, 512, 64, "Div"),
     "t_f32_bert_b32s128": ("f32", "pad", 32, 12, 128, 64, "Div"),
     "t_f16_bert_b32s128": ("f16", "pad", 32, 12, 128, 64, "Div"),
 }
@@ -167,8 +180,19 @@ def synth_model(name, path):
         ins.append(oh.make_tensor_value_info("m", T, [B, 1, 1, S]))
         nodes.append(oh.make_node("Add", ["x", "m"], ["xm"]))
         last = "xm"
-    elif mask == "causal":
-        ins.append(oh.make_tensor_value_info("m", TP.BOOL, [1, 1, S, S]))
+    elif mask in CAUSAL:
+        if mask == "causal":
+            ins.append(oh.make_tensor_value_info("m", TP.BOOL, [1, 1, S, S]))
+        else:  # i = Range(0, S): m = i[:, None] >= (>) i[None, :]
+            inits += [onnx.numpy_helper.from_array(np.array(x, np.int64), n)
+                      for n, x in (("zero", 0), ("one", 1), ("seq_at", [1]), ("ax0", [0]), ("ax1", [1]))]
+            nodes += [oh.make_node("Shape", ["q"], ["qshape"]),
+                      oh.make_node("Gather", ["qshape", "seq_at"], ["seq1"]),
+                      oh.make_node("Squeeze", ["seq1", "ax0"], ["seq"]),
+                      oh.make_node("Range", ["zero", "seq", "one"], ["i"]),
+                      oh.make_node("Unsqueeze", ["i", "ax1"], ["iq"]),
+                      oh.make_node("Unsqueeze", ["i", "ax0"], ["ik"]),
+                      oh.make_node("GreaterOrEqual" if mask == "arange" else "Greater", ["iq", "ik"], ["m"])]
         lowest = {"f32": float(np.finfo(np.float32).min), "f16": -65504.0, "bf16": -3.3895e38}[dt]
         inits.append(scalar("f", lowest))
         nodes.append(oh.make_node("Where", ["m", "x", "f"], ["xm"]))
@@ -217,7 +241,7 @@ def cmd_synth_run(args):
     gen = torch.Generator().manual_seed(int.from_bytes(os.urandom(4), "little"))
     bad, timed = 0, []
     print("%-20s %10s %10s %7s %10s  %s" % ("case", "onyx err", "torch err", "ratio", "sdpa err", "verdict"))
-    for name in SYNTH:
+    for name in (args.cases.split(",") if args.cases else SYNTH):
         dt, mask, B, H, S, D, _ = SYNTH[name]
         ct = COMPUTE[PRECISION[name]] if name in PRECISION else dt  # the arithmetic's type
         so = os.path.join(args.art, name + ".so")
@@ -236,9 +260,10 @@ def cmd_synth_run(args):
                 keep[1:] = 0
             m = ((1 - keep) * torch.finfo(tdt[dt]).min).to(tdt[dt]).view(B, 1, 1, S)
             feeds.append(m)
-        elif mask == "causal":
-            m = torch.tril(torch.ones(S, S, dtype=torch.bool)).view(1, 1, S, S)
-            feeds.append(m)
+        elif mask in CAUSAL:  # arangegt: i > j, row 0 keeps no key
+            m = torch.tril(torch.ones(S, S, dtype=torch.bool), -1 if mask == "arangegt" else 0).view(1, 1, S, S)
+            if mask == "causal":
+                feeds.append(m)
 
         def np_in(t):
             if t.dtype == torch.bfloat16:
@@ -250,7 +275,7 @@ def cmd_synth_run(args):
             s = (qq @ kk.transpose(-1, -2)) * (1.0 / np.sqrt(D))
             if mask in ("pad", "allpad"):
                 s = s + mm.to(dev, dtype)
-            elif mask == "causal":
+            elif mask in CAUSAL:
                 s = torch.where(mm.to(dev), s, torch.tensor(torch.finfo(tdt[dt]).min, dtype=dtype, device=dev))
             return torch.softmax(s, -1) @ vv
         ref = attention(q, k, v, m, torch.float64, "cpu")
@@ -259,7 +284,7 @@ def cmd_synth_run(args):
         am = None
         if mask in ("pad", "allpad"):
             am = m.cuda().to(tdt[ct])
-        elif mask == "causal":
+        elif mask in CAUSAL:
             am = m.cuda()
         sdpa = torch.nn.functional.scaled_dot_product_attention(qq, kk, vv, attn_mask=am).cpu().double()
         onyx = Onyx(args.runtime, so)
@@ -330,11 +355,16 @@ def cmd_synth_run(args):
             sc = (qq @ kk.transpose(-1, -2)) * scale
             if mask == "pad":
                 sc = sc + amd
-            elif mask == "causal":
+            elif mask in CAUSAL:
                 sc = torch.where(amd, sc, fill)
             return torch.softmax(sc, -1) @ vv
         row["eager"] = events_ms(eager)
-        row["sdpa"] = events_ms(lambda: torch.nn.functional.scaled_dot_product_attention(qq, kk, vv, attn_mask=amd))
+        if mask == "arange":  # the mask SDPA computes itself
+            row["sdpa"] = events_ms(lambda: torch.nn.functional.scaled_dot_product_attention(qq, kk, vv,
+                                                                                             is_causal=True))
+        else:
+            row["sdpa"] = events_ms(lambda: torch.nn.functional.scaled_dot_product_attention(qq, kk, vv,
+                                                                                             attn_mask=amd))
         print("%-20s %10.3f %10.3f %10.3f %10.3f %10.2e" % (name, row["fused"], row["unfused"], row["eager"],
                                                           row["sdpa"], row["fused_err"]), flush=True)
     print("%d case(s) failing" % bad)
@@ -549,6 +579,7 @@ def main():
     sr.add_argument("--runtime", required=True)
     sr.add_argument("--harness", default=os.path.join(REPO, "bench"),
                     help="the folder of the gpu_bench.py to take Onyx's session wrapper from")
+    sr.add_argument("--cases", default="", help="a comma-separated subset of the cases (default: all)")
     bc = sub.add_parser("bench-compile")
     bc.add_argument("out")
     bc.add_argument("--graphs", required=True, help="bench/gpu_bench.py export's fp32 graphs")

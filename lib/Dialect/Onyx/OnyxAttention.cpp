@@ -81,6 +81,11 @@ LogicalResult AttentionOp::verify() {
   } else if (getMaskDims().size() != 4) {
     return emitOpError("mask_dims must have 4 entries");
   }
+  if (getCausalShift() && (!getMask() || !getMaskFill() ||
+                           getMaskFillWhereTrue() || getMaskDims().size() < 4 ||
+                           getMaskDims()[2] < 0 || getMaskDims()[3] < 0))
+    return emitOpError("causal_shift needs an i1 mask with mask_fill (fill "
+                       "where false) that has a query and a key dim");
   if (getKvGroup() < 1)
     return emitOpError("kv_group must be at least 1");
   if (auto offsets = getHeadOffsets()) {
@@ -153,7 +158,8 @@ AttentionOp::bufferize(RewriterBase &rewriter,
                       getScaleAttr(), getQueryDimsAttr(), getKeyDimsAttr(),
                       getValueDimsAttr(), getMaskDimsAttr(), getKvGroupAttr(),
                       getMaskFillAttr(), getMaskFillWhereTrueAttr(),
-                      getOutDimsAttr(), getHeadOffsetsAttr());
+                      getOutDimsAttr(), getHeadOffsetsAttr(),
+                      getCausalShiftAttr());
   bufferization::replaceOpWithBufferizedValues(rewriter, getOperation(), *init);
   return success();
 }

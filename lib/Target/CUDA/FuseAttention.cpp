@@ -664,7 +664,8 @@ bool fuse(linalg::GenericOp pv) {
       b.getI64IntegerAttr(1),
       scores->fill ? b.getF64FloatAttr(*scores->fill) : FloatAttr(),
       scores->fillWhereTrue ? b.getUnitAttr() : UnitAttr(),
-      /*out_dims=*/DenseI64ArrayAttr(), /*head_offsets=*/DenseI64ArrayAttr());
+      /*out_dims=*/DenseI64ArrayAttr(), /*head_offsets=*/DenseI64ArrayAttr(),
+      /*causal_shift=*/IntegerAttr());
   pv.getResult(0).replaceAllUsesWith(attention.getResult());
   // Erase what died (the matched ops and the fills feeding them), users
   // first; each op once.
@@ -719,7 +720,7 @@ static void foldOutputTranspose(AttentionOp op) {
       op.getQueryDimsAttr(), op.getKeyDimsAttr(), op.getValueDimsAttr(),
       op.getMaskDimsAttr(), op.getKvGroupAttr(), op.getMaskFillAttr(),
       op.getMaskFillWhereTrueAttr(), b.getDenseI64ArrayAttr(outDims),
-      op.getHeadOffsetsAttr());
+      op.getHeadOffsetsAttr(), op.getCausalShiftAttr());
   transpose.getResult()[0].replaceAllUsesWith(folded.getResult());
   transpose->erase();
   Value oldInit = op.getInit();

@@ -6,7 +6,7 @@
 //   %s = func.call @onyxrt_cuda_attention(%ctx, @label, elemType, B, H, Sq,
 //            Sk, D, Dv, kvGroup, scale, %q, qStrides[4], %k, kStrides[4],
 //            %v, vStrides[4], %mask, maskStrides[4], maskMode, maskFill,
-//            %out, outStrides[4]) {onyx.cuda_status}
+//            causalShift, %out, outStrides[4]) {onyx.cuda_status}
 //
 // Strides are in elements, per logical dim (batch, head, sequence, depth;
 // the mask's batch, head, query, key), from the operands' run-time extents
@@ -20,7 +20,9 @@
 // of key, value and mask (Sk).
 // elemType: 1 f32, 10 f16, 16 bf16 (Q, K, V and the output). maskMode: 0 none,
 // 1 additive f32, 2 / 3 an i1 Where mask (the score becomes maskFill where the
-// mask is false / true), 4 additive in the operands' f16/bf16.
+// mask is false / true), 4 additive in the operands' f16/bf16, 5 the i1 mask
+// of `causal_shift` (causalShift): the kernel computes it from the indices
+// and the mask's strides (0 where it broadcasts) instead of reading it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -144,10 +146,12 @@ bool lower(LibraryCallBuilder &calls, Value context, AttentionOp op) {
       args.push_back(calls.i64(b, loc, 0));
   }
   // 0: no mask, 1: additive f32, 2: i1 select (fill where false), 3: i1
-  // select (fill where true), 4: additive in the operands' f16/bf16.
+  // select (fill where true), 4: additive in the operands' f16/bf16, 5: the
+  // causal select computed.
   int32_t maskMode = !mask                       ? 0
                      : !op.getMaskFill()         ? 1
                      : op.getMaskFillWhereTrue() ? 3
+                     : op.getCausalShift()       ? 5
                                                  : 2;
   if (maskMode == 1 && !elementTypeOf(mask).isF32()) {
     if (elementTypeOf(mask) != elementTypeOf(q) || elementTypeOf(q).isF32()) {
@@ -161,6 +165,7 @@ bool lower(LibraryCallBuilder &calls, Value context, AttentionOp op) {
   args.push_back(arith::ConstantFloatOp::create(
       b, loc, b.getF64Type(),
       APFloat(op.getMaskFill() ? op.getMaskFill()->convertToDouble() : 0.0)));
+  args.push_back(calls.i64(b, loc, op.getCausalShift().value_or(0)));
   append(out, od);
   calls.emitCall(b, loc, kAttentionFn, args);
   op->erase();

@@ -20,7 +20,8 @@ extern "C" ONYX_API int32_t onyxrt_cuda_attention(
     int64_t, int64_t, int64_t, double, const void *, int64_t, int64_t, int64_t,
     int64_t, const void *, int64_t, int64_t, int64_t, int64_t, const void *,
     int64_t, int64_t, int64_t, int64_t, const void *, int64_t, int64_t, int64_t,
-    int64_t, int32_t, double, void *, int64_t, int64_t, int64_t, int64_t) {
+    int64_t, int32_t, double, int64_t, void *, int64_t, int64_t, int64_t,
+    int64_t) {
   onyx::rt::failCall(ctx, std::string(label ? label : "attention") +
                               ": this Onyx runtime was built without nvcc, so "
                               "it has no flash-attention kernels");
@@ -61,15 +62,17 @@ constexpr int64_t kRowsPerWarp = 16, kMaxWarps = 4;
 constexpr int64_t kSimtThreads = 128, kSimtRows = 16;
 
 /// The kernel for element code `elemType` (1 f32, 10 f16, 16 bf16) and a
-/// depth of at most 128, or NULL.
-const OnyxCudaKernel *kernelFor(int32_t elemType, int64_t depth, bool simt) {
+/// depth of at most 128, or NULL. `plain`: the tensor-core kernel without a
+/// mask tile (no mask, or the causal mask computed: mask mode 5).
+const OnyxCudaKernel *kernelFor(int32_t elemType, int64_t depth, bool simt,
+                                bool plain) {
 #define ONYX_K(NAME)                                                           \
   {                                                                            \
     onyx_attention_cubin,                                                      \
         uint64_t(onyx_attention_cubin_end - onyx_attention_cubin),             \
         onyx_attention_ptx, NAME                                               \
   }
-  static const OnyxCudaKernel kernels[4][3] = {
+  static const OnyxCudaKernel kernels[7][3] = {
       {ONYX_K("onyx_attention_f32_d32"), ONYX_K("onyx_attention_f32_d64"),
        ONYX_K("onyx_attention_f32_d128")},
       {ONYX_K("onyx_attention_f16_d32"), ONYX_K("onyx_attention_f16_d64"),
@@ -78,12 +81,23 @@ const OnyxCudaKernel *kernelFor(int32_t elemType, int64_t depth, bool simt) {
        ONYX_K("onyx_attention_bf16_d128")},
       {ONYX_K("onyx_attention_f32simt_d32"),
        ONYX_K("onyx_attention_f32simt_d64"),
-       ONYX_K("onyx_attention_f32simt_d128")}};
+       ONYX_K("onyx_attention_f32simt_d128")},
+      {ONYX_K("onyx_attention_f32_d32_plain"),
+       ONYX_K("onyx_attention_f32_d64_plain"),
+       ONYX_K("onyx_attention_f32_d128_plain")},
+      {ONYX_K("onyx_attention_f16_d32_plain"),
+       ONYX_K("onyx_attention_f16_d64_plain"),
+       ONYX_K("onyx_attention_f16_d128_plain")},
+      {ONYX_K("onyx_attention_bf16_d32_plain"),
+       ONYX_K("onyx_attention_bf16_d64_plain"),
+       ONYX_K("onyx_attention_bf16_d128_plain")}};
 #undef ONYX_K
   int type = elemType == 1    ? (simt ? 3 : 0)
              : elemType == 10 ? 1
              : elemType == 16 ? 2
                               : -1;
+  if (type >= 0 && type != 3 && plain)
+    type += 4;
   if (type < 0 || depth > 128)
     return nullptr;
   return &kernels[type][depth <= 32 ? 0 : depth <= 64 ? 1 : 2];
@@ -111,8 +125,8 @@ ONYX_API int32_t onyxrt_cuda_attention(
     int64_t qs, int64_t qd, const void *k, int64_t kb, int64_t kh, int64_t ks,
     int64_t kd, const void *v, int64_t vb, int64_t vh, int64_t vs, int64_t vd,
     const void *mask, int64_t mb, int64_t mh, int64_t mq, int64_t mk,
-    int32_t maskMode, double maskFill, void *out, int64_t ob, int64_t oh,
-    int64_t os, int64_t od) {
+    int32_t maskMode, double maskFill, int64_t causalShift, void *out,
+    int64_t ob, int64_t oh, int64_t os, int64_t od) {
   std::string where = std::string(label ? label : "attention") + ": ";
   CudaDevice *device = cudaDeviceOf(ctx);
   if (!device) {
@@ -121,19 +135,20 @@ ONYX_API int32_t onyxrt_cuda_attention(
     return 1;
   }
   const bool half = elemType == 10 || elemType == 16;
-  if ((elemType != 1 && !half) || maskMode < 0 || maskMode > 4 ||
+  if ((elemType != 1 && !half) || maskMode < 0 || maskMode > 5 ||
       (maskMode == 4 && !half) || (maskMode != 0) != (mask != nullptr)) {
     failCall(ctx, where + "onyxrt_cuda_attention: element type " +
                       std::to_string(elemType) + " with mask mode " +
                       std::to_string(maskMode) +
                       " is not supported (f32, f16 or bf16; no mask, an "
                       "additive f32 mask, an additive mask of the element "
-                      "type (f16/bf16) or a bool Where mask)");
+                      "type (f16/bf16), a bool Where mask or the causal one)");
     return 1;
   }
   const bool simt = elemType == 1 && simtRequested();
   const OnyxCudaKernel *kernel =
-      kernelFor(elemType, depth > dv ? depth : dv, simt);
+      kernelFor(elemType, depth > dv ? depth : dv, simt,
+                /*plain=*/maskMode == 0 || maskMode == 5);
   if (!kernel || depth < 1 || dv < 1 || kvGroup < 1 || batch > 65535 ||
       heads > 65535 || batch < 0 || heads < 0 || sq < 0 || sk < 0 ||
       heads % kvGroup != 0) {
@@ -182,6 +197,7 @@ ONYX_API int32_t onyxrt_cuda_attention(
                              launchSlot(mk),
                              launchSlot(int64_t(maskMode)),
                              launchSlot(maskFill),
+                             launchSlot(causalShift),
                              launchSlot(out),
                              launchSlot(ob),
                              launchSlot(oh),

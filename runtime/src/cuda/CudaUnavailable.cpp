@@ -84,7 +84,8 @@ ONYX_API int32_t onyxrt_cuda_attention(
     int64_t, int64_t, int64_t, double, const void *, int64_t, int64_t, int64_t,
     int64_t, const void *, int64_t, int64_t, int64_t, int64_t, const void *,
     int64_t, int64_t, int64_t, int64_t, const void *, int64_t, int64_t, int64_t,
-    int64_t, int32_t, double, void *, int64_t, int64_t, int64_t, int64_t) {
+    int64_t, int32_t, double, int64_t, void *, int64_t, int64_t, int64_t,
+    int64_t) {
   onyx::rt::failCall(ctx, "this Onyx runtime was built without CUDA support");
   return 1;
 }

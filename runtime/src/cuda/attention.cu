@@ -56,8 +56,8 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
           int64_t kd, const float *__restrict__ v, int64_t vb, int64_t vh,
           int64_t vs, int64_t vd, const void *__restrict__ mask, int64_t mb,
           int64_t mh, int64_t mq, int64_t mk, int64_t maskMode,
-          double maskFillD, float *__restrict__ out, int64_t ob, int64_t oh,
-          int64_t os, int64_t od) {
+          double maskFillD, int64_t causalShift, float *__restrict__ out,
+          int64_t ob, int64_t oh, int64_t os, int64_t od) {
   __shared__ float Ks[BK][DMAX + 1];
   __shared__ float Vs[BK][DMAX + 1];
   __shared__ float Ms[BQ][BK + 1];
@@ -80,13 +80,17 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
   const float *kBase = k + b * kb + hk * kh;
   const float *vBase = v + b * vb + hk * vh;
   // maskMode 1: additive f32; 2 / 3: a bool (byte) Where mask, the score
-  // becomes maskFill where it is false / true.
+  // becomes maskFill where it is false / true; 5: the causal Where mask,
+  // computed (key j' <= query i' + causalShift, i' / j' 0 where the mask
+  // broadcasts: stride 0), not read.
   const bool additive = maskMode == 1, select = maskMode >= 2;
+  const bool causal = maskMode == 5;
   const int64_t mOffset = b * mb + h * mh;
   const float *mF =
       additive ? static_cast<const float *>(mask) + mOffset : nullptr;
   const unsigned char *mB =
-      select ? static_cast<const unsigned char *>(mask) + mOffset : nullptr;
+      select && !causal ? static_cast<const unsigned char *>(mask) + mOffset
+                        : nullptr;
   const float maskFill = float(maskFillD);
 
   for (int64_t j0 = 0; j0 < Sk; j0 += BK) {
@@ -105,7 +109,10 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
         if (qi < Sq && c < n) {
           int64_t at = qi * mq + (j0 + c) * mk;
           // Select: 1 keeps the score, 0 replaces it by maskFill.
-          value = additive ? mF[at] : float((mB[at] != 0) == (maskMode == 2));
+          if (causal)
+            value = float((mk ? j0 + c : 0) <= (mq ? qi : 0) + causalShift);
+          else
+            value = additive ? mF[at] : float((mB[at] != 0) == (maskMode == 2));
         }
         Ms[r][c] = value;
       }
@@ -180,11 +187,11 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
           int64_t kh, int64_t ks, int64_t kd, const float *v, int64_t vb,      \
           int64_t vh, int64_t vs, int64_t vd, const void *mask, int64_t mb,    \
           int64_t mh, int64_t mq, int64_t mk, int64_t maskMode,                \
-          double maskFill, float *out, int64_t ob, int64_t oh, int64_t os,     \
-          int64_t od) {                                                        \
+          double maskFill, int64_t causalShift, float *out, int64_t ob,        \
+          int64_t oh, int64_t os, int64_t od) {                                \
     attention<DMAX>(B, H, Sq, Sk, D, Dv, kvGroup, scale, q, qb, qh, qs, qd, k, \
                     kb, kh, ks, kd, v, vb, vh, vs, vd, mask, mb, mh, mq, mk,   \
-                    maskMode, maskFill, out, ob, oh, os, od);                  \
+                    maskMode, maskFill, causalShift, out, ob, oh, os, od);     \
   }
 
 ONYX_ATTENTION_KERNEL(32)
@@ -314,6 +321,12 @@ __device__ __forceinline__ void ldmatrix4(uint32_t (&r)[4], const void *p) {
 // stage (cp.async and ldmatrix, loads and math in turn) is the default.
 // f32 and depth 128 always keep one (shared memory: the static 48 KiB;
 // f32's registers are spent).
+#ifndef ONYX_ATTENTION_PLAIN_STAGES
+#define ONYX_ATTENTION_PLAIN_STAGES 2
+#endif
+// The `_plain` kernels (no mask tile) keep two stages of K and V in the
+// shared memory the mask tile would take, so the overlap costs no
+// occupancy (ONYX_ATTENTION_PLAIN_STAGES=1 turns it off).
 #ifndef ONYX_ATTENTION_BK
 #define ONYX_ATTENTION_BK 64
 #endif
@@ -328,15 +341,22 @@ static_assert(ONYX_ATTENTION_BK == 32 || ONYX_ATTENTION_BK == 64,
 // -> 1.456. (Two m16 tiles per warp sharing each K / V fragment, 32 query
 // rows per warp, were much slower, 2.47-2.56 ms for GPT-2: 236-255
 // registers, half the resident warps.)
-__host__ __device__ constexpr int tileKeys(int E, int stages, int stride) {
+__host__ __device__ constexpr int tileKeys(int E, int stages, int stride,
+                                           bool maskTile) {
   return E != 0 && stages * (2 * ONYX_ATTENTION_BK * stride * 2 +
-                             kMaxWarps * 16 * (ONYX_ATTENTION_BK + 8) * 4) <=
+                             (maskTile
+                                  ? kMaxWarps * 16 * (ONYX_ATTENTION_BK + 8) * 4
+                                  : 0)) <=
                        kStaticSmem
              ? ONYX_ATTENTION_BK
              : 32;
 }
 
-template <int E, int DMAX>
+// MASK_TILE: whether the kernel stages a mask tile in shared memory (mask
+// modes 1 to 4). The `_plain` kernels (no mask, or the causal mask computed
+// from the indices: mode 5) have no mask tile, and so room for two stages of
+// K and V in the static shared memory (ONYX_ATTENTION_PLAIN_STAGES).
+template <int E, int DMAX, bool MASK_TILE>
 __device__ __forceinline__ void
 attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
           int64_t kvGroup, double scaleD, const void *__restrict__ qv,
@@ -345,40 +365,63 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
           int64_t kd, const void *__restrict__ vv, int64_t vb, int64_t vh,
           int64_t vs, int64_t vd, const void *__restrict__ mask, int64_t mb,
           int64_t mh, int64_t mq, int64_t mk, int64_t maskMode,
-          double maskFillD, void *__restrict__ outv, int64_t ob, int64_t oh,
-          int64_t os, int64_t od) {
+          double maskFillD, int64_t causalShift, void *__restrict__ outv,
+          int64_t ob, int64_t oh, int64_t os, int64_t od) {
   using El = Elem<E>;
   using S = typename El::S;
-  constexpr int NST = (E != 0 && DMAX <= 64) ? ONYX_ATTENTION_STAGES : 1;
+  constexpr int NST =
+      (E != 0 && DMAX <= 64)
+          ? (MASK_TILE ? ONYX_ATTENTION_STAGES : ONYX_ATTENTION_PLAIN_STAGES)
+          : 1;
   // Row stride of the K and V tiles (elements): fragment reads are
   // conflict-free with 4 words of padding (f32) / 8 halves (16-bit, also
   // keeping ldmatrix's rows 16-byte aligned).
   constexpr int KS = DMAX + (E == 0 ? 4 : 8);
-  constexpr int BK = tileKeys(E, NST, KS); // keys per tile
+  constexpr int BK = tileKeys(E, NST, KS, MASK_TILE); // keys per tile
   constexpr int MS = BK + 8; // mask tile row stride: float2 reads conflict-free
-  constexpr int KT = BK * KS;             // one K or V tile
-  constexpr int MT = kMaxWarps * 16 * MS; // one mask tile
+  constexpr int KT = BK * KS;                             // one K or V tile
+  constexpr int MT = MASK_TILE ? kMaxWarps * 16 * MS : 0; // one mask tile
   __shared__ __align__(16) S Ks[NST * KT];
   __shared__ __align__(16) S Vs[NST * KT];
-  __shared__ __align__(16) float Ms[NST * MT];
+  __shared__ __align__(16) float Ms[MASK_TILE ? NST * MT : 4];
   static_assert(sizeof(Ks) + sizeof(Vs) + sizeof(Ms) <= kStaticSmem,
                 "attention: the tiles exceed the static shared memory");
   const int tid = threadIdx.x, nthreads = blockDim.x;
   const int warp = tid / 32, lane = tid % 32, g = lane / 4, t = lane % 4;
   const int BQ = nthreads / 32 * 16;
-  const int64_t b = blockIdx.z, h = blockIdx.y;
-  const int64_t q0 = int64_t(blockIdx.x) * BQ;
+  // maskMode 1: additive f32; 4: additive in the element type; 2 / 3: a bool
+  // (byte) Where mask, the score becomes maskFill where it is false / true;
+  // 5: the causal Where mask computed, not read: key j' is kept for query i'
+  // when j' <= i' + causalShift, with i' (j') 0 where the mask broadcasts
+  // over the queries (keys), mq (mk) 0, and otherwise the row (key) index.
+  const bool causal = maskMode == 5;
+  const bool additive = maskMode == 1 || maskMode == 4;
+  const bool select = maskMode == 2 || maskMode == 3 || causal;
+  // The grid is (query blocks, heads, batch). Causal: the last query blocks
+  // have the most keys, so they run first, over every head and batch (the
+  // blocks are numbered with the query block slowest and reversed), and the
+  // grid's tail is the short blocks.
+  int64_t b = blockIdx.z, h = blockIdx.y, qBlock = blockIdx.x;
+  if (causal) {
+    const int64_t lin =
+        blockIdx.x +
+        int64_t(gridDim.x) * (blockIdx.y + int64_t(gridDim.y) * blockIdx.z);
+    const int64_t heads = gridDim.y, perBlock = heads * gridDim.z;
+    qBlock = gridDim.x - 1 - lin / perBlock;
+    h = lin % perBlock % heads;
+    b = lin % perBlock / heads;
+  }
+  const int64_t q0 = qBlock * BQ;
   const int64_t r0 = q0 + warp * 16 + g, r1 = r0 + 8; // this lane's rows
   const int64_t hk = h / kvGroup;
   const float scale = float(scaleD), maskFill = float(maskFillD);
   const S *q = static_cast<const S *>(qv) + b * qb + h * qh;
   const S *k = static_cast<const S *>(kv) + b * kb + hk * kh;
   const S *v = static_cast<const S *>(vv) + b * vb + hk * vh;
-  // maskMode 1: additive f32; 4: additive in the element type; 2 / 3: a bool
-  // (byte) Where mask, the score becomes maskFill where it is false / true.
-  const bool additive = maskMode == 1 || maskMode == 4;
-  const bool select = maskMode == 2 || maskMode == 3;
   const int64_t mOffset = b * mb + h * mh;
+  // A mask that broadcasts over the queries (BERT's padding mask): one row
+  // of the tile is staged and read by every row.
+  const bool maskRow = mq == 0;
   auto ldq = [&](int64_t r, int d) -> S {
     return (r < Sq && d < D) ? q[r * qs + d * qd] : S(0);
   };
@@ -445,9 +488,10 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
   // the block keeps one of its keys. A barrier (every thread calls it).
   auto stageMask = [&](int64_t j0, float *Mt) -> bool {
     const int n = int(Sk - j0 < BK ? Sk - j0 : BK);
+    const int rows = maskRow ? 1 : BQ;
     bool live = false;
     if (mVec) {
-      for (int idx = tid; idx < BQ * BK / 4; idx += nthreads) {
+      for (int idx = tid; idx < rows * BK / 4; idx += nthreads) {
         int r = idx / (BK / 4), c = idx % (BK / 4) * 4;
         int64_t qi = q0 + r;
         float4 value = make_float4(0.f, 0.f, 0.f, 0.f);
@@ -483,7 +527,7 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
                   (c + 3 < n && alive(value.w));
       }
     } else {
-      for (int idx = tid; idx < BQ * BK; idx += nthreads) {
+      for (int idx = tid; idx < rows * BK; idx += nthreads) {
         int r = idx / BK, c = idx % BK;
         int64_t qi = q0 + r;
         const bool in = qi < Sq && c < n;
@@ -574,16 +618,30 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
     }
 
     // Scale, mask, keys past the end; then the online softmax per row.
+    // Causal: key c of the tile is kept for the row when c <= lim[half].
     float corr[2];
+    int lim[2] = {BK, BK};
+    if (causal)
+#pragma unroll
+      for (int half = 0; half < 2; ++half) {
+        const int64_t x =
+            (mq ? (half ? r1 : r0) : 0) + causalShift - (mk ? j0 : int64_t(0));
+        lim[half] = mk ? int(x < -1 ? -1 : x > BK ? BK : x) : x >= 0 ? BK : -1;
+      }
 #pragma unroll
     for (int nt = 0; nt < BK / 8; ++nt)
 #pragma unroll
       for (int half = 0; half < 2; ++half) {
         const int c = nt * 8 + 2 * t;
-        float2 mv = make_float2(0.f, 0.f);
-        if (maskMode)
-          mv = *reinterpret_cast<const float2 *>(
-              Mt + (warp * 16 + g + 8 * half) * MS + c);
+        float2 mv = make_float2(1.f, 1.f);
+        if constexpr (MASK_TILE)
+          if (maskMode)
+            mv = *reinterpret_cast<const float2 *>(
+                Mt + (maskRow ? 0 : warp * 16 + g + 8 * half) * MS + c);
+        if (causal) {
+          mv.x = c <= lim[half] ? 1.f : 0.f;
+          mv.y = c + 1 <= lim[half] ? 1.f : 0.f;
+        }
         float x0 = s[nt][2 * half] * scale, x1 = s[nt][2 * half + 1] * scale;
         if (additive) {
           x0 += mv.x;
@@ -697,9 +755,16 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
     l[0] = l[1] = 0.f;
     bool skipped = false;
     // A tile is skipped when no row of the block keeps one of its keys
-    // (first pass only).
+    // (first pass only). Causal: when its first key is past the last row's
+    // frontier.
+    const int64_t lastRow = (Sq < q0 + BQ ? Sq : q0 + BQ) - 1;
     auto skips = [&](int64_t j0, float *Mt) {
-      return maskMode && !stageMask(j0, Mt) && mayDie && pass == 0;
+      if (causal)
+        return (mk ? j0 : 0) > (mq ? lastRow : 0) + causalShift && mayDie &&
+               pass == 0;
+      if constexpr (MASK_TILE)
+        return maskMode && !stageMask(j0, Mt) && mayDie && pass == 0;
+      return false;
     };
     if constexpr (NST == 1) {
       for (int64_t jt = 0; jt < nTiles; ++jt) {
@@ -788,30 +853,41 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
 #ifndef ONYX_ATTENTION_MIN_BLOCKS
 #define ONYX_ATTENTION_MIN_BLOCKS 1
 #endif
+#ifndef ONYX_ATTENTION_PLAIN_MIN_BLOCKS
+#define ONYX_ATTENTION_PLAIN_MIN_BLOCKS 1
+#endif
 #define ONYX_TC_BOUNDS_F32 __launch_bounds__(tc::kMaxWarps * 32)
-#define ONYX_TC_BOUNDS_16                                                      \
-  __launch_bounds__(tc::kMaxWarps * 32, ONYX_ATTENTION_MIN_BLOCKS)
-#define ONYX_ATTENTION_TC_KERNEL(NAME, E, DMAX, BOUNDS)                        \
-  extern "C" __global__ void BOUNDS onyx_attention_##NAME##_d##DMAX(           \
-      int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,     \
-      int64_t kvGroup, double scale, const void *q, int64_t qb, int64_t qh,    \
-      int64_t qs, int64_t qd, const void *k, int64_t kb, int64_t kh,           \
-      int64_t ks, int64_t kd, const void *v, int64_t vb, int64_t vh,           \
-      int64_t vs, int64_t vd, const void *mask, int64_t mb, int64_t mh,        \
-      int64_t mq, int64_t mk, int64_t maskMode, double maskFill, void *out,    \
-      int64_t ob, int64_t oh, int64_t os, int64_t od) {                        \
-    tc::attention<E, DMAX>(B, H, Sq, Sk, D, Dv, kvGroup, scale, q, qb, qh, qs, \
-                           qd, k, kb, kh, ks, kd, v, vb, vh, vs, vd, mask, mb, \
-                           mh, mq, mk, maskMode, maskFill, out, ob, oh, os,    \
-                           od);                                                \
+#define ONYX_TC_BOUNDS_16(MASK_TILE)                                           \
+  __launch_bounds__(tc::kMaxWarps * 32, MASK_TILE                              \
+                                            ? ONYX_ATTENTION_MIN_BLOCKS        \
+                                            : ONYX_ATTENTION_PLAIN_MIN_BLOCKS)
+#define ONYX_TC_BOUNDS_32(MASK_TILE) ONYX_TC_BOUNDS_F32
+// onyx_attention_NAME_dDMAX stages a mask tile (mask modes 1 to 4);
+// onyx_attention_NAME_dDMAX_plain has none (no mask, or the causal mode 5).
+#define ONYX_ATTENTION_TC_KERNEL(NAME, SUFFIX, E, DMAX, MASK_TILE, BOUNDS)     \
+  extern "C" __global__ void BOUNDS(MASK_TILE)                                 \
+      onyx_attention_##NAME##_d##DMAX##SUFFIX(                                 \
+          int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv, \
+          int64_t kvGroup, double scale, const void *q, int64_t qb,            \
+          int64_t qh, int64_t qs, int64_t qd, const void *k, int64_t kb,       \
+          int64_t kh, int64_t ks, int64_t kd, const void *v, int64_t vb,       \
+          int64_t vh, int64_t vs, int64_t vd, const void *mask, int64_t mb,    \
+          int64_t mh, int64_t mq, int64_t mk, int64_t maskMode,                \
+          double maskFill, int64_t causalShift, void *out, int64_t ob,         \
+          int64_t oh, int64_t os, int64_t od) {                                \
+    tc::attention<E, DMAX, MASK_TILE>(                                         \
+        B, H, Sq, Sk, D, Dv, kvGroup, scale, q, qb, qh, qs, qd, k, kb, kh, ks, \
+        kd, v, vb, vh, vs, vd, mask, mb, mh, mq, mk, maskMode, maskFill,       \
+        causalShift, out, ob, oh, os, od);                                     \
   }
+#define ONYX_ATTENTION_TC_KERNELS(NAME, E, BOUNDS)                             \
+  ONYX_ATTENTION_TC_KERNEL(NAME, , E, 32, true, BOUNDS)                        \
+  ONYX_ATTENTION_TC_KERNEL(NAME, , E, 64, true, BOUNDS)                        \
+  ONYX_ATTENTION_TC_KERNEL(NAME, , E, 128, true, BOUNDS)                       \
+  ONYX_ATTENTION_TC_KERNEL(NAME, _plain, E, 32, false, BOUNDS)                 \
+  ONYX_ATTENTION_TC_KERNEL(NAME, _plain, E, 64, false, BOUNDS)                 \
+  ONYX_ATTENTION_TC_KERNEL(NAME, _plain, E, 128, false, BOUNDS)
 
-ONYX_ATTENTION_TC_KERNEL(f32, 0, 32, ONYX_TC_BOUNDS_F32)
-ONYX_ATTENTION_TC_KERNEL(f32, 0, 64, ONYX_TC_BOUNDS_F32)
-ONYX_ATTENTION_TC_KERNEL(f32, 0, 128, ONYX_TC_BOUNDS_F32)
-ONYX_ATTENTION_TC_KERNEL(f16, 1, 32, ONYX_TC_BOUNDS_16)
-ONYX_ATTENTION_TC_KERNEL(f16, 1, 64, ONYX_TC_BOUNDS_16)
-ONYX_ATTENTION_TC_KERNEL(f16, 1, 128, ONYX_TC_BOUNDS_16)
-ONYX_ATTENTION_TC_KERNEL(bf16, 2, 32, ONYX_TC_BOUNDS_16)
-ONYX_ATTENTION_TC_KERNEL(bf16, 2, 64, ONYX_TC_BOUNDS_16)
-ONYX_ATTENTION_TC_KERNEL(bf16, 2, 128, ONYX_TC_BOUNDS_16)
+ONYX_ATTENTION_TC_KERNELS(f32, 0, ONYX_TC_BOUNDS_32)
+ONYX_ATTENTION_TC_KERNELS(f16, 1, ONYX_TC_BOUNDS_16)
+ONYX_ATTENTION_TC_KERNELS(bf16, 2, ONYX_TC_BOUNDS_16)

@@ -43,6 +43,13 @@ def Onyx_AttentionOp : Onyx_Op<"attention", [
     exporters' Transpose after attention does; on tensors the op returns
     init's new value.
 
+    `causal_shift` (optional, with an i1 `mask_fill` mask, fill where
+    false) records a proven fact about the mask: at its query index `i'`
+    and key index `j'` it holds `j' <= i' + causal_shift` (GPT-2's causal
+    mask built from `Range`s, onyx-cuda-causal-mask). A backend may compute
+    it instead of reading it; where the mask broadcasts (extent 1), `i'` or
+    `j'` is 0, so the result is the same either way.
+
     `head_offsets` (optional: query, key, value) says where each operand's
     heads start in its head dim: logical head `h` of the query is operand
     head `h + head_offsets[0]` (key and value: `h / g + head_offsets[1|2]`),
@@ -58,7 +65,8 @@ def Onyx_AttentionOp : Onyx_Op<"attention", [
                    OptionalAttr<F64Attr>:$mask_fill,
                    UnitAttr:$mask_fill_where_true,
                    OptionalAttr<DenseI64ArrayAttr>:$out_dims,
-                   OptionalAttr<DenseI64ArrayAttr>:$head_offsets);
+                   OptionalAttr<DenseI64ArrayAttr>:$head_offsets,
+                   OptionalAttr<I64Attr>:$causal_shift);
   let results = (outs Optional<AnyRankedTensor>:$result);
   let assemblyFormat = [{
     `q` `(` $query `:` type($query) `)` `k` `(` $key `:` type($key) `)`

@@ -61,6 +61,22 @@ def CUDAFoldHeadSplit : Pass<"onyx-cuda-fold-head-split", "mlir::ModuleOp"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def CUDACausalMask : Pass<"onyx-cuda-causal-mask", "mlir::ModuleOp"> {
+  let summary = "onyx.attention records that its Where mask is the causal one";
+  let description = [{
+    Runs on tensors after onyx-cuda-fold-head-split. An onyx.attention
+    whose i1 mask (fill where false) is an elementwise comparison of the
+    query index with the key index (`i >= j`, `i > j`, or the same written
+    `j <= i`, `j < i`), each index an iota (`Range`) or the loop index
+    itself, gets `causal_shift` (0 or -1: the mask holds `j <= i + shift`),
+    so the kernel computes the mask instead of reading it and skips the key
+    tiles past the diagonal. The mask operand stays (its strides say where
+    it broadcasts). Anything else keeps its mask as it is
+    (lib/Target/CUDA/CausalMask.cpp).
+  }];
+  let dependentDialects = ["onyx::OnyxDialect"];
+}
+
 def CUDAChannelsLast : Pass<"onyx-cuda-channels-last", "mlir::ModuleOp"> {
   let summary = "f16/bf16 (and, with f32, f32) convolutions and their neighbours in NHWC";
   let description = [{

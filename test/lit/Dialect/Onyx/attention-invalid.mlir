@@ -40,3 +40,11 @@ func.func @result_not_init_type(%q: tensor<2x4x16x8xf32>, %o: tensor<2x4x16x8xf3
   %a = onyx.attention q(%q : tensor<2x4x16x8xf32>) k(%q : tensor<2x4x16x8xf32>) v(%q : tensor<2x4x16x8xf32>) outs(%o : tensor<2x4x16x8xf32>) {kv_group = 1 : i64, key_dims = array<i64: 0, 1, 2, 3>, mask_dims = array<i64: -1, -1, -1, -1>, query_dims = array<i64: 0, 1, 2, 3>, scale = 1.0 : f64, value_dims = array<i64: 0, 1, 2, 3>} -> tensor<2x4x16x8xf16>
   return %a : tensor<2x4x16x8xf16>
 }
+
+// -----
+
+func.func @causal_additive(%q: tensor<2x4x16x8xf32>, %m: tensor<16x16xf32>, %o: tensor<2x4x16x8xf32>) -> tensor<2x4x16x8xf32> {
+  // expected-error @+1 {{causal_shift needs an i1 mask with mask_fill (fill where false) that has a query and a key dim}}
+  %a = onyx.attention q(%q : tensor<2x4x16x8xf32>) k(%q : tensor<2x4x16x8xf32>) v(%q : tensor<2x4x16x8xf32>) mask(%m : tensor<16x16xf32>) outs(%o : tensor<2x4x16x8xf32>) {causal_shift = 0 : i64, kv_group = 1 : i64, key_dims = array<i64: 0, 1, 2, 3>, mask_dims = array<i64: -1, -1, 0, 1>, query_dims = array<i64: 0, 1, 2, 3>, scale = 1.0 : f64, value_dims = array<i64: 0, 1, 2, 3>} -> tensor<2x4x16x8xf32>
+  return %a : tensor<2x4x16x8xf32>
+}

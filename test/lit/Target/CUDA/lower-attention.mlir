@@ -11,8 +11,8 @@
 // CHECK-LABEL: func.func @onyx_main
 // CHECK-NOT:     onyx.attention
 // CHECK:         call @onyxrt_cuda_attention(%{{.*}}, %{{.*}}, %c1_i32, %{{.*}}, %c4_i64, %{{.*}}, %{{.*}}, %c8_i64, %c8_i64, %c1_i64, %{{cst[_0-9]*}},
-// CHECK-SAME:      %c1_i32, %{{cst[_0-9]*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c1_i64) {onyx.cuda_status}
-// CHECK:       func.func private @onyxrt_cuda_attention(!onyx.context, !llvm.ptr, i32, i64, i64, i64, i64, i64, i64, i64, f64, !llvm.ptr, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, i32, f64, !llvm.ptr, i64, i64, i64, i64) -> i32
+// CHECK-SAME:      %c1_i32, %{{cst[_0-9]*}}, %c0_i64, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %c1_i64) {onyx.cuda_status}
+// CHECK:       func.func private @onyxrt_cuda_attention(!onyx.context, !llvm.ptr, i32, i64, i64, i64, i64, i64, i64, i64, f64, !llvm.ptr, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, !llvm.ptr, i64, i64, i64, i64, i32, f64, i64, !llvm.ptr, i64, i64, i64, i64) -> i32
 module {
   func.func @onyx_main(%ctx: !onyx.context) -> i32 {
     %c0 = arith.constant 0 : index
@@ -43,7 +43,7 @@ module {
 // (additive in the operands' type; an f32 mask stays mode 1).
 // CHECK-LABEL: func.func @half
 // CHECK:         call @onyxrt_cuda_attention(%{{.*}}, %{{.*}}, %c10_i32,
-// CHECK-SAME:      %c4_i32, %{{cst[_0-9]*}}, %{{.*}}, %c512_i64, %c128_i64, %c8_i64, %c1_i64) {onyx.cuda_status}
+// CHECK-SAME:      %c4_i32, %{{cst[_0-9]*}}, %c0_i64, %{{.*}}, %c512_i64, %c128_i64, %c8_i64, %c1_i64) {onyx.cuda_status}
 module {
   func.func @half(%ctx: !onyx.context) -> i32 {
     %q = onyx.get_input %ctx[0] : memref<2x4x16x8xf16>
@@ -71,7 +71,7 @@ module {
 // 16 * 4 * 8, 8, 4 * 8, 1.
 // CHECK-LABEL: func.func @merged_heads
 // CHECK:         call @onyxrt_cuda_attention(%{{.*}}, %{{.*}}, %c10_i32, %c2_i64, %c4_i64, %c16_i64, %c16_i64, %c8_i64, %c8_i64,
-// CHECK-SAME:      %c0_i32, %{{cst[_0-9]*}}, %{{.*}}, %c512_i64, %c8_i64, %c32_i64, %c1_i64) {onyx.cuda_status}
+// CHECK-SAME:      %c0_i32, %{{cst[_0-9]*}}, %c0_i64, %{{.*}}, %c512_i64, %c8_i64, %c32_i64, %c1_i64) {onyx.cuda_status}
 module {
   func.func @merged_heads(%ctx: !onyx.context) -> i32 {
     %q = onyx.get_input %ctx[0] : memref<2x16x4x8xf16>
@@ -112,6 +112,34 @@ module {
          out_dims = array<i64: 0, 2, 1, 3>,
          query_dims = array<i64: 0, 2, 1, 3>, scale = 0.35355339059327373 : f64,
          value_dims = array<i64: 0, 2, 1, 3>} loc("offsets")
+    %ok = arith.constant 0 : i32
+    return %ok : i32
+  }
+}
+
+// -----
+
+// A causal Where mask (causal_shift = -1, onyx-cuda-causal-mask): mask mode
+// 5 with the shift after the fill value; the mask's strides (query 16, key
+// 1) still go with it, so the kernel knows where it broadcasts.
+// CHECK-LABEL: func.func @causal
+// CHECK:         call @onyxrt_cuda_attention(
+// CHECK-SAME:      %c16_i64, %c1_i64, %c5_i32, %{{cst[_0-9]*}}, %c-1_i64, %{{.*}}) {onyx.cuda_status}
+module {
+  func.func @causal(%ctx: !onyx.context) -> i32 {
+    %q = onyx.get_input %ctx[0] : memref<2x4x16x8xf16>
+    %k = onyx.get_input %ctx[1] : memref<2x4x16x8xf16>
+    %v = onyx.get_input %ctx[2] : memref<2x4x16x8xf16>
+    %m = onyx.get_input %ctx[3] : memref<16x16xi1>
+    %o = onyx.alloc_output %ctx[0] : memref<2x4x16x8xf16>
+    onyx.attention q(%q : memref<2x4x16x8xf16>) k(%k : memref<2x4x16x8xf16>)
+        v(%v : memref<2x4x16x8xf16>) mask(%m : memref<16x16xi1>)
+        outs(%o : memref<2x4x16x8xf16>)
+        {causal_shift = -1 : i64, kv_group = 1 : i64,
+         key_dims = array<i64: 0, 1, 2, 3>, mask_dims = array<i64: -1, -1, 0, 1>,
+         mask_fill = -65504.0 : f64,
+         query_dims = array<i64: 0, 1, 2, 3>, scale = 0.35355339059327373 : f64,
+         value_dims = array<i64: 0, 1, 2, 3>} loc("causal")
     %ok = arith.constant 0 : i32
     return %ok : i32
   }
