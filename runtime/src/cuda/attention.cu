@@ -322,11 +322,14 @@ __device__ __forceinline__ void ldmatrix4(uint32_t (&r)[4], const void *p) {
 // f32 and depth 128 always keep one (shared memory: the static 48 KiB;
 // f32's registers are spent).
 #ifndef ONYX_ATTENTION_PLAIN_STAGES
-#define ONYX_ATTENTION_PLAIN_STAGES 2
+#define ONYX_ATTENTION_PLAIN_STAGES 1
 #endif
-// The `_plain` kernels (no mask tile) keep two stages of K and V in the
-// shared memory the mask tile would take, so the overlap costs no
-// occupancy (ONYX_ATTENTION_PLAIN_STAGES=1 turns it off).
+// The `_plain` kernels (no mask tile) have room for two stages of K and V
+// in the shared memory the mask tile would take
+// (ONYX_ATTENTION_PLAIN_STAGES=2), but the second stage costs registers
+// (ptxas, f16 d64: 148 with one stage, 216 with two: 3 blocks of 4 warps
+// per SM against 2), so one stage is the default, as for the masked
+// kernels.
 #ifndef ONYX_ATTENTION_BK
 #define ONYX_ATTENTION_BK 64
 #endif
