@@ -46,12 +46,14 @@ using namespace onyx;
 
 namespace {
 
-/// `v` is `index_cast(linalg.index d)` (to any integer type): d.
+/// `v` is `index_cast(linalg.index d)` to an integer of at least 32 bits
+/// (a narrower one wraps at lengths the model may run at): d.
 std::optional<int64_t> castIndexLoop(Value v) {
   auto cast = v.getDefiningOp<arith::IndexCastOp>();
   auto index =
       cast ? cast.getIn().getDefiningOp<linalg::IndexOp>() : linalg::IndexOp();
-  if (!index)
+  auto type = cast ? dyn_cast<IntegerType>(cast.getType()) : IntegerType();
+  if (!index || !type || type.getWidth() < 32)
     return std::nullopt;
   return int64_t(index.getDim());
 }

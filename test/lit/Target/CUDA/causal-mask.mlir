@@ -70,12 +70,12 @@ func.func @loop_indices(%q: tensor<2x4x?x8xf32>, %s: index) -> tensor<2x4x?x8xf3
 #id1 = affine_map<(d0) -> (d0)>
 
 // Stay: the upper triangle (i <= j), the lower one filled where true
-// (mask_fill_where_true), an iota that is not the index (index + 1), and a
-// mask that is an input.
+// (mask_fill_where_true), an iota that is not the index (index + 1), a mask
+// that is an input, and loop indices compared as i8 (they wrap past 127).
 // CHECK-LABEL: func.func @stay(
 // CHECK-NOT:     causal_shift
 // CHECK:         return
-func.func @stay(%q: tensor<2x4x?x8xf16>, %s: index, %in: tensor<?x?xi1>) -> (tensor<2x4x?x8xf16>, tensor<2x4x?x8xf16>, tensor<2x4x?x8xf16>, tensor<2x4x?x8xf16>) {
+func.func @stay(%q: tensor<2x4x?x8xf16>, %s: index, %in: tensor<?x?xi1>) -> (tensor<2x4x?x8xf16>, tensor<2x4x?x8xf16>, tensor<2x4x?x8xf16>, tensor<2x4x?x8xf16>, tensor<2x4x?x8xf16>) {
   %e1 = tensor.empty(%s) : tensor<?xi64>
   %i = linalg.generic {indexing_maps = [#id1], iterator_types = ["parallel"]} outs(%e1 : tensor<?xi64>) {
   ^bb0(%out: i64):
@@ -115,5 +115,15 @@ func.func @stay(%q: tensor<2x4x?x8xf16>, %s: index, %in: tensor<?x?xi1>) -> (ten
   %r1 = onyx.attention q(%q : tensor<2x4x?x8xf16>) k(%q : tensor<2x4x?x8xf16>) v(%q : tensor<2x4x?x8xf16>) mask(%lower : tensor<?x?xi1>) outs(%o : tensor<2x4x?x8xf16>) {kv_group = 1 : i64, key_dims = array<i64: 0, 1, 2, 3>, mask_dims = array<i64: -1, -1, 0, 1>, mask_fill = -65504.0 : f64, mask_fill_where_true, query_dims = array<i64: 0, 1, 2, 3>, scale = 0.25 : f64, value_dims = array<i64: 0, 1, 2, 3>} -> tensor<2x4x?x8xf16>
   %r2 = onyx.attention q(%q : tensor<2x4x?x8xf16>) k(%q : tensor<2x4x?x8xf16>) v(%q : tensor<2x4x?x8xf16>) mask(%shifted : tensor<?x?xi1>) outs(%o : tensor<2x4x?x8xf16>) {kv_group = 1 : i64, key_dims = array<i64: 0, 1, 2, 3>, mask_dims = array<i64: -1, -1, 0, 1>, mask_fill = -65504.0 : f64, query_dims = array<i64: 0, 1, 2, 3>, scale = 0.25 : f64, value_dims = array<i64: 0, 1, 2, 3>} -> tensor<2x4x?x8xf16>
   %r3 = onyx.attention q(%q : tensor<2x4x?x8xf16>) k(%q : tensor<2x4x?x8xf16>) v(%q : tensor<2x4x?x8xf16>) mask(%in : tensor<?x?xi1>) outs(%o : tensor<2x4x?x8xf16>) {kv_group = 1 : i64, key_dims = array<i64: 0, 1, 2, 3>, mask_dims = array<i64: -1, -1, 0, 1>, mask_fill = -65504.0 : f64, query_dims = array<i64: 0, 1, 2, 3>, scale = 0.25 : f64, value_dims = array<i64: 0, 1, 2, 3>} -> tensor<2x4x?x8xf16>
-  return %r0, %r1, %r2, %r3 : tensor<2x4x?x8xf16>, tensor<2x4x?x8xf16>, tensor<2x4x?x8xf16>, tensor<2x4x?x8xf16>
+  %narrow = linalg.generic {indexing_maps = [#id2], iterator_types = ["parallel", "parallel"]} outs(%e2 : tensor<?x?xi1>) {
+  ^bb0(%out: i1):
+    %qi = linalg.index 0 : index
+    %kj = linalg.index 1 : index
+    %a = arith.index_cast %qi : index to i8
+    %b = arith.index_cast %kj : index to i8
+    %c = arith.cmpi sge, %a, %b : i8
+    linalg.yield %c : i1
+  } -> tensor<?x?xi1>
+  %r4 = onyx.attention q(%q : tensor<2x4x?x8xf16>) k(%q : tensor<2x4x?x8xf16>) v(%q : tensor<2x4x?x8xf16>) mask(%narrow : tensor<?x?xi1>) outs(%o : tensor<2x4x?x8xf16>) {kv_group = 1 : i64, key_dims = array<i64: 0, 1, 2, 3>, mask_dims = array<i64: -1, -1, 0, 1>, mask_fill = -65504.0 : f64, query_dims = array<i64: 0, 1, 2, 3>, scale = 0.25 : f64, value_dims = array<i64: 0, 1, 2, 3>} -> tensor<2x4x?x8xf16>
+  return %r0, %r1, %r2, %r3, %r4 : tensor<2x4x?x8xf16>, tensor<2x4x?x8xf16>, tensor<2x4x?x8xf16>, tensor<2x4x?x8xf16>, tensor<2x4x?x8xf16>
 }
