@@ -236,6 +236,12 @@ bool compileModelFile(const std::string &modelPath,
             "f32 in fp32)";
     return false;
   }
+  if (options.precisionF32LayerNorm && options.precision != "fp16" &&
+      options.precision != "bf16") {
+    error = "--precision-f32-layer-norm needs --precision=fp16 or bf16 (it "
+            "keeps LayerNormalization in fp32 inside a half-precision model)";
+    return false;
+  }
   auto runStage = [&](llvm::function_ref<void(OpPassManager &)> build,
                       const char *name) {
     progress(name);
@@ -252,7 +258,10 @@ bool compileModelFile(const std::string &modelPath,
                        : options.precision == "bf16" ? "bf16"
                                                      : "";
   if (!runStage(
-          [&](OpPassManager &pm) { buildONNXCleanupPipeline(pm, halfType); },
+          [&](OpPassManager &pm) {
+            buildONNXCleanupPipeline(pm, halfType,
+                                     options.precisionF32LayerNorm);
+          },
           "ONNX cleanup"))
     return false;
   if (options.explainShapes)

@@ -56,7 +56,8 @@ void registerOnyxDialects(DialectRegistry &registry) {
   registerCUDATargetDialects(registry);
 }
 
-void buildONNXCleanupPipeline(OpPassManager &pm, StringRef halfType) {
+void buildONNXCleanupPipeline(OpPassManager &pm, StringRef halfType,
+                              bool f32LayerNorm) {
   // Composite operators (Attention, RMSNormalization, RotaryEmbedding)
   // become the core ops of their ONNX function definitions.
   pm.addPass(createONNXDecompose());
@@ -67,6 +68,7 @@ void buildONNXCleanupPipeline(OpPassManager &pm, StringRef halfType) {
   if (!halfType.empty()) {
     ONNXConvertPrecisionOptions precision;
     precision.type = halfType.str();
+    precision.f32LayerNorm = f32LayerNorm;
     pm.addPass(createONNXConvertPrecision(precision));
   }
 }

@@ -17,10 +17,23 @@
 //     a half value (a result of an op already converted) or a constant,
 //     and at least one is a half value: they extend a half island but
 //     never start one, so values computed in f32 stay f32 until a compute
-//     op needs them (the residual stream around an f32 LayerNorm stays f32);
+//     op needs them. One exception starts an island: a Gather from a
+//     constant table (an embedding lookup copies rows of a weight, which
+//     is converted like any other);
+//   * LayerNormalization with f32 statistics (stash_type 1, the default)
+//     reads and writes the half type when its input is a half value and
+//     its Mean / InvStdDev outputs are unused: the mean and variance are
+//     still computed in f32 (stash_type), only the input and the
+//     normalized output are half. With the embedding rule this keeps a
+//     transformer's residual stream in the half type, as in a model
+//     exported in half (PyTorch's `.half()`), TensorRT's --fp16 and ONNX
+//     Runtime's float16 converter: each LayerNorm then moves half the
+//     bytes. `f32-layer-norm` (`onyx-compile --precision-f32-layer-norm`)
+//     keeps both f32 instead: the stream stays f32 (more exact, and safe
+//     where a model's stream would overflow f16);
 //   * every other op stays f32: reductions (ReduceMean/Sum/..., the
 //     GlobalAverage/LpPools), Softmax/LogSoftmax, Exp/Log/Pow/Sqrt/
-//     Reciprocal, the normalizations (LayerNormalization, GroupNorm,
+//     Reciprocal, the other normalizations (GroupNorm,
 //     BatchNormalization, InstanceNormalization; RMSNormalization is
 //     decomposed before this pass and its ReduceMean/Sqrt/Reciprocal stay
 //     f32), CumSum, Range, losses, Resize, control flow, anything this
@@ -28,10 +41,14 @@
 //
 // Constants (`onnx.Constant` with a dense or dense_resource f32 value)
 // feeding a converted op are converted at compile time, rounding to
-// nearest even. A constant with a finite value the half type cannot hold
-// (|x| above its largest finite value, e.g. f16's 65504 or an f32
-// `finfo.min` mask value, or a non-zero value that would become zero)
-// keeps its consumer in f32 instead: it never saturates. External weights
+// nearest even; an `onnx.Identity` of a constant (exporters write one
+// where two initializers hold the same values) counts as that constant. A
+// constant with a finite value the half type cannot hold (|x| above its
+// largest finite value, e.g. f16's 65504 or an f32 `finfo.min` mask value),
+// or whose every non-zero value would become zero (an epsilon of 1e-12 in
+// f16), keeps its consumer in f32 instead: it never saturates. A weight
+// whose tiniest entries flush to zero while the rest stay is converted, as
+// PyTorch's `.half()` converts it. External weights
 // (`onyx.weight`, `--external-weights`) are not in the IR: a half op reads
 // a second `onyx.weight` of the same bytes in the half type, marked
 // `onyx.file_element_type = f32`, which the session converts once when it
@@ -90,6 +107,9 @@ enum class OpClass {
   Compute,
   /// Runs in the half type when it extends a half island (see the header).
   Follow,
+  /// Reads and writes the half type when its input is a half value, with
+  /// f32 statistics (LayerNormalization; see the header).
+  Normalize,
 };
 
 /// The one table: which ops run in the half type. Everything else stays
@@ -121,6 +141,8 @@ OpClass classify(StringRef name) {
              OpClass::Follow)
       // Local pooling (a few elements per window).
       .Cases({"onnx.MaxPool", "onnx.AveragePool"}, OpClass::Follow)
+      // f32 statistics, half input and output.
+      .Case("onnx.LayerNormalization", OpClass::Normalize)
       .Default(OpClass::Keep);
 }
 
@@ -134,14 +156,39 @@ bool isF32Tensor(Type type) {
   return t && t.getElementType().isF32();
 }
 
+/// `v` with the onnx.Identity ops that define it looked through.
+Value throughIdentity(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (def->getName().getStringRef() != "onnx.Identity")
+      break;
+    v = def->getOperand(0);
+  }
+  return v;
+}
+
+/// Whether `v` is (an Identity of) an onnx.Constant or an onyx.weight.
+bool isConstantValue(Value v) {
+  Operation *def = throughIdentity(v).getDefiningOp();
+  return def && (def->getName().getStringRef() == "onnx.Constant" ||
+                 def->getName().getStringRef() == "onyx.weight");
+}
+
 //===----------------------------------------------------------------------===//
 // f32 -> f16 / bf16, round to nearest even
 //===----------------------------------------------------------------------===//
 
-/// Whether a finite value was lost: overflow to infinity, or a non-zero
-/// value rounded to zero.
+/// What rounding a constant's values did: a finite value overflowed to
+/// infinity, a non-zero value rounded to zero, a non-zero value stayed
+/// non-zero.
 struct Loss {
-  bool lost = false;
+  bool overflow = false;
+  bool flushed = false;
+  bool kept = false;
+  /// The constant cannot be given to a half op: a value overflowed, or every
+  /// non-zero value became zero (an epsilon of 1e-12 in f16). A weight
+  /// whose tiniest entries flush to zero (as PyTorch's `.half()` flushes
+  /// them) but whose other values stay is converted.
+  bool lost() const { return overflow || (flushed && !kept); }
 };
 
 uint16_t toF16(float f, Loss &loss) {
@@ -153,7 +200,7 @@ uint16_t toF16(float f, Loss &loss) {
     return sign | 0x7c00 |
            (abs > 0x7f800000 ? 0x200 | ((abs >> 13) & 0x3ff) : 0);
   if (abs >= 0x477ff000) { // >= 65520: rounds to infinity
-    loss.lost = true;
+    loss.overflow = true;
     return sign | 0x7c00;
   }
   if (abs < 0x38800000) { // below 2^-14: a subnormal half (or zero)
@@ -162,9 +209,12 @@ uint16_t toF16(float f, Loss &loss) {
     // v * 2^24 is exact; nearbyint rounds to nearest even.
     auto m = uint32_t(std::nearbyint(v * 16777216.0f));
     if (m == 0 && abs != 0)
-      loss.lost = true;
+      loss.flushed = true;
+    else if (m != 0)
+      loss.kept = true;
     return sign | m; // m == 0x400 is the smallest normal: the same bits.
   }
+  loss.kept = true;
   uint32_t h = ((((abs >> 23) - 127 + 15) << 10) | ((abs & 0x7fffff) >> 13));
   uint32_t rem = abs & 0x1fff;
   if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
@@ -180,9 +230,11 @@ uint16_t toBF16(float f, Loss &loss) {
     return uint16_t((x >> 16) | 0x40);
   uint32_t r = (x + 0x7fff + ((x >> 16) & 1)) >> 16;
   if (abs != 0x7f800000 && (r & 0x7f80) == 0x7f80)
-    loss.lost = true; // a finite value rounded to infinity
+    loss.overflow = true; // a finite value rounded to infinity
   if (abs != 0 && (r & 0x7fff) == 0)
-    loss.lost = true; // a tiny subnormal rounded to zero
+    loss.flushed = true; // a tiny subnormal rounded to zero
+  else if (abs != 0)
+    loss.kept = true;
   return uint16_t(r);
 }
 
@@ -246,10 +298,10 @@ private:
   /// only: cleared at the start of each run).
   DenseMap<Operation *, bool> fits;
 
-  /// Whether `v` is a constant this pass may give a half op: an f32
-  /// onnx.Constant whose values all fit, or an external weight.
+  /// Whether `v` is a constant this pass may give a half op: (an Identity
+  /// of) an f32 onnx.Constant whose values fit, or an external weight.
   bool isConstantOperand(Value v) {
-    Operation *def = v.getDefiningOp();
+    Operation *def = throughIdentity(v).getDefiningOp();
     if (!def)
       return false;
     if (def->getName().getStringRef() == "onyx.weight")
@@ -264,18 +316,54 @@ private:
     Loss loss;
     for (float f : values) {
       half.isF16() ? toF16(f, loss) : toBF16(f, loss);
-      if (loss.lost)
+      if (loss.overflow)
         break;
     }
-    ok = ok && !loss.lost;
+    ok = ok && !loss.lost();
     fits[def] = ok;
     return ok;
+  }
+
+  /// Whether the op's result `r` becomes the half type when the op runs in
+  /// half: every f32 result, except a LayerNormalization's statistics.
+  static bool convertsResult(OpResult r) {
+    if (!isF32Tensor(r.getType()))
+      return false;
+    return classify(r.getOwner()->getName().getStringRef()) !=
+               OpClass::Normalize ||
+           r.getResultNumber() == 0;
+  }
+
+  /// A LayerNormalization that may read and write the half type: f32
+  /// statistics, no use of its Mean / InvStdDev, its input a half value.
+  bool normalizesInHalf(Operation *op, const DenseSet<Operation *> &halfOps) {
+    if (f32LayerNorm)
+      return false;
+    auto stash = op->getAttrOfType<IntegerAttr>("stash_type");
+    if (stash && stash.getInt() != 1)
+      return false;
+    for (OpResult r : op->getResults().drop_front())
+      if (!r.use_empty())
+        return false;
+    Operation *def = op->getOperand(0).getDefiningOp();
+    return def && halfOps.contains(def);
+  }
+
+  /// A Gather whose data is a constant the half type holds: an embedding
+  /// lookup, which starts a half island (see the header).
+  bool isTableLookup(Operation *op) {
+    if (f32LayerNorm || op->getName().getStringRef() != "onnx.Gather")
+      return false;
+    Value data = op->getOperand(0);
+    return isF32Tensor(data.getType()) && isConstantOperand(data);
   }
 
   /// The op's results in the half type decided from its operands.
   bool runsInHalf(Operation *op, const DenseSet<Operation *> &halfOps) {
     OpClass cls = classify(op->getName().getStringRef());
     if (cls == OpClass::Keep)
+      return false;
+    if (cls == OpClass::Normalize && !normalizesInHalf(op, halfOps))
       return false;
     if (!llvm::any_of(op->getResultTypes(), isF32Tensor))
       return false;
@@ -299,18 +387,15 @@ private:
         anyHalf = true;
         continue;
       }
-      Operation *constDef = def;
-      bool isConst =
-          constDef && (constDef->getName().getStringRef() == "onnx.Constant" ||
-                       constDef->getName().getStringRef() == "onyx.weight");
+      bool isConst = isConstantValue(v);
       if (isConst && !isConstantOperand(v))
         return false; // a value the half type cannot hold: stay f32
       if (isConst)
         continue;
-      if (cls == OpClass::Follow)
-        return false; // an f32 value: a follow op never starts an island
+      if (cls != OpClass::Compute)
+        return false; // an f32 value: only a compute op starts an island
     }
-    return cls == OpClass::Compute || anyHalf;
+    return cls == OpClass::Compute || anyHalf || isTableLookup(op);
   }
 
   Value makeCast(OpBuilder &b, Location loc, Value v, Type elem, int64_t code) {
@@ -338,8 +423,11 @@ private:
       return c;
     Value result;
     Operation *def = v.getDefiningOp();
-    if (def && def->getName().getStringRef() == "onnx.Constant" &&
-        fits.lookup(def)) {
+    if (Value source = throughIdentity(v); source != v && isConstantValue(v)) {
+      // An Identity of a constant: that constant's half form.
+      result = halfOf(source, cache);
+    } else if (def && def->getName().getStringRef() == "onnx.Constant" &&
+               fits.lookup(def)) {
       SmallVector<float> values;
       readF32(def->getAttr("value"), values);
       SmallVector<uint16_t> bits(values.size());
@@ -408,15 +496,19 @@ private:
           continue;
         use.set(halfOf(v, toHalf));
       }
-    // Half results; each use outside the island reads one Cast back to f32.
+    // Half results; each use outside the island reads one Cast back to f32,
+    // except Shape and Size, which read only the dims.
     for (Operation *op : order)
       for (OpResult r : op->getResults()) {
-        if (!isF32Tensor(r.getType()))
+        if (!convertsResult(r))
           continue;
         SmallVector<OpOperand *> outside;
-        for (OpOperand &use : r.getUses())
-          if (!halfOps.contains(use.getOwner()))
+        for (OpOperand &use : r.getUses()) {
+          StringRef user = use.getOwner()->getName().getStringRef();
+          if (!halfOps.contains(use.getOwner()) && user != "onnx.Shape" &&
+              user != "onnx.Size")
             outside.push_back(&use);
+        }
         Type f32Type = r.getType();
         r.setType(cast<TensorType>(f32Type).clone(half));
         if (outside.empty())

@@ -5,16 +5,21 @@ half precision (onnx-convert-precision, docs/cuda-backend.md "Precision").
     /usr/bin/python3 test/e2e/test_precision.py [-j N]
 
 1. Placement: each model's `--emit=onnx` IR under --precision=fp16 has
-   every MatMul/Gemm/Conv in f16 and every Softmax, LayerNormalization,
-   ReduceMean, Pow, Exp and Sqrt in f32, and the graph signature of the fp32
-   compile (inputs and outputs keep their declared types).
-   The same for bf16 with --target=cuda (the IR is target-independent).
+   every MatMul/Gemm/Conv in f16, every Softmax, ReduceMean, Pow, Exp and
+   Sqrt in f32, every LayerNormalization either in f32 or reading and
+   writing f16 with f32 statistics (stash_type = 1), the transformers'
+   LayerNorms (and so their residual streams) in f16, and the graph
+   signature of the fp32 compile (inputs and outputs keep their declared
+   types). The same for bf16 with --target=cuda (the IR is
+   target-independent). With --precision-f32-layer-norm every
+   LayerNormalization is f32.
 2. Values: small real models of the dynamo set (test/e2e/dynamo_models: HF
    BERT, GPT-2, timm ResNet, stored with PyTorch's fp32 outputs), compiled
    with --precision=fp16, run with onyx-run; the output must be float32,
    finite and within a relative L2 error of 5e-3 of the fp32 reference
-   (measured 8e-6, 2e-4, 5e-4), and above 1e-6 (the half type was really
-   used: fp32 noise is 1e-7). bf16 on the CPU target is a clear compile
+   (measured 8e-6, 2e-4, 5e-4 with the stream in f32), and above 1e-6 (the
+   half type was really used: fp32 noise is 1e-7); the same with
+   --precision-f32-layer-norm. bf16 on the CPU target is a clear compile
    error (its bf16 contractions do not run yet); bf16 values are checked on
    the GPU (scripts/gpu/half_precision_check.py).
 3. A LayerNorm on activations of ~2000 (whose variance, ~6e5, overflows
@@ -24,8 +29,10 @@ half precision (onnx-convert-precision, docs/cuda-backend.md "Precision").
    ReduceMean placed in f16 would give inf.
 4. --precision=fp32 is bit-identical to no --precision.
 5. External weights (--external-weights): the f32 weights the f16 MatMuls
-   read are converted when the session loads the file (two `weight ... 10`
-   metadata lines; the LayerNorm's stay f32), and the output is
+   read are converted when the session loads the file (`weight ... 10`
+   metadata lines: the MatMuls' two and the f16 LayerNorm's scale and
+   bias; with --precision-f32-layer-norm those two stay f32), and the
+   output is
    bit-identical to the per-call Cast form
    (--precision-cast-weights-per-call).
 """
@@ -49,7 +56,21 @@ CASE = 1  # the stored shape index: tokens [2, 8], images [2, 3, 48, 48]
 TOL = {"fp16": 5e-3}
 HALF = {"fp16": "f16", "bf16": "bf16"}
 COMPUTE_OPS = ("MatMul", "Gemm", "Conv")
-F32_OPS = ("Softmax", "LayerNormalization", "ReduceMean", "Pow", "Exp", "Sqrt")
+F32_OPS = ("Softmax", "ReduceMean", "Pow", "Exp", "Sqrt")
+# Models whose LayerNorms read a half value under --precision (the stream).
+HALF_STREAM = ("hf_bert", "hf_gpt2")
+
+
+def layer_norms(ir):
+    """(operand / result float types, statistics in f32) per LayerNormalization."""
+    out = []
+    for line in ir.splitlines():
+        if '"onnx.LayerNormalization"(' not in line:
+            continue
+        sig = line.rsplit(" : ", 1)[-1]
+        floats = [t for t in re.findall(r"tensor<(?:[?\dx]*x)?([a-z0-9]+)>", sig) if t.startswith(("f", "bf"))]
+        out.append((floats, "stash_type = 1 " in line or "stash_type = 1}" in line))
+    return out
 
 
 def compile_(model, so, *extra):
@@ -96,10 +117,11 @@ def check_placement(name, work):
     the CPU target rejects bf16)."""
     model = os.path.join(DATA, name + ".onnx")
     irs = {}
-    for prec, target in (("fp32", "cpu"), ("fp16", "cpu"), ("bf16", "cuda")):
+    for prec, target, extra in (("fp32", "cpu", ()), ("fp16", "cpu", ()), ("bf16", "cuda", ()),
+                                ("fp16-f32ln", "cpu", ("--precision-f32-layer-norm",))):
         path = os.path.join(work, "%s-%s.mlir" % (name, prec))
-        r = run([ONYX_COMPILE, model, "--emit=onnx", "--target=" + target, "--precision=" + prec, "-o", path],
-                timeout=300)
+        r = run([ONYX_COMPILE, model, "--emit=onnx", "--target=" + target,
+                 "--precision=" + prec.split("-")[0], "-o", path, *extra], timeout=300)
         if r.rc != 0:
             raise AssertionError("emit failed:\n" + r.describe())
         irs[prec] = open(path).read()
@@ -119,10 +141,21 @@ def check_placement(name, work):
                 floats = [t for t in ins + res if t.startswith(("f", "bf"))]
                 if any(t != "f32" for t in floats):
                     problems.append("%s: %s not in f32: %s -> %s" % (prec, op, ins, res))
+        lns = layer_norms(ir)
+        for floats, f32_stats in lns:
+            if set(floats) != {"f32"} and not (f32_stats and set(floats) == {HALF[prec]}):
+                problems.append("%s: LayerNormalization neither f32 nor %s with f32 statistics: %s"
+                                % (prec, HALF[prec], floats))
+        if name in HALF_STREAM and not any(set(f) == {HALF[prec]} for f, _ in lns):
+            problems.append("%s: no LayerNormalization reads and writes %s (the stream stayed f32)"
+                            % (prec, HALF[prec]))
         if "onnx.Cast" not in ir:
             problems.append("%s: no Cast at an island boundary" % prec)
         if signature(ir) != signature(irs["fp32"]):
             problems.append("%s: signature changed: %s vs %s" % (prec, signature(ir), signature(irs["fp32"])))
+    for floats, _ in layer_norms(irs["fp16-f32ln"]):
+        if set(floats) != {"f32"}:
+            problems.append("--precision-f32-layer-norm: a LayerNormalization not in f32: %s" % floats)
     return problems
 
 
@@ -141,10 +174,11 @@ def check_values(name, work):
     x, ref = data["in_0_%d" % CASE], data["out_0_%d" % CASE]
     model = os.path.join(DATA, name + ".onnx")
     lines, problems = [], []
-    for prec in ("fp16",):
-        so = os.path.join(work, "%s-%s.so" % (name, prec))
-        compile_(model, so, "--precision=" + prec)
-        y = run_model(so, dict(zip(entry_inputs, [x])), os.path.join(work, "%s-%s-out" % (name, prec)))
+    for prec, extra in (("fp16", ()), ("fp16", ("--precision-f32-layer-norm",))):
+        tag = prec + ("-f32ln" if extra else "")
+        so = os.path.join(work, "%s-%s.so" % (name, tag))
+        compile_(model, so, "--precision=" + prec, *extra)
+        y = run_model(so, dict(zip(entry_inputs, [x])), os.path.join(work, "%s-%s-out" % (name, tag)))
         if y.dtype != ref.dtype or y.shape != ref.shape:
             problems.append("%s %s: %s%s, expected %s%s" % (name, prec, y.dtype, y.shape, ref.dtype, ref.shape))
             continue
@@ -152,7 +186,7 @@ def check_values(name, work):
             problems.append("%s %s: non-finite output" % (name, prec))
             continue
         e = rel_err(y, ref)
-        lines.append("%s --precision=%s: rel L2 %.2e (bound %g)" % (name, prec, e, TOL[prec]))
+        lines.append("%s --precision=%s%s: rel L2 %.2e (bound %g)" % (name, prec, " ".join(("",) + extra), e, TOL[prec]))
         if not 1e-6 < e <= TOL[prec]:
             problems.append("%s %s: rel L2 %.3e outside (1e-6, %g]" % (name, prec, e, TOL[prec]))
     return lines, problems
@@ -236,11 +270,12 @@ def check_external_weights(work):
         outs[tag] = run_model(so, {"x": x}, os.path.join(ext, "out-" + tag))
     r = run([ONYX_COMPILE, model, "--external-weights", "--precision=fp16", "--emit=buffers", "-o", "-"],
             timeout=300)
-    # w1 and w2 feed the f16 MatMuls; the LayerNorm's scale and bias stay f32.
+    # w1 and w2 feed the f16 MatMuls, g and b the f16 LayerNorm (its input
+    # is the f16 MatMul's output).
     converted = len(re.findall(r"weight \d+ \d+ \d+ \w+ ln.onnx.data 10\\0A", r.stdout))
     plain = len(re.findall(r"weight \d+ \d+ \d+ \w+ ln.onnx.data\\0A", r.stdout))
-    if (converted, plain) != (2, 2):
-        problems.append("external weights: %d weight lines convert to f16, %d do not (expected 2 and 2)"
+    if (converted, plain) != (4, 0):
+        problems.append("external weights: %d weight lines convert to f16, %d do not (expected 4 and 0)"
                         % (converted, plain))
     if not np.array_equal(outs["load"], outs["cast"]):
         problems.append("external weights: converted at load differs from the per-call cast (max %g)"

@@ -61,11 +61,19 @@ int main(int argc, char **argv) {
       cl::desc("Arithmetic precision: fp32 (default: the model's types, "
                "fp32 GEMMs and convolutions), tf32 (cuda: fp32 GEMMs and "
                "convolutions on TF32 tensor cores), fp16 or bf16 (an fp32 "
-               "model run in half precision: GEMMs, convolutions and their "
-               "elementwise neighbours in the half type, reductions, "
-               "Softmax and normalizations in fp32; inputs and outputs keep "
-               "their types)"),
+               "model run in half precision: GEMMs, convolutions, "
+               "embedding lookups and their elementwise neighbours in the "
+               "half type, LayerNormalization with fp32 statistics, "
+               "reductions, Softmax and the other normalizations in fp32; "
+               "inputs and outputs keep their types)"),
       cl::init("fp32"), cl::cat(category));
+  cl::opt<bool> precisionF32LayerNorm(
+      "precision-f32-layer-norm",
+      cl::desc("With --precision=fp16|bf16: LayerNormalization reads and "
+               "writes fp32, so the residual stream around it stays fp32 "
+               "(more exact and safe from fp16 overflow in the stream; "
+               "slower: it moves twice the bytes)"),
+      cl::init(false), cl::cat(category));
   cl::opt<std::string> cpu(
       "cpu",
       cl::desc("The generated code's CPU: native (default for --target=cpu: "
@@ -149,6 +157,7 @@ int main(int argc, char **argv) {
   options.timing = timing;
   options.poolScheme = poolScheme;
   options.precision = precision;
+  options.precisionF32LayerNorm = precisionF32LayerNorm;
   options.cpu = cpu;
   options.fuseAttention = fuseAttention;
   options.cudaChannelsLast = cudaChannelsLast;

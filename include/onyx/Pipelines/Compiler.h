@@ -47,6 +47,12 @@ struct CompileOptions {
   /// targets; graph inputs and outputs keep their types). A model exported
   /// in fp16 / bf16 needs no option.
   std::string precision = "fp32";
+  /// With precision "fp16" / "bf16": LayerNormalization reads and writes
+  /// f32 and the residual stream around it stays f32 (the form before
+  /// 2026-12-07: more exact, safe from f16 overflow in the stream, slower).
+  /// Without it a LayerNormalization whose input is half reads and writes
+  /// the half type with f32 statistics, as a model exported in half does.
+  bool precisionF32LayerNorm = false;
   /// The generated code's CPU: "native" (the compiling host's CPU and
   /// extensions), "x86-64", "x86-64-v2", "x86-64-v3" or "x86-64-v4". Empty:
   /// native for the CPU target, x86-64-v2 for the CUDA target's host code.

@@ -15,9 +15,11 @@ void registerOnyxPassesAndPipelines();
 /// Stage 2-3: cleanup and shape refinement on the onnx dialect.
 /// `halfType` ("f16" or "bf16"; `onyx-compile --precision=fp16|bf16`): then
 /// onnx-convert-precision runs the fp32 model's compute-heavy ops in that
-/// type. Empty: the model's own types.
+/// type. Empty: the model's own types. `f32LayerNorm`: LayerNormalization
+/// and the residual stream around it stay f32 (`--precision-f32-layer-norm`).
 void buildONNXCleanupPipeline(mlir::OpPassManager &pm,
-                              llvm::StringRef halfType = "");
+                              llvm::StringRef halfType = "",
+                              bool f32LayerNorm = false);
 /// Stage 4: onnx -> tensor-level destination-passing ops.
 /// `fuseAttention` (the CUDA target): attention blocks become onyx.attention
 /// (onyx-fuse-attention) before elementwise fusion. `channelsLast` (the

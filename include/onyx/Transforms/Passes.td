@@ -57,10 +57,13 @@ def ONNXConvertPrecision : Pass<"onnx-convert-precision", "mlir::ModuleOp"> {
   let summary = "Run an fp32 model's compute-heavy ops in f16 or bf16";
   let description = [{
     `onyx-compile --precision=fp16|bf16`. MatMul, Gemm, Conv, ConvTranspose
-    and Einsum run in `type`; elementwise arithmetic, bounded activations,
+    and Einsum run in `type`, and so does a Gather from a constant table
+    (an embedding lookup); elementwise arithmetic, bounded activations,
     data movement and local pooling extend those half islands (half when
-    every f32 operand is a half value or a constant); reductions, Softmax,
-    Exp/Log/Pow, normalizations and every op the table in
+    every f32 operand is a half value or a constant); LayerNormalization
+    with f32 statistics (stash_type 1) reads and writes `type` when its
+    input is half, unless `f32-layer-norm`; reductions, Softmax,
+    Exp/Log/Pow, the other normalizations and every op the table in
     lib/Transforms/ConvertPrecision.cpp does not name stay f32, with
     `onnx.Cast`s at the boundaries (one per value and direction; half ->
     f32 -> half pairs removed). f32 constants feeding a half op are
@@ -70,7 +73,10 @@ def ONNXConvertPrecision : Pass<"onnx-convert-precision", "mlir::ModuleOp"> {
   }];
   let options = [
     Option<"type", "type", "std::string", "\"f16\"",
-           "The half type: f16 or bf16">
+           "The half type: f16 or bf16">,
+    Option<"f32LayerNorm", "f32-layer-norm", "bool", "false",
+           "LayerNormalization reads and writes f32 (the residual stream "
+           "around it stays f32) and Gathers from constants follow only">
   ];
   let dependentDialects = ["onyx::onnx::ONNXDialect"];
 }

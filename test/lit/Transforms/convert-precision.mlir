@@ -1,11 +1,14 @@
 // RUN: onyx-opt %s --onnx-convert-precision=type=f16 -split-input-file | FileCheck %s
 // RUN: onyx-opt %s --onnx-convert-precision=type=bf16 -split-input-file | FileCheck %s --check-prefix=BF16
 // RUN: not onyx-opt %s --onnx-convert-precision=type=f8 -split-input-file 2>&1 | FileCheck %s --check-prefix=BADTYPE
+// RUN: onyx-opt %s --onnx-convert-precision="type=f16 f32-layer-norm=true" -split-input-file | FileCheck %s --check-prefix=F32LN
 //
 // onnx-convert-precision: compute ops (MatMul, Gemm, Conv, ...) run in the
-// half type, elementwise/data-movement ops extend those islands, the rest
-// (LayerNormalization, Softmax, Pow, reductions) stays f32 with Casts at the
-// boundaries; f32 constants of half ops are converted at compile time.
+// half type, elementwise/data-movement ops extend those islands, a Gather
+// from a constant table starts one, LayerNormalization of a half input reads
+// and writes half (f32 statistics), the rest (Softmax, Pow, reductions)
+// stays f32 with Casts at the boundaries; f32 constants of half ops are
+// converted at compile time.
 // BADTYPE: error: onnx-convert-precision: unknown type 'f8' (expected f16 or bf16)
 
 // -----
@@ -134,4 +137,72 @@ func.func @nested(%x: tensor<2x2xf32>, %c: tensor<i1>) -> tensor<2x2xf32> {
     onnx.Yield %m : tensor<2x2xf32>
   }) : (tensor<i1>) -> tensor<2x2xf32>
   return %r : tensor<2x2xf32>
+}
+
+// -----
+// A transformer's embeddings and residual stream: the Gathers from constant
+// tables start a half island, the embedding sum and both LayerNorms (f32
+// statistics by stash_type) read and write f16, so the residual Add is f16
+// too; the graph output reads one Cast back, the Shape of the stream reads
+// the f16 value (dims only, no Cast). The second LayerNorm's scale is an
+// Identity of the constant (exporters write one for equal initializers):
+// it is that constant, in f16. A LayerNorm whose Mean is used stays f32. With f32-layer-norm the Gathers follow only and every
+// LayerNorm and the stream stay f32 (the MatMul's input cast once).
+
+// CHECK-LABEL: func.func @stream(
+// CHECK:         %[[WTE:.*]] = "onnx.Constant"() <{value = dense<1.250000e-01> : tensor<16x8xf16>}>
+// CHECK:         %[[E:.*]] = "onnx.Gather"(%[[WTE]], %{{.*}}) <{axis = 0 : i64}> : (tensor<16x8xf16>, tensor<2x4xi64>) -> tensor<2x4x8xf16>
+// CHECK:         %[[WPE:.*]] = "onnx.Constant"() <{value = dense<2.500000e-01> : tensor<4x8xf16>}>
+// CHECK:         %[[P:.*]] = "onnx.Gather"(%[[WPE]], %{{.*}}) <{axis = 0 : i64}> : (tensor<4x8xf16>, tensor<4xi64>) -> tensor<4x8xf16>
+// CHECK:         %[[S:.*]] = "onnx.Add"(%[[E]], %[[P]]) : (tensor<2x4x8xf16>, tensor<4x8xf16>) -> tensor<2x4x8xf16>
+// CHECK:         %[[LN:.*]], %{{.*}}, %{{.*}} = "onnx.LayerNormalization"(%[[S]], %{{.*}}, %{{.*}}) {{.*}} : (tensor<2x4x8xf16>, tensor<8xf16>, tensor<8xf16>) -> (tensor<2x4x8xf16>, none, none)
+// CHECK:         %[[MM:.*]] = "onnx.MatMul"(%[[LN]], %{{.*}}) : (tensor<2x4x8xf16>, tensor<8x8xf16>) -> tensor<2x4x8xf16>
+// CHECK:         %[[RES:.*]] = "onnx.Add"(%[[MM]], %[[LN]]) : (tensor<2x4x8xf16>, tensor<2x4x8xf16>) -> tensor<2x4x8xf16>
+// CHECK:         %[[RESF:.*]] = "onnx.Cast"(%[[RES]]) <{{{.*}}to = 1 : i64}> : (tensor<2x4x8xf16>) -> tensor<2x4x8xf32>
+// CHECK:         %[[LN2:.*]], %{{.*}}, %{{.*}} = "onnx.LayerNormalization"(%[[RES]], %[[G16:.*]], %{{.*}}) {{.*}} : (tensor<2x4x8xf16>, tensor<8xf16>, tensor<8xf16>) -> (tensor<2x4x8xf16>, none, none)
+// CHECK:         %[[OUT:.*]] = "onnx.Cast"(%[[LN2]]) <{{{.*}}to = 1 : i64}> : (tensor<2x4x8xf16>) -> tensor<2x4x8xf32>
+// CHECK:         %[[LN3:.*]], %[[MEAN:.*]], %{{.*}} = "onnx.LayerNormalization"(%[[RESF]], %{{.*}}, %{{.*}}) {{.*}} : (tensor<2x4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<2x4x8xf32>, tensor<2x4x1xf32>, none)
+// CHECK:         %[[SHAPE:.*]] = "onnx.Shape"(%[[RES]]) {{.*}} : (tensor<2x4x8xf16>) -> tensor<3xi64>
+// CHECK:         return %[[OUT]], %[[MEAN]], %[[SHAPE]]
+// F32LN-LABEL: func.func @stream(
+// F32LN:         "onnx.Gather"({{.*}}) <{axis = 0 : i64}> : (tensor<16x8xf32>, tensor<2x4xi64>) -> tensor<2x4x8xf32>
+// F32LN:         "onnx.LayerNormalization"({{.*}}) {{.*}} : (tensor<2x4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<2x4x8xf32>, none, none)
+// F32LN:         "onnx.MatMul"({{.*}}) : (tensor<2x4x8xf16>, tensor<8x8xf16>) -> tensor<2x4x8xf16>
+// F32LN:         "onnx.Add"({{.*}}) : (tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+// F32LN:         "onnx.LayerNormalization"({{.*}}) {{.*}} : (tensor<2x4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<2x4x8xf32>, none, none)
+func.func @stream(%ids: tensor<2x4xi64>, %pos: tensor<4xi64>) -> (tensor<2x4x8xf32>, tensor<2x4x1xf32>, tensor<3xi64>) {
+  %none = onnx.NoValue
+  %wte = "onnx.Constant"() {value = dense<0.125> : tensor<16x8xf32>} : () -> tensor<16x8xf32>
+  %e = "onnx.Gather"(%wte, %ids) {axis = 0 : i64} : (tensor<16x8xf32>, tensor<2x4xi64>) -> tensor<2x4x8xf32>
+  %wpe = "onnx.Constant"() {value = dense<0.25> : tensor<4x8xf32>} : () -> tensor<4x8xf32>
+  %p = "onnx.Gather"(%wpe, %pos) {axis = 0 : i64} : (tensor<4x8xf32>, tensor<4xi64>) -> tensor<4x8xf32>
+  %s = "onnx.Add"(%e, %p) : (tensor<2x4x8xf32>, tensor<4x8xf32>) -> tensor<2x4x8xf32>
+  %g = "onnx.Constant"() {value = dense<1.0> : tensor<8xf32>} : () -> tensor<8xf32>
+  %b = "onnx.Constant"() {value = dense<0.0> : tensor<8xf32>} : () -> tensor<8xf32>
+  %ln, %m0, %i0 = "onnx.LayerNormalization"(%s, %g, %b) {axis = -1 : i64, epsilon = 1.0e-5 : f32} : (tensor<2x4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<2x4x8xf32>, none, none)
+  %w = "onnx.Constant"() {value = dense<0.5> : tensor<8x8xf32>} : () -> tensor<8x8xf32>
+  %mm = "onnx.MatMul"(%ln, %w) : (tensor<2x4x8xf32>, tensor<8x8xf32>) -> tensor<2x4x8xf32>
+  %res = "onnx.Add"(%mm, %ln) : (tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
+  %gi = "onnx.Identity"(%g) : (tensor<8xf32>) -> tensor<8xf32>
+  %ln2, %m1, %i1 = "onnx.LayerNormalization"(%res, %gi, %b) {axis = -1 : i64, epsilon = 1.0e-5 : f32} : (tensor<2x4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<2x4x8xf32>, none, none)
+  %ln3, %m2, %i2 = "onnx.LayerNormalization"(%res, %g, %b) {axis = -1 : i64, epsilon = 1.0e-5 : f32} : (tensor<2x4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<2x4x8xf32>, tensor<2x4x1xf32>, none)
+  %shape = "onnx.Shape"(%res) {start = 0 : i64} : (tensor<2x4x8xf32>) -> tensor<3xi64>
+  return %ln2, %m2, %shape : tensor<2x4x8xf32>, tensor<2x4x1xf32>, tensor<3xi64>
+}
+
+// -----
+// Constants with values that flush to zero in f16: a weight with one tiny
+// entry among normal ones is converted (the entry becomes 0, as PyTorch's
+// .half() makes it); a constant whose every non-zero value would flush
+// (1e-9 and 1e-10) keeps its MatMul in f32.
+
+// CHECK-LABEL: func.func @tiny(
+// CHECK:         "onnx.MatMul"({{.*}}) : (tensor<1x2xf16>, tensor<2x2xf16>) -> tensor<1x2xf16>
+// CHECK:         "onnx.MatMul"({{.*}}) : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+func.func @tiny(%x: tensor<1x2xf32>) -> (tensor<1x2xf32>, tensor<1x2xf32>) {
+  %w = "onnx.Constant"() {value = dense<[[1.0e-9, 0.5], [0.25, 1.0]]> : tensor<2x2xf32>} : () -> tensor<2x2xf32>
+  %y = "onnx.MatMul"(%x, %w) : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+  %e = "onnx.Constant"() {value = dense<[[1.0e-9, 0.0], [0.0, 1.0e-10]]> : tensor<2x2xf32>} : () -> tensor<2x2xf32>
+  %z = "onnx.MatMul"(%x, %e) : (tensor<1x2xf32>, tensor<2x2xf32>) -> tensor<1x2xf32>
+  return %y, %z : tensor<1x2xf32>, tensor<1x2xf32>
 }
