@@ -113,6 +113,12 @@ void buildONNXToTensorPipeline(OpPassManager &pm, bool fuseAttention,
   // Elementwise results overwrite inputs that die there (in place after
   // bufferization): one buffer per step of an elementwise chain.
   pm.addPass(createElementwiseInPlace());
+  // CUDA: a LayerNorm's residual Add becomes the projection GEMM's
+  // accumulation onto the dying stream (no buffer for the projection).
+  if (layerNorm) {
+    pm.addPass(createCUDAResidualAccumulate());
+    pm.addPass(createCanonicalizerPass());
+  }
 }
 
 void buildBufferizationPipeline(OpPassManager &pm, StringRef poolScheme,

@@ -21,10 +21,11 @@
 //
 // A zero fill of C before is absorbed (the call overwrites), and so is a
 // bias Add over C's last dim right after a non-batched GEMM (cuBLASLt's
-// bias epilogue; the call writes the Add's output), or in f16 / bf16 the
-// bias Add fused with the tanh approximation of GELU after it (GPT-2's MLP:
-// flag GELU_TANH, cuBLASLt's GELU_BIAS epilogue, which computes the GELU in
-// f32 and rounds once where the half-precision body rounds after every op;
+// bias epilogue; the call writes the Add's output; after a GEMM that
+// accumulates onto C, an Add in place over C: D = A B + C + bias), or in f16 /
+// bf16 the bias Add fused with the tanh approximation of GELU after it (GPT-2's
+// MLP: flag GELU_TANH, cuBLASLt's GELU_BIAS epilogue, which computes the GELU
+// in f32 and rounds once where the half-precision body rounds after every op;
 // in f32 it is less exact than the generated kernel, so f32 keeps that).
 //
 //===----------------------------------------------------------------------===//
@@ -310,14 +311,22 @@ void lowerGemm(LibraryCallBuilder &calls, Value context, linalg::LinalgOp op,
   linalg::GenericOp biasAdd, gelu;
   auto cDims = mapDims(op.getIndexingMapsArray()[2]);
   std::optional<BiasEpilogue> epilogue;
-  if (zeroed && match.batch.empty() && match.n.size() == 1 && cDims &&
+  // The Add writes C in place (onyx-elementwise-in-place): later readers
+  // of C read the Add's result, which the call writes.
+  auto inPlace = [&] {
+    return biasAdd.getDpsInits()[0] == match.c &&
+           !usedBetween(match.c, op, biasAdd);
+  };
+  if (match.batch.empty() && match.n.size() == 1 && cDims &&
       cDims->back() == match.n.front() &&
       (epilogue = findBiasEpilogue(op, match.c)) && (biasAdd = epilogue->add) &&
-      (onlyUsedBy(match.c, {op.getOperation(), biasAdd.getOperation()}) ||
-       // The Add writes C in place (onyx-elementwise-in-place): later
-       // readers of C read the Add's result, which the call writes.
-       (biasAdd.getDpsInits()[0] == match.c &&
-        !usedBetween(match.c, op, biasAdd)))) {
+      (zeroed
+           ? onlyUsedBy(match.c, {op.getOperation(), biasAdd.getOperation()}) ||
+                 inPlace()
+           // Accumulating (onyx-cuda-residual-accumulate: C holds the
+           // residual stream): D = A B + C + bias with C = D, so the
+           // Add must be in place, and no GELU of the sum.
+           : inPlace() && !epilogue->gelu && !epilogue->tanhGelu)) {
     gelu = epilogue->gelu;
     anchor = epilogue->last();
     target = epilogue->last().getDpsInits()[0];

@@ -268,8 +268,8 @@ bool gemm(CudaDevice &device, int32_t elemType, int32_t flags, int64_t batch,
     error = "invalid GEMM sizes";
     return false;
   }
-  if (bias && (batch != 1 || accumulate)) {
-    error = "a GEMM bias needs batch 1 and no ACCUMULATE";
+  if (bias && batch != 1) {
+    error = "a GEMM bias needs batch 1";
     return false;
   }
   if (batch == 0 || m == 0 || n == 0)
@@ -432,6 +432,16 @@ bool gemm(CudaDevice &device, int32_t elemType, int32_t flags, int64_t batch,
         return false;
       finalC = c;
       c = state->scratch.data;
+      // Accumulating: the scratch starts as C.
+      if (accumulate) {
+        CUresult r = drv.cuMemcpyDtoDAsync(
+            reinterpret_cast<CUdeviceptr>(c),
+            reinterpret_cast<CUdeviceptr>(finalC), cBytes, device.cudaStream());
+        if (r != CUDA_SUCCESS) {
+          error = describe("cuMemcpyDtoDAsync", r);
+          return false;
+        }
+      }
     }
   }
   float alpha = 1.0f, beta = accumulate ? 1.0f : 0.0f;

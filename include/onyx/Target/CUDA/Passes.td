@@ -29,6 +29,24 @@ def CUDAFormLayerNorm : Pass<"onyx-cuda-form-layer-norm", "mlir::ModuleOp"> {
   let dependentDialects = ["onyx::OnyxDialect", "mlir::tensor::TensorDialect"];
 }
 
+def CUDAResidualAccumulate
+    : Pass<"onyx-cuda-residual-accumulate", "mlir::ModuleOp"> {
+  let summary = "A LayerNorm's residual Add done by the projection's GEMM";
+  let description = [{
+    Runs on tensors after elementwise fusion (the CUDA pipeline, with
+    onyx-cuda-form-layer-norm). An onyx.layer_norm whose residual Add adds
+    the stream `s` to a projection (a GEMM with a zero-filled destination,
+    then at most an in-place bias Add) gets the GEMM to accumulate onto `s`
+    instead, when `s` is read after the GEMM by the LayerNorm alone: the
+    LayerNorm reads the sum without a residual, bufferization writes the
+    sum over `s` in place (one cuBLASLt call, beta = 1 and the bias
+    epilogue), and the buffer the projection used to need while `s` was
+    live goes (lib/Target/CUDA/ResidualAccumulate.cpp).
+  }];
+  let dependentDialects = ["onyx::OnyxDialect", "mlir::tensor::TensorDialect",
+                           "mlir::linalg::LinalgDialect"];
+}
+
 def CUDAFuseAttention : Pass<"onyx-fuse-attention", "mlir::ModuleOp"> {
   let summary = "Attention subgraphs on tensors become one onyx.attention";
   let description = [{
