@@ -178,20 +178,27 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
 
 } // namespace
 
+// Every kernel's parameters, in the order onyxrt_cuda_attention passes them
+// (CudaAttention.cpp): IN is the type of the q, k and v pointers, OUT the
+// output's. ONYX_ATTENTION_ARGS forwards them.
+#define ONYX_ATTENTION_PARAMS(IN, OUT)                                         \
+  int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,         \
+      int64_t kvGroup, double scale, IN q, int64_t qb, int64_t qh, int64_t qs, \
+      int64_t qd, IN k, int64_t kb, int64_t kh, int64_t ks, int64_t kd, IN v,  \
+      int64_t vb, int64_t vh, int64_t vs, int64_t vd, const void *mask,        \
+      int64_t mb, int64_t mh, int64_t mq, int64_t mk, int64_t maskMode,        \
+      double maskFill, int64_t causalShift, OUT out, int64_t ob, int64_t oh,   \
+      int64_t os, int64_t od
+#define ONYX_ATTENTION_ARGS                                                    \
+  B, H, Sq, Sk, D, Dv, kvGroup, scale, q, qb, qh, qs, qd, k, kb, kh, ks, kd,   \
+      v, vb, vh, vs, vd, mask, mb, mh, mq, mk, maskMode, maskFill,             \
+      causalShift, out, ob, oh, os, od
+
 #define ONYX_ATTENTION_KERNEL(DMAX)                                            \
   extern "C" __global__ void __launch_bounds__(kThreads)                       \
       onyx_attention_f32simt_d##DMAX(                                          \
-          int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv, \
-          int64_t kvGroup, double scale, const float *q, int64_t qb,           \
-          int64_t qh, int64_t qs, int64_t qd, const float *k, int64_t kb,      \
-          int64_t kh, int64_t ks, int64_t kd, const float *v, int64_t vb,      \
-          int64_t vh, int64_t vs, int64_t vd, const void *mask, int64_t mb,    \
-          int64_t mh, int64_t mq, int64_t mk, int64_t maskMode,                \
-          double maskFill, int64_t causalShift, float *out, int64_t ob,        \
-          int64_t oh, int64_t os, int64_t od) {                                \
-    attention<DMAX>(B, H, Sq, Sk, D, Dv, kvGroup, scale, q, qb, qh, qs, qd, k, \
-                    kb, kh, ks, kd, v, vb, vh, vs, vd, mask, mb, mh, mq, mk,   \
-                    maskMode, maskFill, causalShift, out, ob, oh, os, od);     \
+          ONYX_ATTENTION_PARAMS(const float *, float *)) {                     \
+    attention<DMAX>(ONYX_ATTENTION_ARGS);                                      \
   }
 
 ONYX_ATTENTION_KERNEL(32)
@@ -870,18 +877,8 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
 #define ONYX_ATTENTION_TC_KERNEL(NAME, SUFFIX, E, DMAX, MASK_TILE, BOUNDS)     \
   extern "C" __global__ void BOUNDS(MASK_TILE)                                 \
       onyx_attention_##NAME##_d##DMAX##SUFFIX(                                 \
-          int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv, \
-          int64_t kvGroup, double scale, const void *q, int64_t qb,            \
-          int64_t qh, int64_t qs, int64_t qd, const void *k, int64_t kb,       \
-          int64_t kh, int64_t ks, int64_t kd, const void *v, int64_t vb,       \
-          int64_t vh, int64_t vs, int64_t vd, const void *mask, int64_t mb,    \
-          int64_t mh, int64_t mq, int64_t mk, int64_t maskMode,                \
-          double maskFill, int64_t causalShift, void *out, int64_t ob,         \
-          int64_t oh, int64_t os, int64_t od) {                                \
-    tc::attention<E, DMAX, MASK_TILE>(                                         \
-        B, H, Sq, Sk, D, Dv, kvGroup, scale, q, qb, qh, qs, qd, k, kb, kh, ks, \
-        kd, v, vb, vh, vs, vd, mask, mb, mh, mq, mk, maskMode, maskFill,       \
-        causalShift, out, ob, oh, os, od);                                     \
+          ONYX_ATTENTION_PARAMS(const void *, void *)) {                       \
+    tc::attention<E, DMAX, MASK_TILE>(ONYX_ATTENTION_ARGS);                    \
   }
 #define ONYX_ATTENTION_TC_KERNELS(NAME, E, BOUNDS)                             \
   ONYX_ATTENTION_TC_KERNEL(NAME, , E, 32, true, BOUNDS)                        \
