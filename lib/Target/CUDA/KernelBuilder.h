@@ -167,6 +167,12 @@ void cloneLanes(mlir::OpBuilder &b, mlir::linalg::GenericOp generic,
 /// result for every non-NaN value, a NaN still a NaN (not its payload).
 void useNativeBF16Conversions(mlir::gpu::GPUFuncOp kernel);
 
+/// In `kernel`, a half-precision division by a constant c
+/// (`truncf(divf(extf(x : T), c)) : T`, T f16 or bf16) becomes a
+/// multiplication by RN(1 / c) where that gives the same T result for every
+/// value of T, checked exhaustively on the host (HalfDivision.cpp).
+void divideHalfByReciprocals(mlir::gpu::GPUFuncOp kernel);
+
 /// linalg.index ops under `root` (also in nested regions of the body)
 /// become the loop indices `ivs`.
 void replaceIndexOps(mlir::Operation *root, llvm::ArrayRef<mlir::Value> ivs);

@@ -43,7 +43,10 @@
 // the host has no bf16 conversion routine) become arith.truncf / extf: one
 // `cvt.rn.bf16.f32` on the GPU, the same round-to-nearest-even result for
 // every non-NaN value (a NaN stays a NaN, its payload not kept). A fused
-// bf16 GELU spent most of its time in those integer ops.
+// bf16 GELU spent most of its time in those integer ops. Then a half
+// division by a constant becomes a multiplication by its reciprocal where
+// that is bit for bit the same for every half value (checked exhaustively
+// at compile time: HalfDivision.cpp): BERT's erf-GELU divides by sqrt(2).
 //
 // A kernel with no parallel dims whose every result folds an integer with
 // an associative, commutative combiner (`yield minsi(out, v)`, maxsi,
@@ -380,9 +383,13 @@ struct CUDALowerDispatchLoopsPass
       foldBindingDims(kernel);
     });
     // Every kernel (dispatches, reductions, serial kernels): native bf16
-    // conversions (useNativeBF16Conversions).
-    getOperation().walk(
-        [](gpu::GPUFuncOp kernel) { useNativeBF16Conversions(kernel); });
+    // conversions (useNativeBF16Conversions), then half divisions by
+    // constants as multiplications where the results are the same
+    // (divideHalfByReciprocals).
+    getOperation().walk([](gpu::GPUFuncOp kernel) {
+      useNativeBF16Conversions(kernel);
+      divideHalfByReciprocals(kernel);
+    });
   }
 };
 

@@ -491,3 +491,45 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A half division by a constant becomes a multiplication by the constant's
+// reciprocal when that rounds to the same half value for every half input
+// (checked exhaustively at compile time): 1.4140625 (sqrt(2) in f16, BERT's
+// erf-GELU) passes; 1.41421354 (sqrt(2) in f32) does not (58 of the 65536
+// f16 values would round differently), so that division stays.
+
+// CHECK-LABEL: module attributes {gpu.container_module}
+// CHECK:       gpu.func @onyx_main_dispatch_0
+// CHECK-DAG:     %[[R:.*]] = arith.constant 0.707182347 : f32
+// CHECK-DAG:     %[[C:.*]] = arith.constant 1.41421354 : f32
+// CHECK:         %[[W:.*]] = arith.extf %{{.*}} : f16 to f32
+// CHECK-NEXT:    %[[M:.*]] = arith.mulf %[[W]], %[[R]] : f32
+// CHECK-NEXT:    %[[T:.*]] = arith.truncf %[[M]] : f32 to f16
+// CHECK-NEXT:    %[[E:.*]] = arith.extf %[[T]] : f16 to f32
+// CHECK-NEXT:    %[[D:.*]] = arith.divf %[[E]], %[[C]] : f32
+// CHECK-NEXT:    arith.truncf %[[D]] : f32 to f16
+// CHECK:         gpu.return
+
+module attributes {gpu.container_module} {
+  gpu.module @onyx_main_dispatch_0 [#nvvm.target<O = 3, chip = "sm_90">] {
+    gpu.func @onyx_main_dispatch_0(%arg0: memref<f16>, %arg1: memref<f16>) kernel attributes {known_block_size = array<i32: 256, 1, 1>} {
+      %c1 = arith.constant 1.4140625 : f32
+      %c2 = arith.constant 1.41421354 : f32
+      %x = memref.reinterpret_cast %arg0 to offset: [0], sizes: [4, 64], strides: [64, 1] : memref<f16> to memref<4x64xf16>
+      %y = memref.reinterpret_cast %arg1 to offset: [0], sizes: [4, 64], strides: [64, 1] : memref<f16> to memref<4x64xf16>
+      linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<4x64xf16>) outs(%y : memref<4x64xf16>) {
+      ^bb0(%in: f16, %out: f16):
+        %0 = arith.extf %in : f16 to f32
+        %1 = arith.divf %0, %c1 : f32
+        %2 = arith.truncf %1 : f32 to f16
+        %3 = arith.extf %2 : f16 to f32
+        %4 = arith.divf %3, %c2 : f32
+        %5 = arith.truncf %4 : f32 to f16
+        linalg.yield %5 : f16
+      }
+      gpu.return
+    }
+  }
+}
