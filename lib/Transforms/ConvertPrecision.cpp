@@ -21,8 +21,10 @@
 //     constant table (an embedding lookup copies rows of a weight, which
 //     is converted like any other);
 //   * LayerNormalization with f32 statistics (stash_type 1, the default)
-//     reads and writes the half type when its input is a half value and
-//     its Mean / InvStdDev outputs are unused: the mean and variance are
+//     reads and writes the half type when its input is a half value, its
+//     Mean / InvStdDev outputs are unused and an op that may run in half
+//     reads its result (the last LayerNorm, read by the graph's output
+//     alone, stays f32: no rounding of the output): the mean and variance are
 //     still computed in f32 (stash_type), only the input and the
 //     normalized output are half. With the embedding rule this keeps a
 //     transformer's residual stream in the half type, as in a model
@@ -335,7 +337,11 @@ private:
   }
 
   /// A LayerNormalization that may read and write the half type: f32
-  /// statistics, no use of its Mean / InvStdDev, its input a half value.
+  /// statistics, no use of its Mean / InvStdDev, its input a half value,
+  /// and an op that may run in half among the users of its result. One read
+  /// only by f32 ops and the graph's outputs (a transformer's last
+  /// LayerNorm) stays f32: its output is not rounded to half, and the
+  /// widening Cast of its input is read through by the CUDA kernel.
   bool normalizesInHalf(Operation *op, const DenseSet<Operation *> &halfOps) {
     if (f32LayerNorm)
       return false;
@@ -345,6 +351,10 @@ private:
     for (OpResult r : op->getResults().drop_front())
       if (!r.use_empty())
         return false;
+    if (llvm::none_of(op->getResult(0).getUsers(), [](Operation *user) {
+          return classify(user->getName().getStringRef()) != OpClass::Keep;
+        }))
+      return false;
     Operation *def = op->getOperand(0).getDefiningOp();
     return def && halfOps.contains(def);
   }

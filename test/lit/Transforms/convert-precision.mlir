@@ -141,13 +141,15 @@ func.func @nested(%x: tensor<2x2xf32>, %c: tensor<i1>) -> tensor<2x2xf32> {
 
 // -----
 // A transformer's embeddings and residual stream: the Gathers from constant
-// tables start a half island, the embedding sum and both LayerNorms (f32
-// statistics by stash_type) read and write f16, so the residual Add is f16
-// too; the graph output reads one Cast back, the Shape of the stream reads
-// the f16 value (dims only, no Cast). The second LayerNorm's scale is an
-// Identity of the constant (exporters write one for equal initializers):
-// it is that constant, in f16. A LayerNorm whose Mean is used stays f32. With f32-layer-norm the Gathers follow only and every
-// LayerNorm and the stream stay f32 (the MatMul's input cast once).
+// tables start a half island, the embedding sum and the first LayerNorm
+// (f32 statistics by stash_type) read and write f16, so the residual Add is
+// f16 too; the Shape of the stream reads the f16 value (dims only, no
+// Cast). The first LayerNorm's scale is an Identity of the constant
+// (exporters write one for equal initializers): it is that constant, in
+// f16. The last LayerNorm, read only by the graph's output, stays f32 (its
+// output is not rounded to f16), and so does one whose Mean is used. With
+// f32-layer-norm the Gathers follow only and every LayerNorm and the stream
+// stay f32 (the MatMul's input cast once).
 
 // CHECK-LABEL: func.func @stream(
 // CHECK:         %[[WTE:.*]] = "onnx.Constant"() <{value = dense<1.250000e-01> : tensor<16x8xf16>}>
@@ -155,15 +157,15 @@ func.func @nested(%x: tensor<2x2xf32>, %c: tensor<i1>) -> tensor<2x2xf32> {
 // CHECK:         %[[WPE:.*]] = "onnx.Constant"() <{value = dense<2.500000e-01> : tensor<4x8xf16>}>
 // CHECK:         %[[P:.*]] = "onnx.Gather"(%[[WPE]], %{{.*}}) <{axis = 0 : i64}> : (tensor<4x8xf16>, tensor<4xi64>) -> tensor<4x8xf16>
 // CHECK:         %[[S:.*]] = "onnx.Add"(%[[E]], %[[P]]) : (tensor<2x4x8xf16>, tensor<4x8xf16>) -> tensor<2x4x8xf16>
-// CHECK:         %[[LN:.*]], %{{.*}}, %{{.*}} = "onnx.LayerNormalization"(%[[S]], %{{.*}}, %{{.*}}) {{.*}} : (tensor<2x4x8xf16>, tensor<8xf16>, tensor<8xf16>) -> (tensor<2x4x8xf16>, none, none)
+// CHECK:         %[[G16:.*]] = "onnx.Constant"() <{value = dense<1.000000e+00> : tensor<8xf16>}>
+// CHECK:         %[[LN:.*]], %{{.*}}, %{{.*}} = "onnx.LayerNormalization"(%[[S]], %[[G16]], %{{.*}}) {{.*}} : (tensor<2x4x8xf16>, tensor<8xf16>, tensor<8xf16>) -> (tensor<2x4x8xf16>, none, none)
 // CHECK:         %[[MM:.*]] = "onnx.MatMul"(%[[LN]], %{{.*}}) : (tensor<2x4x8xf16>, tensor<8x8xf16>) -> tensor<2x4x8xf16>
 // CHECK:         %[[RES:.*]] = "onnx.Add"(%[[MM]], %[[LN]]) : (tensor<2x4x8xf16>, tensor<2x4x8xf16>) -> tensor<2x4x8xf16>
 // CHECK:         %[[RESF:.*]] = "onnx.Cast"(%[[RES]]) <{{{.*}}to = 1 : i64}> : (tensor<2x4x8xf16>) -> tensor<2x4x8xf32>
-// CHECK:         %[[LN2:.*]], %{{.*}}, %{{.*}} = "onnx.LayerNormalization"(%[[RES]], %[[G16:.*]], %{{.*}}) {{.*}} : (tensor<2x4x8xf16>, tensor<8xf16>, tensor<8xf16>) -> (tensor<2x4x8xf16>, none, none)
-// CHECK:         %[[OUT:.*]] = "onnx.Cast"(%[[LN2]]) <{{{.*}}to = 1 : i64}> : (tensor<2x4x8xf16>) -> tensor<2x4x8xf32>
-// CHECK:         %[[LN3:.*]], %[[MEAN:.*]], %{{.*}} = "onnx.LayerNormalization"(%[[RESF]], %{{.*}}, %{{.*}}) {{.*}} : (tensor<2x4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<2x4x8xf32>, tensor<2x4x1xf32>, none)
+// CHECK:         %[[LN2:.*]], %{{.*}}, %{{.*}} = "onnx.LayerNormalization"(%[[RESF]], %{{.*}}, %{{.*}}) {{.*}} : (tensor<2x4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<2x4x8xf32>, none, none)
+// CHECK:         %{{.*}}, %[[MEAN:.*]], %{{.*}} = "onnx.LayerNormalization"(%[[RESF]], %{{.*}}, %{{.*}}) {{.*}} : (tensor<2x4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<2x4x8xf32>, tensor<2x4x1xf32>, none)
 // CHECK:         %[[SHAPE:.*]] = "onnx.Shape"(%[[RES]]) {{.*}} : (tensor<2x4x8xf16>) -> tensor<3xi64>
-// CHECK:         return %[[OUT]], %[[MEAN]], %[[SHAPE]]
+// CHECK:         return %[[LN2]], %[[MEAN]], %[[SHAPE]]
 // F32LN-LABEL: func.func @stream(
 // F32LN:         "onnx.Gather"({{.*}}) <{axis = 0 : i64}> : (tensor<16x8xf32>, tensor<2x4xi64>) -> tensor<2x4x8xf32>
 // F32LN:         "onnx.LayerNormalization"({{.*}}) {{.*}} : (tensor<2x4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<2x4x8xf32>, none, none)
@@ -179,12 +181,12 @@ func.func @stream(%ids: tensor<2x4xi64>, %pos: tensor<4xi64>) -> (tensor<2x4x8xf
   %s = "onnx.Add"(%e, %p) : (tensor<2x4x8xf32>, tensor<4x8xf32>) -> tensor<2x4x8xf32>
   %g = "onnx.Constant"() {value = dense<1.0> : tensor<8xf32>} : () -> tensor<8xf32>
   %b = "onnx.Constant"() {value = dense<0.0> : tensor<8xf32>} : () -> tensor<8xf32>
-  %ln, %m0, %i0 = "onnx.LayerNormalization"(%s, %g, %b) {axis = -1 : i64, epsilon = 1.0e-5 : f32} : (tensor<2x4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<2x4x8xf32>, none, none)
+  %gi = "onnx.Identity"(%g) : (tensor<8xf32>) -> tensor<8xf32>
+  %ln, %m0, %i0 = "onnx.LayerNormalization"(%s, %gi, %b) {axis = -1 : i64, epsilon = 1.0e-5 : f32} : (tensor<2x4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<2x4x8xf32>, none, none)
   %w = "onnx.Constant"() {value = dense<0.5> : tensor<8x8xf32>} : () -> tensor<8x8xf32>
   %mm = "onnx.MatMul"(%ln, %w) : (tensor<2x4x8xf32>, tensor<8x8xf32>) -> tensor<2x4x8xf32>
   %res = "onnx.Add"(%mm, %ln) : (tensor<2x4x8xf32>, tensor<2x4x8xf32>) -> tensor<2x4x8xf32>
-  %gi = "onnx.Identity"(%g) : (tensor<8xf32>) -> tensor<8xf32>
-  %ln2, %m1, %i1 = "onnx.LayerNormalization"(%res, %gi, %b) {axis = -1 : i64, epsilon = 1.0e-5 : f32} : (tensor<2x4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<2x4x8xf32>, none, none)
+  %ln2, %m1, %i1 = "onnx.LayerNormalization"(%res, %g, %b) {axis = -1 : i64, epsilon = 1.0e-5 : f32} : (tensor<2x4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<2x4x8xf32>, none, none)
   %ln3, %m2, %i2 = "onnx.LayerNormalization"(%res, %g, %b) {axis = -1 : i64, epsilon = 1.0e-5 : f32} : (tensor<2x4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> (tensor<2x4x8xf32>, tensor<2x4x1xf32>, none)
   %shape = "onnx.Shape"(%res) {start = 0 : i64} : (tensor<2x4x8xf32>) -> tensor<3xi64>
   return %ln2, %m2, %shape : tensor<2x4x8xf32>, tensor<2x4x1xf32>, tensor<3xi64>
