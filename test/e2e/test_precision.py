@@ -61,6 +61,11 @@ F32_OPS = ("Softmax", "ReduceMean", "Pow", "Exp", "Sqrt")
 HALF_STREAM = ("hf_bert", "hf_gpt2")
 
 
+def elem_types(sig):
+    """The element types of the tensor types in `sig`, in order."""
+    return re.findall(r"tensor<(?:[?\dx]*x)?([a-z0-9]+)>", sig)
+
+
 def layer_norms(ir):
     """(operand / result float types, statistics in f32) per LayerNormalization."""
     out = []
@@ -68,7 +73,7 @@ def layer_norms(ir):
         if '"onnx.LayerNormalization"(' not in line:
             continue
         sig = line.rsplit(" : ", 1)[-1]
-        floats = [t for t in re.findall(r"tensor<(?:[?\dx]*x)?([a-z0-9]+)>", sig) if t.startswith(("f", "bf"))]
+        floats = [t for t in elem_types(sig) if t.startswith(("f", "bf"))]
         out.append((floats, "stash_type = 1 " in line or "stash_type = 1}" in line))
     return out
 
@@ -102,8 +107,7 @@ def op_types(ir, op):
             continue
         sig = line.rsplit(" : ", 1)[-1]
         ins, _, res = sig.partition(" -> ")
-        elems = lambda s: re.findall(r"tensor<(?:[?\dx]*x)?([a-z0-9]+)>", s)
-        out.append((elems(ins), elems(res)))
+        out.append((elem_types(ins), elem_types(res)))
     return out
 
 

@@ -67,6 +67,10 @@ bool reciprocalIsExact(Type half, float c, float r) {
 } // namespace
 
 void divideHalfByReciprocals(gpu::GPUFuncOp kernel) {
+  // Most kernels divide by nothing.
+  if (!kernel.walk([](arith::DivFOp) { return WalkResult::interrupt(); })
+           .wasInterrupted())
+    return;
   // The integer conversions useNativeBF16Conversions left unused still read
   // the division's result: they go first.
   IRRewriter rewriter(kernel.getContext());

@@ -146,17 +146,6 @@ bool diesAtGemm(Value s, linalg::LinalgOp gemm, Operation *layerNorm) {
   return true;
 }
 
-/// A destination of `type` like `like` (same dims), right before `before`.
-Value emptyLike(OpBuilder &b, Location loc, Value like) {
-  auto type = cast<RankedTensorType>(like.getType());
-  SmallVector<Value> dynamic;
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    if (type.isDynamicDim(d))
-      dynamic.push_back(tensor::DimOp::create(b, loc, like, d));
-  return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType(),
-                                 dynamic);
-}
-
 bool rewrite(LayerNormOp ln) {
   Value residual = ln.getResidual();
   if (!residual)
@@ -190,7 +179,11 @@ bool rewrite(LayerNormOp ln) {
     if (!d)
       return d;
     if (d == residual || d == x)
-      return sumDest ? emptyLike(b, loc, sum) : sum;
+      return sumDest
+                 ? tensor::EmptyOp::create(b, loc,
+                                           tensor::getMixedSizes(b, loc, sum),
+                                           getElementTypeOrSelf(sum.getType()))
+                 : sum;
     return d;
   };
   Value init = destination(ln.getInit());
