@@ -379,6 +379,8 @@ def cmd_synth_run(args):
 
 BENCH_MODELS = ["bert", "gpt2"]
 BENCH_PRECISIONS = {"fp16": "float16", "bf16": "bfloat16"}
+# bench-run times fp32 artifacts too (TF32 off on both sides), compiled elsewhere.
+RUN_PRECISIONS = {"fp32": "float32", **BENCH_PRECISIONS}
 BENCH_VARIANTS = {"unfused": [], "fused": ["--fuse-attention"]}  # bench-compile
 
 
@@ -471,7 +473,7 @@ def cmd_bench_run(args):
         with torch.no_grad():
             ref = fp32(*xs).float().cpu().numpy()
         print("%s: exported and laid out in %.1f s (%s)" % (cid, time.time() - t0, note), flush=True)
-        for prec, dtname in BENCH_PRECISIONS.items():
+        for prec, dtname in RUN_PRECISIONS.items():
             if prec not in args.precisions.split(","):
                 continue
             dt = getattr(torch, dtname)
