@@ -14,13 +14,15 @@
 #   bash scripts/gpu/precision_matrix.sh run DIR 1   # BERT b32 / b8, GPT-2 b8 s512
 #   bash scripts/gpu/precision_matrix.sh run DIR 2   # the batch-1 transformer cases
 #   bash scripts/gpu/precision_matrix.sh run DIR 3   # ResNet-50 b1 / b32 / b128
+#   bash scripts/gpu/precision_matrix.sh run DIR 4   # issue 15's other shapes, fp32:
+#                                                    # BERT b4 s333 / b8 s384, GPT-2 b1 s1024
 #
 # Each run writes $OUT/partN.log (the table) and $OUT/partN/precision_bench.jsonl.
 # DIR holds the graphs (.onnx, no weights: the device re-creates them from
 # gpu_bench's seeds), the artifacts and the runtime with libomp (about 10 MiB).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-usage="usage: precision_matrix.sh build DIR | run DIR 1|2|3"
+usage="usage: precision_matrix.sh build DIR | run DIR 1|2|3|4"
 mode=${1:?$usage}
 dir=${2:?$usage}
 if [[ $mode == build ]]; then
@@ -43,6 +45,7 @@ case $part in
 1) cases=bert-b32-s128,bert-b8-s128,gpt2-b8-s512 ;;
 2) cases=bert-b1-s128,bert-b1-s512,gpt2-b1-s128,gpt2-b1-s512 ;;
 3) cases=resnet50-b1,resnet50-b32,resnet50-b128 ;;
+4) cases=bert-b4-s333,bert-b8-s384,gpt2-b1-s1024 precisions=fp32 ;;
 *) echo "$usage" >&2; exit 2 ;;
 esac
 out=${OUT:-/tmp/onyx-out}
@@ -54,6 +57,6 @@ fi
 eval "$(bash scripts/gpu/device_python.sh "$dir/lib" --env 2>/dev/null)"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 python3 bench/gpu_precision_bench.py run "$dir/art" --cases "$cases" \
-  --precisions fp32,tf32,fp16,bf16 --runs 30 --cuda-graphs --budget 420 \
+  --precisions "${precisions:-fp32,tf32,fp16,bf16}" --runs 30 --cuda-graphs --budget 420 \
   --out "$out/part$part" >"$out/part$part.log" 2>&1
 grep -E "^\||first call" "$out/part$part.log"
