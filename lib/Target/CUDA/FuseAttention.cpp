@@ -32,6 +32,7 @@
 #include "onyx/Dialect/Onyx/OnyxAttention.h"
 #include "onyx/Target/CUDA/Passes.h"
 
+#include "LibraryCalls.h"
 #include "TensorExtents.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -323,8 +324,7 @@ bool isBatchedMatmul(linalg::GenericOp g) {
       maps[1] != AffineMap::get(5, 0, {d(0), d(1), d(4), d(3)}, ctx) ||
       maps[2] != AffineMap::get(5, 0, {d(0), d(1), d(2), d(3)}, ctx))
     return false;
-  auto fill = g.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
-  return fill && matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
+  return cuda::isZeroFill(g.getDpsInits()[0]);
 }
 
 /// A float splat: an arith.constant scalar or a 0-d/splat tensor constant.
@@ -578,8 +578,7 @@ std::optional<Value> matchSoftmax(Value p,
   if (!ssub || ssub.getLhs() != sb->getArgument(0) ||
       ssub.getRhs() != sb->getArgument(1))
     return std::nullopt;
-  auto sumFill = sumG.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
-  if (!sumFill || !matchPattern(sumFill.getInputs()[0], m_AnyZeroFloat()))
+  if (!cuda::isZeroFill(sumG.getDpsInits()[0]))
     return std::nullopt;
   chain.append({div, maxG, sumG});
   return x;

@@ -108,6 +108,11 @@ bool isZeroConstant(Value v) {
   return value && value.getValue().isZero();
 }
 
+bool isZeroFill(Value v) {
+  auto fill = v.getDefiningOp<linalg::FillOp>();
+  return fill && matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
+}
+
 namespace {
 
 bool isConstantInt(Value v, int64_t value) {

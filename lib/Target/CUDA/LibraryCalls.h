@@ -93,6 +93,10 @@ bool isNeutral(mlir::Operation *op);
 
 bool isZeroConstant(mlir::Value v);
 
+/// Whether `v` is the result of a linalg.fill of a float zero (+0 or -0):
+/// a contraction's or reduction's fresh accumulator.
+bool isZeroFill(mlir::Value v);
+
 /// Whether the elementwise body yields `lhs + rhs` of its arguments
 /// `lhsArg` and `rhsArg` (either order) and does nothing else: `addf` in
 /// f32, `truncf(addf(extf, extf))` in f16 / bf16 (or `addf` on the half

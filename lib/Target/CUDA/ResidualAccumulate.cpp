@@ -52,7 +52,6 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/IR/Matchers.h"
 
 namespace onyx {
 #define GEN_PASS_DEF_CUDARESIDUALACCUMULATE
@@ -74,14 +73,6 @@ struct Projection {
   }
 };
 
-/// Whether `v` is a linalg.fill of a zero constant.
-bool isZeroFill(Value v) {
-  auto fill = v.getDefiningOp<linalg::FillOp>();
-  if (!fill)
-    return false;
-  return matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
-}
-
 /// A GEMM with a zero-filled destination, used only by `user`.
 linalg::LinalgOp gemmOf(Value v, Operation *user) {
   auto gemm = v.getDefiningOp<linalg::LinalgOp>();
@@ -90,7 +81,7 @@ linalg::LinalgOp gemmOf(Value v, Operation *user) {
       !matchContractionGroups(gemm))
     return {};
   Value init = gemm.getDpsInits()[0];
-  if (!isZeroFill(init) || !init.hasOneUse())
+  if (!cuda::isZeroFill(init) || !init.hasOneUse())
     return {};
   for (Operation *u : v.getUsers())
     if (u != user)
