@@ -55,10 +55,11 @@ SHAPE_RTOL, SHAPE_ATOL = 1e-3, 1e-5
 class Artifact:
     """One test's artifact: an onyx.InferenceSession over the .so."""
 
-    def __init__(self, path, device_id=0):
+    def __init__(self, path, device_id=0, cuda_graphs=False):
         import onyx
         self.path = path
         self.device_id = device_id
+        self.cuda_graphs = cuda_graphs
         # The `serial` metadata lines: kernels that run on one GPU thread.
         meta = onyx.artifact_metadata(path)
         self.serial_nodes = [l.split(" ", 1)[1] for l in meta.splitlines()
@@ -68,7 +69,9 @@ class Artifact:
     def create(self):
         import onyx
         try:
-            self.session = onyx.InferenceSession(self.path, device_id=self.device_id)
+            self.session = onyx.InferenceSession(
+                self.path, device_id=self.device_id,
+                **({"enable_cuda_graph": True} if self.cuda_graphs else {}))
         except onyx.OnyxError as e:
             raise RuntimeError(str(e)) from None
         self.names = [i.name for i in self.session.get_inputs()]
@@ -318,7 +321,7 @@ def has_values(model_path):
                for v in list(m.graph.input) + list(m.graph.output))
 
 
-def run_test(root, manifest, name, mode, shapes, device_id=0):
+def run_test(root, manifest, name, mode, shapes, device_id=0, cuda_graphs=False):
     import node_suite
     entry = manifest["tests"][name]
     art_path = os.path.join(root, "art", mode, name + ".so")
@@ -326,7 +329,7 @@ def run_test(root, manifest, name, mode, shapes, device_id=0):
     res = {"test": name, "mode": mode}
     t0 = time.perf_counter()
     try:
-        art = Artifact(art_path, device_id)
+        art = Artifact(art_path, device_id, cuda_graphs)
         art.create()
     except (OSError, RuntimeError) as e:
         res.update(status="error", reason=str(e).splitlines()[0])
@@ -364,6 +367,18 @@ def run_test(root, manifest, name, mode, shapes, device_id=0):
             if g.tobytes() != g2.tobytes():
                 res.update(status="wrong", reason="the second call differs from the first")
                 return res
+        if cuda_graphs:
+            # The second call was recorded (and launched); a third replays
+            # the graph: both bit for bit the first call's outputs.
+            got3 = art.run(inputs)
+            for g, g3 in zip(got, got3):
+                if g.tobytes() != g3.tobytes():
+                    res.update(status="wrong", reason="the replayed call differs from the first")
+                    return res
+            st = art.session.cuda_graph_stats()
+            res["graph"] = st["last_call"]
+            if st["status"]:
+                res["graph_status"] = st["status"].splitlines()[0][:160]
         res["status"] = "pass"
         if shapes and mode == "symbolic":
             res["shapes"] = check_shapes(art, os.path.join(ddir, "model.onnx"),
@@ -382,7 +397,8 @@ def worker(args):
     for name, mode in todo:
         out.write(json.dumps({"start": name, "mode": mode}) + "\n")
         out.flush()
-        res = run_test(root, manifest, name, mode, args.shapes, args.device_id)
+        res = run_test(root, manifest, name, mode, args.shapes, args.device_id,
+                       args.cuda_graphs)
         out.write(json.dumps(res) + "\n")
         out.flush()
         if res["status"] in ("error", "wrong") and "CUDA_ERROR" in res.get("reason", ""):
@@ -403,6 +419,9 @@ def main():
     ap.add_argument("--shapes", action="store_true", help="also run other shapes (ORT reference)")
     ap.add_argument("--device-id", type=int, default=0,
                     help="the CUDA device of the sessions (InferenceSession device_id)")
+    ap.add_argument("--cuda-graphs", action="store_true",
+                    help="sessions with CUDA graphs: a third call replays the "
+                         "second's recording, both compared bit for bit with the first")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--timeout", type=float, default=120,
                     help="seconds one test may take (a hung test is a crash)")
@@ -443,6 +462,8 @@ def main():
         cmd = [sys.executable, os.path.abspath(__file__), args.suite, "--worker"]
         if args.shapes:
             cmd.append("--shapes")
+        if args.cuda_graphs:
+            cmd.append("--cuda-graphs")
         cmd += ["--device-id", str(args.device_id)]
         errfile = tempfile.TemporaryFile(mode="w+")
         with tempfile.TemporaryFile(mode="w+") as todo_file:
@@ -506,6 +527,16 @@ def main():
         for r in sorted(bad, key=lambda r: (r["mode"], r["test"]))[:args.max_list]:
             print("  %-8s %-50s %-5s %s" % (r["mode"], r["test"], r["status"],
                                             r.get("reason", "")[:160]))
+    graphed = [r for r in results.values() if "graph" in r]
+    if graphed:
+        gc, why = {}, {}
+        for r in graphed:
+            gc[r["graph"]] = gc.get(r["graph"], 0) + 1
+            if r.get("graph_status"):
+                why[r["graph_status"]] = why.get(r["graph_status"], 0) + 1
+        print("\nCUDA graphs, the third call of each passing test: %s" % json.dumps(gc))
+        for w, n in sorted(why.items(), key=lambda x: -x[1])[:10]:
+            print("  %4d  %s" % (n, w))
     shape_runs = [r for r in results.values() if "shapes" in r]
     if shape_runs:
         sc = {}
