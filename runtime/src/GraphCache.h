@@ -57,12 +57,16 @@ public:
   /// good.
   static constexpr unsigned kMaxFailures = 2;
   static constexpr size_t kDefaultCapacity = 8;
+  /// Graphs evicted before their first replay after which the cache stops
+  /// recording (the input signatures change more often than it holds
+  /// them: every recording would cost a capture and buy nothing).
+  static constexpr unsigned kMaxUnusedEvictions = 8;
 
   struct Entry {
     std::vector<int64_t> key;
     std::unique_ptr<DeviceGraph> graph;
     unsigned failures = 0;
-    uint64_t lastUse = 0;
+    uint64_t lastUse = 0, replays = 0;
     /// What a replay needs: the device buffers of the host inputs that the
     /// graph reads (NULL for a device input) and of the outputs it writes,
     /// the outputs' shapes, and the statistics of the recorded call.
@@ -86,6 +90,8 @@ public:
       seenEpoch = epoch;
     }
     ++tick;
+    if (stopped())
+      return Action::Run;
     for (Entry &e : entries) {
       if (e.key != key)
         continue;
@@ -100,8 +106,14 @@ public:
       for (auto it = entries.begin(); it != entries.end(); ++it)
         if (it->lastUse < oldest->lastUse)
           oldest = it;
+      if (oldest->graph && oldest->replays == 0)
+        ++unusedEvictions;
       entries.erase(oldest);
       ++evictions;
+      if (stopped()) {
+        entries.clear();
+        return Action::Run;
+      }
     }
     entries.emplace_back();
     entry = &entries.back();
@@ -114,6 +126,12 @@ public:
     entry.graph = std::move(graph);
     ++captures;
   }
+  void replayed(Entry &entry) {
+    ++entry.replays;
+    ++replays;
+  }
+  /// Whether the cache stopped recording (kMaxUnusedEvictions).
+  bool stopped() const { return unusedEvictions >= kMaxUnusedEvictions; }
   void captureFailed(Entry &entry) {
     entry.failures++;
     ++failedCaptures;
@@ -148,7 +166,7 @@ public:
 
   const size_t capacity;
   uint64_t captures = 0, replays = 0, failedCaptures = 0, evictions = 0,
-           invalidations = 0;
+           invalidations = 0, unusedEvictions = 0;
 
 private:
   std::list<Entry> entries;

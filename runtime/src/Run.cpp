@@ -514,7 +514,7 @@ OnyxTensorList *runWithGraphs(OnyxState *state, const OnyxTensorList *inputs,
     OnyxTensorList *result =
         launchRecorded(state, ctx.inputs, *entry, error, stale);
     if (result) {
-      state->graphs->replays++;
+      state->graphs->replayed(*entry);
       state->lastGraphNodes = entry->graph->nodes;
       state->lastCallGraph = ONYX_GRAPH_REPLAYED;
       return result;

@@ -394,8 +394,8 @@ ONYX_API int onyx_state_cuda_graph_stats(const OnyxState *state,
   stats.structSize = out->structSize;
   const GraphCache *graphs = state->graphs.get();
   stats.enabled = graphs ? 1 : 0;
-  stats.active = graphs && state->graphsOff.empty() && state->device &&
-                 state->device->graphsUnavailable().empty();
+  stats.active = graphs && state->graphsOff.empty() && !graphs->stopped() &&
+                 state->device && state->device->graphsUnavailable().empty();
   stats.lastCall = state->lastCallGraph;
   if (graphs) {
     stats.captures = graphs->captures;
@@ -428,6 +428,12 @@ ONYX_API const char *onyx_state_cuda_graph_status(const OnyxState *state) {
         status = state->graphsOff;
       else if (!unavailable.empty())
         status = unavailable;
+      else if (state->graphs->stopped())
+        status = "the input signatures change more often than the cache "
+                 "holds them (" +
+                 std::to_string(state->graphs->unusedEvictions) +
+                 " graphs evicted before a replay): the session records no "
+                 "more graphs (a larger cudaGraphCacheSize may help)";
       else if (!state->graphsLastFailure.empty())
         status = "the last recording failed: " + state->graphsLastFailure;
     }

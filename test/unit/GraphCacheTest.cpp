@@ -156,6 +156,36 @@ TEST(GraphCache, ChangedEpochDropsEveryGraph) {
   EXPECT_EQ(cache.size(), 0u);
 }
 
+TEST(GraphCache, StopsWhenGraphsAreEvictedUnused) {
+  GraphCache cache(2);
+  // Keys that come back once each, more of them than the cache holds:
+  // every graph is evicted before its first replay.
+  int64_t next = 1;
+  for (unsigned i = 0; i < GraphCache::kMaxUnusedEvictions + 1; ++i) {
+    ASSERT_FALSE(cache.stopped());
+    capture(cache, key(next++));
+  }
+  // A replayed graph evicted later does not count.
+  GraphCache used(2);
+  capture(used, key(1));
+  GraphCache::Entry *e = nullptr;
+  ASSERT_EQ(used.lookup(key(1), 0, e), Action::Replay);
+  used.replayed(*e);
+  EXPECT_EQ(used.replays, 1u);
+  capture(used, key(2));
+  capture(used, key(3)); // evicts key 1 (replayed)
+  EXPECT_EQ(used.unusedEvictions, 0u);
+  used.invalidate();
+  // The cache stops at the limit: every graph dropped, every call normal.
+  GraphCache::Entry *f = nullptr;
+  EXPECT_EQ(cache.lookup(key(next), 0, f), Action::Run);
+  EXPECT_TRUE(cache.stopped());
+  EXPECT_EQ(cache.unusedEvictions, uint64_t(GraphCache::kMaxUnusedEvictions));
+  EXPECT_EQ(cache.lookup(key(next), 0, f), Action::Run);
+  EXPECT_EQ(cache.size(), 0u);
+  EXPECT_EQ(liveGraphs, 0);
+}
+
 TEST(GraphCache, ZeroCapacityMeansTheDefault) {
   GraphCache cache(0);
   EXPECT_EQ(cache.capacity, GraphCache::kDefaultCapacity);
