@@ -10,7 +10,9 @@
 //===----------------------------------------------------------------------===//
 #include "CudaDevice.h"
 
+#include <algorithm>
 #include <cstdlib>
+#include <memory>
 #include <string>
 
 #ifndef ONYX_ATTENTION_CUBIN
@@ -63,15 +65,29 @@ constexpr int64_t kSimtThreads = 128, kSimtRows = 16;
 
 /// The kernel for element code `elemType` (1 f32, 10 f16, 16 bf16) and a
 /// depth of at most 128, or NULL. `plain`: the tensor-core kernel without a
-/// mask tile (no mask, or the causal mask computed: mask mode 5).
+/// mask tile (no mask, or the causal mask computed: mask mode 5); `split`:
+/// its variant over a share of the key tiles (tensor cores only).
 const OnyxCudaKernel *kernelFor(int32_t elemType, int64_t depth, bool simt,
-                                bool plain) {
+                                bool plain, bool split) {
 #define ONYX_K(NAME)                                                           \
   {                                                                            \
     onyx_attention_cubin,                                                      \
         uint64_t(onyx_attention_cubin_end - onyx_attention_cubin),             \
         onyx_attention_ptx, NAME                                               \
   }
+#define ONYX_KD(NAME, SUFFIX)                                                  \
+  {                                                                            \
+    ONYX_K(NAME "_d32" SUFFIX), ONYX_K(NAME "_d64" SUFFIX),                    \
+        ONYX_K(NAME "_d128" SUFFIX)                                            \
+  }
+  static const OnyxCudaKernel splitKernels[6][3] = {
+      ONYX_KD("onyx_attention_f32", "_split"),
+      ONYX_KD("onyx_attention_f16", "_split"),
+      ONYX_KD("onyx_attention_bf16", "_split"),
+      ONYX_KD("onyx_attention_f32", "_plain_split"),
+      ONYX_KD("onyx_attention_f16", "_plain_split"),
+      ONYX_KD("onyx_attention_bf16", "_plain_split")};
+#undef ONYX_KD
   static const OnyxCudaKernel kernels[7][3] = {
       {ONYX_K("onyx_attention_f32_d32"), ONYX_K("onyx_attention_f32_d64"),
        ONYX_K("onyx_attention_f32_d128")},
@@ -98,9 +114,31 @@ const OnyxCudaKernel *kernelFor(int32_t elemType, int64_t depth, bool simt,
                               : -1;
   if (type >= 0 && type != 3 && plain)
     type += 4;
-  if (type < 0 || depth > 128)
+  if (type < 0 || depth > 128 || (split && type == 3))
     return nullptr;
-  return &kernels[type][depth <= 32 ? 0 : depth <= 64 ? 1 : 2];
+  const int d = depth <= 32 ? 0 : depth <= 64 ? 1 : 2;
+  if (split)
+    return &splitKernels[type > 3 ? type - 1 : type][d];
+  return &kernels[type][d];
+}
+
+/// The kernel that joins the key splits (attention.cu), or NULL.
+const OnyxCudaKernel *combineKernelFor(int32_t elemType) {
+#define ONYX_K(NAME)                                                           \
+  {                                                                            \
+    onyx_attention_cubin,                                                      \
+        uint64_t(onyx_attention_cubin_end - onyx_attention_cubin),             \
+        onyx_attention_ptx, NAME                                               \
+  }
+  static const OnyxCudaKernel kernels[3] = {
+      ONYX_K("onyx_attention_combine_f32"),
+      ONYX_K("onyx_attention_combine_f16"),
+      ONYX_K("onyx_attention_combine_bf16")};
+#undef ONYX_K
+  return elemType == 1    ? &kernels[0]
+         : elemType == 10 ? &kernels[1]
+         : elemType == 16 ? &kernels[2]
+                          : nullptr;
 }
 
 /// ONYX_CUDA_ATTENTION=simt: the first (SIMT, fp32) kernel, for comparison
@@ -109,6 +147,25 @@ bool simtRequested() {
   const char *v = std::getenv("ONYX_CUDA_ATTENTION");
   return v && std::string(v) == "simt";
 }
+
+/// ONYX_CUDA_ATTENTION_SPLITS=N (1 to 16) forces N key splits on the
+/// tensor-core kernels, 1 none (read at every call, for comparisons);
+/// 0 when unset: the launch's own choice.
+int64_t splitsRequested() {
+  const char *v = std::getenv("ONYX_CUDA_ATTENTION_SPLITS");
+  if (!v || !*v)
+    return 0;
+  char *end = nullptr;
+  long n = std::strtol(v, &end, 10);
+  return (*end || n < 1) ? 0 : n > 16 ? 16 : n;
+}
+
+/// The split kernels' partial results, kept by the session across calls.
+struct AttentionState final : LibraryState {
+  CudaDevice *device = nullptr;
+  ScratchBuffer partials;
+  ~AttentionState() override { partials.release(device); }
+};
 
 } // namespace
 } // namespace rt
@@ -148,7 +205,7 @@ ONYX_API int32_t onyxrt_cuda_attention(
   const bool simt = elemType == 1 && simtRequested();
   const OnyxCudaKernel *kernel =
       kernelFor(elemType, depth > dv ? depth : dv, simt,
-                /*plain=*/maskMode == 0 || maskMode == 5);
+                /*plain=*/maskMode == 0 || maskMode == 5, /*split=*/false);
   if (!kernel || depth < 1 || dv < 1 || kvGroup < 1 || batch > 65535 ||
       heads > 65535 || batch < 0 || heads < 0 || sq < 0 || sk < 0 ||
       heads % kvGroup != 0) {
@@ -167,57 +224,110 @@ ONYX_API int32_t onyxrt_cuda_attention(
     return 1;
   }
   try {
-    const uint64_t args[] = {launchSlot(batch),
-                             launchSlot(heads),
-                             launchSlot(sq),
-                             launchSlot(sk),
-                             launchSlot(depth),
-                             launchSlot(dv),
-                             launchSlot(kvGroup),
-                             launchSlot(scale),
-                             launchSlot(q),
-                             launchSlot(qb),
-                             launchSlot(qh),
-                             launchSlot(qs),
-                             launchSlot(qd),
-                             launchSlot(k),
-                             launchSlot(kb),
-                             launchSlot(kh),
-                             launchSlot(ks),
-                             launchSlot(kd),
-                             launchSlot(v),
-                             launchSlot(vb),
-                             launchSlot(vh),
-                             launchSlot(vs),
-                             launchSlot(vd),
-                             launchSlot(mask),
-                             launchSlot(mb),
-                             launchSlot(mh),
-                             launchSlot(mq),
-                             launchSlot(mk),
-                             launchSlot(int64_t(maskMode)),
-                             launchSlot(maskFill),
-                             launchSlot(causalShift),
-                             launchSlot(out),
-                             launchSlot(ob),
-                             launchSlot(oh),
-                             launchSlot(os),
-                             launchSlot(od)};
-    // Tensor cores: 4 warps (64 query rows) per block, fewer while the grid
-    // would not fill the chip twice over (batch 1, short sequences; 132
-    // multiprocessors as on the H100/H200 SXM: a heuristic only).
+    uint64_t args[] = {launchSlot(batch),
+                       launchSlot(heads),
+                       launchSlot(sq),
+                       launchSlot(sk),
+                       launchSlot(depth),
+                       launchSlot(dv),
+                       launchSlot(kvGroup),
+                       launchSlot(scale),
+                       launchSlot(q),
+                       launchSlot(qb),
+                       launchSlot(qh),
+                       launchSlot(qs),
+                       launchSlot(qd),
+                       launchSlot(k),
+                       launchSlot(kb),
+                       launchSlot(kh),
+                       launchSlot(ks),
+                       launchSlot(kd),
+                       launchSlot(v),
+                       launchSlot(vb),
+                       launchSlot(vh),
+                       launchSlot(vs),
+                       launchSlot(vd),
+                       launchSlot(mask),
+                       launchSlot(mb),
+                       launchSlot(mh),
+                       launchSlot(mq),
+                       launchSlot(mk),
+                       launchSlot(int64_t(maskMode)),
+                       launchSlot(maskFill),
+                       launchSlot(causalShift),
+                       launchSlot(out),
+                       launchSlot(ob),
+                       launchSlot(oh),
+                       launchSlot(os),
+                       launchSlot(od),
+                       0 /* key splits */,
+                       0 /* their partial results */};
+    // Tensor cores: a warp per 16 query rows. Where those warps would not
+    // keep the chip busy (batch 1: fewer than 4 per multiprocessor; 132 as
+    // on the H100/H200 SXM, a heuristic only), the keys are split too, up
+    // to one split per 64-key tile, each split's share of the tiles in its
+    // own blocks, and a second kernel joins them. Then 4 warps (64 rows)
+    // per block, fewer while the grid would not fill the chip twice over.
+    constexpr int64_t kSms = 132;
+    const int64_t rowGroups =
+        (sq + kRowsPerWarp - 1) / kRowsPerWarp * heads * batch;
+    int64_t splits = 1;
+    if (!simt && sk > 64 && rowGroups < 4 * kSms)
+      splits = std::min<int64_t>((8 * kSms + rowGroups - 1) / rowGroups,
+                                 std::min<int64_t>((sk + 63) / 64, 8));
+    if (!simt)
+      if (int64_t forced = splitsRequested())
+        splits = forced;
     int64_t warps = kMaxWarps;
     auto blocksFor = [&](int64_t w) {
       int64_t rows = w * kRowsPerWarp;
-      return (sq + rows - 1) / rows * heads * batch;
+      return (sq + rows - 1) / rows * heads * batch * splits;
     };
-    while (warps > 1 && blocksFor(warps) < 2 * 132)
+    while (warps > 1 && blocksFor(warps) < 2 * kSms)
       warps /= 2;
     const int64_t rowsPerBlock = simt ? kSimtRows : warps * kRowsPerWarp;
-    const int64_t grid[3] = {(sq + rowsPerBlock - 1) / rowsPerBlock, heads,
-                             batch};
+    const int64_t grid[3] = {(sq + rowsPerBlock - 1) / rowsPerBlock * splits,
+                             heads, batch};
     const int64_t block[3] = {simt ? kSimtThreads : warps * 32, 1, 1};
-    return launchOrFail(ctx, *device, kernel, label, grid, block, args);
+    const int64_t rows = batch * heads * sq;
+    float *partial = nullptr;
+    if (splits > 1 && rows > 0) {
+      if (!device->attention) {
+        auto state = std::make_unique<AttentionState>();
+        state->device = device;
+        device->attention = std::move(state);
+      }
+      auto *state = static_cast<AttentionState *>(device->attention.get());
+      std::string error;
+      if (!state->partials.reserve(
+              *device, size_t(splits * rows * (dv + 2)) * sizeof(float),
+              error)) {
+        failCall(ctx, where + error);
+        return 1;
+      }
+      partial = static_cast<float *>(state->partials.data);
+    }
+    args[36] = launchSlot(splits);
+    args[37] = launchSlot(partial);
+    const OnyxCudaKernel *launched =
+        splits > 1 ? kernelFor(elemType, depth > dv ? depth : dv, false,
+                               maskMode == 0 || maskMode == 5, true)
+                   : kernel;
+    if (launchOrFail(ctx, *device, launched, label, grid, block, args))
+      return 1;
+    if (splits == 1 || rows == 0)
+      return 0;
+    const uint64_t combineArgs[] = {
+        launchSlot(rows), launchSlot(heads),  launchSlot(sq),
+        launchSlot(dv),   launchSlot(splits), launchSlot(partial),
+        launchSlot(out),  launchSlot(ob),     launchSlot(oh),
+        launchSlot(os),   launchSlot(od)};
+    const int64_t total = rows * dv;
+    const int64_t combineBlock[3] = {256, 1, 1};
+    const int64_t combineGrid[3] = {
+        std::min<int64_t>((total + 255) / 256, 65535), 1, 1};
+    return launchOrFail(ctx, *device, combineKernelFor(elemType), label,
+                        combineGrid, combineBlock, combineArgs);
   } catch (...) {
     failCall(ctx, where + "out of memory in onyxrt_cuda_attention");
     return 1;

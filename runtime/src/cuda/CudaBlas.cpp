@@ -17,6 +17,14 @@
 // C^T = op(B)^T op(A)^T, a column-major N x M product with A and B swapped;
 // the matrices are passed as they are stored, only their roles change.
 //
+// Algorithms: cuBLASLt's heuristic's first choice by default. With
+// $ONYX_CUBLASLT_ALGO_SEARCH=timed, a plan's first use outside a CUDA-graph
+// capture times the heuristic's first kAlgoCandidates algorithms on the
+// call's own operands (into a temporary output; the call's C is untouched)
+// and keeps the fastest, as TensorRT's tactic timing and cuDNN's exhaustive
+// search do: a slower first call per shape, and results that may differ in
+// the last bits between sessions (split-K algorithms sum in another order).
+//
 // Precision: fp32 operands with CUBLAS_COMPUTE_32F (no TF32) unless the
 // artifact asked for tf32 (CUBLAS_COMPUTE_32F_FAST_TF32); fp16 and bf16
 // operands (CUDA_R_16F / CUDA_R_16BF, bias of the same type) with
@@ -137,6 +145,24 @@ struct Plan {
 /// 32 MiB: what cuBLAS recommends for Hopper.
 constexpr size_t kWorkspaceBytes = size_t(32) << 20;
 
+/// Algorithms a timed search tries (the heuristic's first ones).
+constexpr int kAlgoCandidates = 8;
+
+/// $ONYX_CUBLASLT_ALGO_SEARCH: `heuristic` (default, or unset) or `timed`;
+/// read once per process. Anything else is reported by the first GEMM.
+enum class AlgoSearch { Heuristic, Timed, Invalid };
+AlgoSearch algoSearch() {
+  static const AlgoSearch mode = [] {
+    const char *v = std::getenv("ONYX_CUBLASLT_ALGO_SEARCH");
+    if (!v || !*v || std::strcmp(v, "heuristic") == 0)
+      return AlgoSearch::Heuristic;
+    if (std::strcmp(v, "timed") == 0)
+      return AlgoSearch::Timed;
+    return AlgoSearch::Invalid;
+  }();
+  return mode;
+}
+
 struct BlasState final : LibraryState {
   cublasLtHandle_t handle = nullptr;
   void *workspace = nullptr;
@@ -223,6 +249,71 @@ bool layout(const BlasApi &api, cublasLtMatrixLayout_t &out,
 
 const OnyxCudaKernel kGemmProfileKey = {nullptr, 0, nullptr, "cublasLt_matmul"};
 
+/// The timed search: which of the `count` heuristic results runs `plan`
+/// fastest on the call's operands `a`, `b` (each launched kRounds x kReps
+/// times into a temporary output of `cBytes`, the best round's mean kept).
+/// Anything that fails (the temporary's allocation, an event, a launch)
+/// leaves the heuristic's first choice (0); an algorithm that fails to
+/// launch is skipped. Synchronizes the stream.
+int fastestAlgo(CudaDevice &device, BlasState &state, const Plan &plan,
+                const cublasLtMatmulHeuristicResult_t *results, int count,
+                size_t cBytes, const void *a, const void *b, const float *alpha,
+                const float *beta) {
+  constexpr int kRounds = 2, kReps = 4;
+  const BlasApi &api = blasApi();
+  const DriverApi &drv = driver();
+  std::string ignored;
+  void *out = device.allocate(cBytes, ignored);
+  if (!out)
+    return 0;
+  CUevent start = nullptr, end = nullptr;
+  if (drv.cuEventCreate(&start, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
+    start = nullptr;
+  if (start && drv.cuEventCreate(&end, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
+    end = nullptr;
+  CUstream stream = device.cudaStream();
+  auto launch = [&](int i) {
+    return api.cublasLtMatmul(
+               state.handle, plan.desc, alpha, b, plan.a, a, plan.b, beta, out,
+               plan.c, out, plan.c, &results[i].algo, state.workspace,
+               results[i].workspaceSize, stream) == CUBLAS_STATUS_SUCCESS;
+  };
+  int best = 0;
+  float bestMs = -1;
+  std::vector<bool> usable(size_t(count), true);
+  for (int round = 0; start && end && round < kRounds; ++round) {
+    for (int i = 0; i < count; ++i) {
+      if (!usable[size_t(i)] || results[i].state != CUBLAS_STATUS_SUCCESS ||
+          !launch(i)) { // (a warm-up launch)
+        usable[size_t(i)] = false;
+        continue;
+      }
+      bool ok = drv.cuEventRecord(start, stream) == CUDA_SUCCESS;
+      for (int r = 0; ok && r < kReps; ++r)
+        ok = launch(i);
+      float ms = 0;
+      ok = ok && drv.cuEventRecord(end, stream) == CUDA_SUCCESS &&
+           drv.cuStreamSynchronize(stream) == CUDA_SUCCESS &&
+           drv.cuEventElapsedTime(&ms, start, end) == CUDA_SUCCESS;
+      if (!ok) {
+        usable[size_t(i)] = false;
+        continue;
+      }
+      if (bestMs < 0 || ms < bestMs) {
+        bestMs = ms;
+        best = i;
+      }
+    }
+  }
+  drv.cuStreamSynchronize(stream);
+  if (end)
+    drv.cuEventDestroy(end);
+  if (start)
+    drv.cuEventDestroy(start);
+  device.release(out);
+  return best;
+}
+
 /// The GEMM itself; `error` is prefixed with the label by the caller.
 bool gemm(CudaDevice &device, int32_t elemType, int32_t flags, int64_t batch,
           int64_t m, int64_t n, int64_t k, const void *a, int64_t lda,
@@ -250,6 +341,12 @@ bool gemm(CudaDevice &device, int32_t elemType, int32_t flags, int64_t batch,
   bool accumulate = flags & ONYXRT_GEMM_ACCUMULATE;
   bool tf32 = flags & ONYXRT_GEMM_TF32;
   bool gelu = flags & ONYXRT_GEMM_GELU_TANH;
+  if (algoSearch() == AlgoSearch::Invalid) {
+    error = std::string("ONYX_CUBLASLT_ALGO_SEARCH='") +
+            std::getenv("ONYX_CUBLASLT_ALGO_SEARCH") +
+            "': expected 'heuristic' or 'timed'";
+    return false;
+  }
   if (flags &
       ~(ONYXRT_GEMM_TRANS_A | ONYXRT_GEMM_TRANS_B | ONYXRT_GEMM_ACCUMULATE |
         ONYXRT_GEMM_TF32 | ONYXRT_GEMM_GELU_TANH)) {
@@ -381,24 +478,38 @@ bool gemm(CudaDevice &device, int32_t elemType, int32_t flags, int64_t batch,
     api.cublasLtMatmulPreferenceSetAttribute(
         pref, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, &alignC,
         sizeof(alignC));
-    cublasLtMatmulHeuristicResult_t result;
-    std::memset(&result, 0, sizeof(result));
+    // A timed search needs host synchronization: not while recording.
+    bool timed = algoSearch() == AlgoSearch::Timed && !device.isCapturing();
+    cublasLtMatmulHeuristicResult_t results[kAlgoCandidates];
+    std::memset(results, 0, sizeof(results));
     int count = 0;
-    status = api.cublasLtMatmulAlgoGetHeuristic(state->handle, plan.desc,
-                                                plan.a, plan.b, plan.c, plan.c,
-                                                pref, 1, &result, &count);
+    status = api.cublasLtMatmulAlgoGetHeuristic(
+        state->handle, plan.desc, plan.a, plan.b, plan.c, plan.c, pref,
+        timed ? kAlgoCandidates : 1, results, &count);
     api.cublasLtMatmulPreferenceDestroy(pref);
     if (status != CUBLAS_STATUS_SUCCESS)
       return fail("cublasLtMatmulAlgoGetHeuristic", status);
-    if (count == 0 || result.state != CUBLAS_STATUS_SUCCESS) {
+    if (count == 0 || results[0].state != CUBLAS_STATUS_SUCCESS) {
       fail("cublasLtMatmulAlgoGetHeuristic", CUBLAS_STATUS_NOT_SUPPORTED);
       error = "cuBLASLt has no algorithm for this GEMM (batch " +
               std::to_string(batch) + ", m " + std::to_string(m) + ", n " +
               std::to_string(n) + ", k " + std::to_string(k) + ")";
       return false;
     }
-    plan.algo = result.algo;
-    plan.workspace = result.workspaceSize;
+    int chosen = 0;
+    if (timed && count > 1) {
+      // The bias pointer is part of the descriptor (set per call below).
+      if (bias && api.cublasLtMatmulDescSetAttribute(
+                      plan.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
+                      sizeof(bias)) != CUBLAS_STATUS_SUCCESS)
+        count = 1;
+      int64_t extent = (batch - 1) * strideC + (m - 1) * ldc + n;
+      float alpha = 1.0f, beta = accumulate ? 1.0f : 0.0f;
+      chosen = fastestAlgo(device, *state, plan, results, count,
+                           size_t(extent) * size_t(esize), a, b, &alpha, &beta);
+    }
+    plan.algo = results[chosen].algo;
+    plan.workspace = results[chosen].workspaceSize;
     found = state->plans.emplace(key, plan).first;
   }
   const Plan &plan = found->second;

@@ -285,6 +285,7 @@ CudaDevice::~CudaDevice() {
   // Library handles use the stream and the context: gone before them.
   blas.reset();
   dnn.reset();
+  attention.reset();
   for (auto &entry : constants)
     api.cuMemFree(entry.second.first);
   if (staging)

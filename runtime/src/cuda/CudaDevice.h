@@ -181,7 +181,7 @@ public:
   void *constant(const void *host, size_t bytes, std::string &error);
   /// Per-session state of the libraries (CudaBlas.cpp, CudaDnn.cpp), torn
   /// down before the stream.
-  std::unique_ptr<LibraryState> blas, dnn;
+  std::unique_ptr<LibraryState> blas, dnn, attention;
   /// Marks library calls in the ONYX_CUDA_PROFILE output: events around
   /// the call, reported under `name` (one line per distinct name).
   bool profiling() const { return !profilePath.empty() || profiler; }

@@ -57,7 +57,8 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
           int64_t vs, int64_t vd, const void *__restrict__ mask, int64_t mb,
           int64_t mh, int64_t mq, int64_t mk, int64_t maskMode,
           double maskFillD, int64_t causalShift, float *__restrict__ out,
-          int64_t ob, int64_t oh, int64_t os, int64_t od) {
+          int64_t ob, int64_t oh, int64_t os, int64_t od, int64_t /*splits*/,
+          float * /*partial: the SIMT kernels never split*/) {
   __shared__ float Ks[BK][DMAX + 1];
   __shared__ float Vs[BK][DMAX + 1];
   __shared__ float Ms[BQ][BK + 1];
@@ -188,11 +189,11 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
       int64_t vb, int64_t vh, int64_t vs, int64_t vd, const void *mask,        \
       int64_t mb, int64_t mh, int64_t mq, int64_t mk, int64_t maskMode,        \
       double maskFill, int64_t causalShift, OUT out, int64_t ob, int64_t oh,   \
-      int64_t os, int64_t od
+      int64_t os, int64_t od, int64_t splits, float *partial
 #define ONYX_ATTENTION_ARGS                                                    \
   B, H, Sq, Sk, D, Dv, kvGroup, scale, q, qb, qh, qs, qd, k, kb, kh, ks, kd,   \
       v, vb, vh, vs, vd, mask, mb, mh, mq, mk, maskMode, maskFill,             \
-      causalShift, out, ob, oh, os, od
+      causalShift, out, ob, oh, os, od, splits, partial
 
 #define ONYX_ATTENTION_KERNEL(DMAX)                                            \
   extern "C" __global__ void __launch_bounds__(kThreads)                       \
@@ -366,7 +367,7 @@ __host__ __device__ constexpr int tileKeys(int E, int stages, int stride,
 // modes 1 to 4). The `_plain` kernels (no mask, or the causal mask computed
 // from the indices: mode 5) have no mask tile, and so room for two stages of
 // K and V in the static shared memory (ONYX_ATTENTION_PLAIN_STAGES).
-template <int E, int DMAX, bool MASK_TILE>
+template <int E, int DMAX, bool MASK_TILE, bool SPLIT>
 __device__ __forceinline__ void
 attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
           int64_t kvGroup, double scaleD, const void *__restrict__ qv,
@@ -376,8 +377,12 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
           int64_t vs, int64_t vd, const void *__restrict__ mask, int64_t mb,
           int64_t mh, int64_t mq, int64_t mk, int64_t maskMode,
           double maskFillD, int64_t causalShift, void *__restrict__ outv,
-          int64_t ob, int64_t oh, int64_t os, int64_t od) {
+          int64_t ob, int64_t oh, int64_t os, int64_t od, int64_t splitsArg,
+          float *__restrict__ partial) {
   using El = Elem<E>;
+  // The unsplit kernels keep their registers (the split epilogue costs
+  // about 30 more: fewer blocks per multiprocessor).
+  const int64_t splits = SPLIT ? splitsArg : 1;
   using S = typename El::S;
   constexpr int NST =
       (E != 0 && DMAX <= 64)
@@ -407,17 +412,20 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
   const bool causal = maskMode == 5;
   const bool additive = maskMode == 1 || maskMode == 4;
   const bool select = maskMode == 2 || maskMode == 3 || causal;
-  // The grid is (query blocks, heads, batch). Causal: the last query blocks
-  // have the most keys, so they run first, over every head and batch (the
-  // blocks are numbered with the query block slowest and reversed), and the
-  // grid's tail is the short blocks.
-  int64_t b = blockIdx.z, h = blockIdx.y, qBlock = blockIdx.x;
+  // The grid is (query blocks x key splits, heads, batch): with splits > 1
+  // (small grids, batch 1) block x takes query block x / splits and the
+  // x % splits-th share of the key tiles, and leaves its unnormalized
+  // output, running max and sum in `partial` for onyx_attention_combine_*.
+  // Causal: the last query blocks have the most keys, so they run first,
+  // over every head and batch (the blocks are numbered with the query block
+  // slowest and reversed), and the grid's tail is the short blocks.
+  const int64_t part = blockIdx.x % splits, nQ = gridDim.x / splits;
+  int64_t b = blockIdx.z, h = blockIdx.y, qBlock = blockIdx.x / splits;
   if (causal) {
     const int64_t lin =
-        blockIdx.x +
-        int64_t(gridDim.x) * (blockIdx.y + int64_t(gridDim.y) * blockIdx.z);
+        qBlock + nQ * (blockIdx.y + int64_t(gridDim.y) * blockIdx.z);
     const int64_t heads = gridDim.y, perBlock = heads * gridDim.z;
-    qBlock = gridDim.x - 1 - lin / perBlock;
+    qBlock = nQ - 1 - lin / perBlock;
     h = lin % perBlock % heads;
     b = lin % perBlock / heads;
   }
@@ -754,7 +762,15 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
     }
   };
 
+  // This block's key tiles: [jtBegin, jtEnd).
   const int64_t nTiles = (Sk + BK - 1) / BK;
+  const int64_t tilesPer = (nTiles + splits - 1) / splits;
+  const int64_t jtBegin = !SPLIT                     ? 0
+                          : part * tilesPer < nTiles ? part * tilesPer
+                                                     : nTiles;
+  const int64_t jtEnd = !SPLIT                        ? nTiles
+                        : jtBegin + tilesPer < nTiles ? jtBegin + tilesPer
+                                                      : nTiles;
   for (int pass = 0; pass < 2; ++pass) {
 #pragma unroll
     for (int dn = 0; dn < ND; ++dn)
@@ -777,7 +793,7 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
       return false;
     };
     if constexpr (NST == 1) {
-      for (int64_t jt = 0; jt < nTiles; ++jt) {
+      for (int64_t jt = jtBegin; jt < jtEnd; ++jt) {
         const int64_t j0 = jt * BK;
         if (skips(j0, Ms)) {
           skipped = true;
@@ -795,15 +811,17 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
     } else {
       // Tile jt is in buffer jt % 2; tile jt + 1's mask is staged and its
       // K / V loads issued before tile jt is computed.
-      bool skipCur = skips(0, Ms);
-      if (!skipCur)
-        loadKV(0, Ks, Vs);
+      // (An empty share: a split with no tile, only when splits > tiles.)
+      const bool empty = SPLIT && jtBegin == jtEnd;
+      bool skipCur = !empty && skips(jtBegin * BK, Ms);
+      if (!empty && !skipCur)
+        loadKV(jtBegin * BK, Ks, Vs);
       cpAsyncCommit();
 #pragma unroll 1
-      for (int64_t jt = 0; jt < nTiles; ++jt) {
-        const int cur = int(jt & 1), nxt = cur ^ 1;
+      for (int64_t jt = jtBegin; jt < jtEnd; ++jt) {
+        const int cur = int((jt - jtBegin) & 1), nxt = cur ^ 1;
         bool skipNext = false;
-        if (jt + 1 < nTiles) {
+        if (jt + 1 < jtEnd) {
           skipNext = skips((jt + 1) * BK, Ms + nxt * MT);
           if (!skipNext)
             loadKV((jt + 1) * BK, Ks + nxt * KT, Vs + nxt * KT);
@@ -823,8 +841,13 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
       cpAsyncWait<0>();
     }
     // A row whose every key was dead, with tiles skipped: again in full.
-    const bool redo =
-        skipped && ((r0 < Sq && m[0] <= -1e30f) || (r1 < Sq && m[1] <= -1e30f));
+    // Split and causal: a row whose key 0 is kept has a live key in the
+    // first split, and this split's weighs 0 next to it: no rerun.
+    auto dead = [&](int64_t r, float mr) {
+      return r < Sq && mr <= -1e30f &&
+             !(causal && SPLIT && (mq ? r : 0) + causalShift >= 0);
+    };
+    const bool redo = skipped && (dead(r0, m[0]) || dead(r1, m[1]));
     if (!__syncthreads_or(redo))
       break;
   }
@@ -841,6 +864,31 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
     const int64_t row = half ? r1 : r0;
     if (row >= Sq)
       continue;
+    if constexpr (SPLIT) {
+      // Row (b, h, row) of this split: Dv unnormalized outputs, then the
+      // max and the sum at the end of the split's block of rows.
+      const int64_t R = int64_t(gridDim.z) * gridDim.y * Sq;
+      const int64_t at = (b * gridDim.y + h) * Sq + row;
+      float *po = partial + (part * R + at) * Dv;
+#pragma unroll
+      for (int dn = 0; dn < ND; ++dn) {
+        const int c = dn * 8 + 2 * t;
+        if (c + 1 < Dv && Dv % 2 == 0) // (8-byte aligned: the scratch is)
+          *reinterpret_cast<float2 *>(po + c) =
+              make_float2(o[dn][2 * half], o[dn][2 * half + 1]);
+        else
+#pragma unroll
+          for (int e = 0; e < 2; ++e)
+            if (c + e < Dv)
+              po[c + e] = o[dn][2 * half + e];
+      }
+      if (t == 0) {
+        float *ml = partial + splits * R * Dv + (part * R + at) * 2;
+        ml[0] = m[half];
+        ml[1] = sum;
+      }
+      continue;
+    }
 #pragma unroll
     for (int dn = 0; dn < ND; ++dn)
 #pragma unroll
@@ -873,21 +921,72 @@ attention(int64_t B, int64_t H, int64_t Sq, int64_t Sk, int64_t D, int64_t Dv,
                                             : ONYX_ATTENTION_PLAIN_MIN_BLOCKS)
 #define ONYX_TC_BOUNDS_32(MASK_TILE) ONYX_TC_BOUNDS_F32
 // onyx_attention_NAME_dDMAX stages a mask tile (mask modes 1 to 4);
-// onyx_attention_NAME_dDMAX_plain has none (no mask, or the causal mode 5).
-#define ONYX_ATTENTION_TC_KERNEL(NAME, SUFFIX, E, DMAX, MASK_TILE, BOUNDS)     \
+// onyx_attention_NAME_dDMAX_plain has none (no mask, or the causal mode 5);
+// the _split variants of both take a share of the key tiles (splits > 1).
+#define ONYX_ATTENTION_TC_KERNEL(NAME, SUFFIX, E, DMAX, MASK_TILE, SPLIT,      \
+                                 BOUNDS)                                       \
   extern "C" __global__ void BOUNDS(MASK_TILE)                                 \
       onyx_attention_##NAME##_d##DMAX##SUFFIX(                                 \
           ONYX_ATTENTION_PARAMS(const void *, void *)) {                       \
-    tc::attention<E, DMAX, MASK_TILE>(ONYX_ATTENTION_ARGS);                    \
+    tc::attention<E, DMAX, MASK_TILE, SPLIT>(ONYX_ATTENTION_ARGS);             \
   }
+#define ONYX_ATTENTION_TC_DEPTHS(NAME, SUFFIX, E, MASK_TILE, SPLIT, BOUNDS)    \
+  ONYX_ATTENTION_TC_KERNEL(NAME, SUFFIX, E, 32, MASK_TILE, SPLIT, BOUNDS)      \
+  ONYX_ATTENTION_TC_KERNEL(NAME, SUFFIX, E, 64, MASK_TILE, SPLIT, BOUNDS)      \
+  ONYX_ATTENTION_TC_KERNEL(NAME, SUFFIX, E, 128, MASK_TILE, SPLIT, BOUNDS)
 #define ONYX_ATTENTION_TC_KERNELS(NAME, E, BOUNDS)                             \
-  ONYX_ATTENTION_TC_KERNEL(NAME, , E, 32, true, BOUNDS)                        \
-  ONYX_ATTENTION_TC_KERNEL(NAME, , E, 64, true, BOUNDS)                        \
-  ONYX_ATTENTION_TC_KERNEL(NAME, , E, 128, true, BOUNDS)                       \
-  ONYX_ATTENTION_TC_KERNEL(NAME, _plain, E, 32, false, BOUNDS)                 \
-  ONYX_ATTENTION_TC_KERNEL(NAME, _plain, E, 64, false, BOUNDS)                 \
-  ONYX_ATTENTION_TC_KERNEL(NAME, _plain, E, 128, false, BOUNDS)
+  ONYX_ATTENTION_TC_DEPTHS(NAME, , E, true, false, BOUNDS)                     \
+  ONYX_ATTENTION_TC_DEPTHS(NAME, _plain, E, false, false, BOUNDS)              \
+  ONYX_ATTENTION_TC_DEPTHS(NAME, _split, E, true, true, BOUNDS)                \
+  ONYX_ATTENTION_TC_DEPTHS(NAME, _plain_split, E, false, true, BOUNDS)
 
 ONYX_ATTENTION_TC_KERNELS(f32, 0, ONYX_TC_BOUNDS_32)
 ONYX_ATTENTION_TC_KERNELS(f16, 1, ONYX_TC_BOUNDS_16)
 ONYX_ATTENTION_TC_KERNELS(bf16, 2, ONYX_TC_BOUNDS_16)
+
+// The key splits of a small grid joined (onyxrt_cuda_attention launches it
+// after a split attention kernel): for each row (b, h, i) of R = B*H*Sq and
+// output column c, out = sum_s w_s o_s[c] / sum_s w_s l_s with
+// w_s = exp(m_s - max_s m_s); the row order of `partial` is the split
+// kernel's. A row whose every split saw only -inf scores gives 0/0, as the
+// unsplit kernel does.
+namespace {
+template <int E>
+__device__ __forceinline__ void
+combine(int64_t R, int64_t H, int64_t Sq, int64_t Dv, int64_t splits,
+        const float *__restrict__ partial, void *__restrict__ outv, int64_t ob,
+        int64_t oh, int64_t os, int64_t od) {
+  using El = tc::Elem<E>;
+  using S = typename El::S;
+  const float *ml = partial + splits * R * Dv;
+  for (int64_t idx = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+       idx < R * Dv; idx += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t at = idx / Dv, c = idx % Dv;
+    float mx = -INFINITY;
+    for (int64_t sp = 0; sp < splits; ++sp)
+      mx = fmaxf(mx, ml[(sp * R + at) * 2]);
+    const float mUse = mx == -INFINITY ? 0.f : mx;
+    float num = 0.f, den = 0.f;
+    for (int64_t sp = 0; sp < splits; ++sp) {
+      const float w = exp2f((ml[(sp * R + at) * 2] - mUse) * tc::kLog2e);
+      num = fmaf(w, partial[(sp * R + at) * Dv + c], num);
+      den = fmaf(w, ml[(sp * R + at) * 2 + 1], den);
+    }
+    const int64_t i = at % Sq, h = at / Sq % H, b = at / Sq / H;
+    static_cast<S *>(outv)[b * ob + h * oh + i * os + c * od] =
+        El::fromFloat(num / den);
+  }
+}
+} // namespace
+
+#define ONYX_ATTENTION_COMBINE(NAME, E)                                        \
+  extern "C" __global__ void __launch_bounds__(256)                            \
+      onyx_attention_combine_##NAME(                                           \
+          int64_t R, int64_t H, int64_t Sq, int64_t Dv, int64_t splits,        \
+          const float *partial, void *out, int64_t ob, int64_t oh, int64_t os, \
+          int64_t od) {                                                        \
+    combine<E>(R, H, Sq, Dv, splits, partial, out, ob, oh, os, od);            \
+  }
+ONYX_ATTENTION_COMBINE(f32, 0)
+ONYX_ATTENTION_COMBINE(f16, 1)
+ONYX_ATTENTION_COMBINE(bf16, 2)
