@@ -272,7 +272,7 @@ ONYX_API int32_t onyxrt_cuda_attention(
     const int64_t rowGroups =
         (sq + kRowsPerWarp - 1) / kRowsPerWarp * heads * batch;
     int64_t splits = 1;
-    if (!simt && sk > 64 && rowGroups < 4 * kSms)
+    if (!simt && sk > 64 && rowGroups > 0 && rowGroups < 4 * kSms)
       splits = std::min<int64_t>((8 * kSms + rowGroups - 1) / rowGroups,
                                  std::min<int64_t>((sk + 63) / 64, 8));
     if (!simt)
