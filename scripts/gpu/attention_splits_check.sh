@@ -11,6 +11,7 @@
 #   2. BERT b1 s512, GPT-2 b1 s512, BERT b32 s128 (fp32, fp16; fused
 #      attention, profiled): splits off and the heuristic's GEMMs, then
 #      the launch's splits and ONYX_CUBLASLT_ALGO_SEARCH=timed;
+#   2b. the fp32 cases again with ONYX_CUBLASLT_F32_MATH=bf16x9;
 #   3. library_smoke.py with the timed search (values vs ONNX Runtime);
 #   4. with the time left, precision_matrix.sh part 2 (the batch-1
 #      transformer cases, every precision) with the timed search.
@@ -66,6 +67,10 @@ echo "A (no splits, heuristic GEMMs): rc=$? ($(($(date +%s) - t0)) s)"; tail -7 
 ONYX_CUBLASLT_ALGO_SEARCH=timed timeout 100 $R bench-run "$dir/art" --runtime "$lib" --cases $cases \
   --precisions fp32,fp16 --variants fused=_fused --no-compile --profile --out "$out/b" >"$out/b.log" 2>&1
 echo "B (splits, timed GEMMs): rc=$? ($(($(date +%s) - t0)) s)"; tail -7 "$out/b.log"
+mkdir -p "$out/c"
+ONYX_CUBLASLT_F32_MATH=bf16x9 timeout 60 $R bench-run "$dir/art" --runtime "$lib" --cases $cases \
+  --precisions fp32 --variants fused=_fused --no-compile --profile --out "$out/c" >"$out/c.log" 2>&1
+echo "C (splits, heuristic GEMMs, cuBLAS's bf16x9 fp32 emulation): rc=$? ($(($(date +%s) - t0)) s)"; tail -4 "$out/c.log"
 ONYX_CUBLASLT_ALGO_SEARCH=timed timeout 30 python3 scripts/gpu/library_smoke.py run "$dir/smoke" \
   --runtime "$lib" >"$out/smoke.log" 2>&1
 echo "library_smoke, timed search: rc=$?"; tail -2 "$out/smoke.log"

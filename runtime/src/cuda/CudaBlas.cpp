@@ -29,6 +29,8 @@
 // artifact asked for tf32 (CUBLAS_COMPUTE_32F_FAST_TF32); fp16 and bf16
 // operands (CUDA_R_16F / CUDA_R_16BF, bias of the same type) with
 // CUBLAS_COMPUTE_32F: tensor cores, fp32 accumulation, fp32 alpha/beta.
+// $ONYX_CUBLASLT_F32_MATH=bf16x9 (experimental) asks cuBLAS for its fp32
+// emulation on bf16 tensor cores instead of CUBLAS_COMPUTE_32F.
 //
 //===----------------------------------------------------------------------===//
 #include "CudaDevice.h"
@@ -159,6 +161,25 @@ AlgoSearch algoSearch() {
     if (std::strcmp(v, "timed") == 0)
       return AlgoSearch::Timed;
     return AlgoSearch::Invalid;
+  }();
+  return mode;
+}
+
+/// $ONYX_CUBLASLT_F32_MATH (experimental, for A/B runs): `ieee` (default,
+/// or unset: CUBLAS_COMPUTE_32F) or `bf16x9` (CUBLAS_COMPUTE_32F_EMULATED_16BFX9:
+/// cuBLAS's fp32 emulation on bf16 tensor cores, three bf16 parts per
+/// operand, used where cuBLAS's default strategy finds it faster). Applies
+/// to f32 GEMMs that did not ask for TF32; read once per process, anything
+/// else is reported by the first GEMM.
+enum class F32Math { Ieee, Bf16x9, Invalid };
+F32Math f32Math() {
+  static const F32Math mode = [] {
+    const char *v = std::getenv("ONYX_CUBLASLT_F32_MATH");
+    if (!v || !*v || std::strcmp(v, "ieee") == 0)
+      return F32Math::Ieee;
+    if (std::strcmp(v, "bf16x9") == 0)
+      return F32Math::Bf16x9;
+    return F32Math::Invalid;
   }();
   return mode;
 }
@@ -347,6 +368,12 @@ bool gemm(CudaDevice &device, int32_t elemType, int32_t flags, int64_t batch,
             "': expected 'heuristic' or 'timed'";
     return false;
   }
+  if (f32Math() == F32Math::Invalid) {
+    error = std::string("ONYX_CUBLASLT_F32_MATH='") +
+            std::getenv("ONYX_CUBLASLT_F32_MATH") +
+            "': expected 'ieee' or 'bf16x9'";
+    return false;
+  }
   if (flags &
       ~(ONYXRT_GEMM_TRANS_A | ONYXRT_GEMM_TRANS_B | ONYXRT_GEMM_ACCUMULATE |
         ONYXRT_GEMM_TF32 | ONYXRT_GEMM_GELU_TANH)) {
@@ -418,8 +445,13 @@ bool gemm(CudaDevice &device, int32_t elemType, int32_t flags, int64_t batch,
         api.cublasLtMatmulDescDestroy(plan.desc);
       return false;
     };
+    cublasComputeType_t compute = CUBLAS_COMPUTE_32F;
+    if (tf32)
+      compute = CUBLAS_COMPUTE_32F_FAST_TF32;
+    else if (elemType == ONYX_F32 && f32Math() == F32Math::Bf16x9)
+      compute = CUBLAS_COMPUTE_32F_EMULATED_16BFX9;
     cublasStatus_t status = api.cublasLtMatmulDescCreate(
-        &plan.desc, tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
+        &plan.desc, compute,
         CUDA_R_32F /* alpha, beta: fp32 for every element type */);
     if (status != CUBLAS_STATUS_SUCCESS) {
       plan.desc = nullptr;
