@@ -166,11 +166,11 @@ AlgoSearch algoSearch() {
 }
 
 /// $ONYX_CUBLASLT_F32_MATH (experimental, for A/B runs): `ieee` (default,
-/// or unset: CUBLAS_COMPUTE_32F) or `bf16x9` (CUBLAS_COMPUTE_32F_EMULATED_16BFX9:
-/// cuBLAS's fp32 emulation on bf16 tensor cores, three bf16 parts per
-/// operand, used where cuBLAS's default strategy finds it faster). Applies
-/// to f32 GEMMs that did not ask for TF32; read once per process, anything
-/// else is reported by the first GEMM.
+/// or unset: CUBLAS_COMPUTE_32F) or `bf16x9`
+/// (CUBLAS_COMPUTE_32F_EMULATED_16BFX9: cuBLAS's fp32 emulation on bf16 tensor
+/// cores, three bf16 parts per operand, used where cuBLAS's default strategy
+/// finds it faster). Applies to f32 GEMMs that did not ask for TF32; read once
+/// per process, anything else is reported by the first GEMM.
 enum class F32Math { Ieee, Bf16x9, Invalid };
 F32Math f32Math() {
   static const F32Math mode = [] {
