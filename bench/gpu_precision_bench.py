@@ -222,7 +222,7 @@ def cmd_run(args):
             set_tf32(False)
             torch.cuda.empty_cache()
             so = os.path.join(args.art, "%s_%s.so" % (model, token))
-            sessions = [("onyx", {})]
+            sessions = [("onyx", {"enable_cuda_graph": False})]
             if args.cuda_graphs:
                 sessions.append(("graphs", {"enable_cuda_graph": True}))
             for name, options in sessions:

@@ -125,9 +125,11 @@ class InferenceSession:
         and read the weights from there.
     enable_cuda_graph: a 'cuda' session records each input signature's
         call as a CUDA graph on its second use and replays it afterwards
-        (ONNX Runtime's enable_cuda_graph; cuda_graph_cache_size
-        signatures, 0: 8). Models that read device data back on the host
-        run without graphs (cuda_graph_stats() says why).
+        (cuda_graph_cache_size signatures, 0: 8; docs/runtime.md "CUDA
+        graphs"). None (default): on for a 'cuda' session unless the
+        environment has ONYX_CUDA_GRAPHS=0; False: off; True: on (an
+        OnyxError for a 'cpu' model). cuda_graph_stats() says what the last
+        call did and, when graphs are not used, why.
     enable_profiling: record a Chrome trace (one event per call, per op on
         the CPU and per kernel or library call on CUDA, with their shapes --
         an .onnx is compiled with --profile), written by end_profiling() or
@@ -138,7 +140,7 @@ class InferenceSession:
     def __init__(self, path, target="cpu", precision=None, device_id=0,
                  threads=None, cache_dir=None, weights=None,
                  enable_profiling=False, profile_file=None, cuda_stream=None,
-                 enable_cuda_graph=False, cuda_graph_cache_size=0):
+                 enable_cuda_graph=None, cuda_graph_cache_size=0):
         path = os.fspath(path)
         if target not in _TARGETS:
             raise OnyxError("target must be 'cpu' or 'cuda', not %r" % (target,))
@@ -182,6 +184,13 @@ class InferenceSession:
             if not self._art.on_device:
                 raise OnyxError("enable_cuda_graph is for a model compiled "
                                 "for cuda; '%s' runs on the host" % artifact)
+            self._art.set_cuda_graphs(True, int(cuda_graph_cache_size))
+        elif enable_cuda_graph is not None:
+            if self._art.on_device:
+                self._art.set_cuda_graphs(False, 0)
+        elif cuda_graph_cache_size and self._art.on_device and \
+                self._art.cuda_graph_stats()["enabled"]:
+            # On by default: only the cache size changes.
             self._art.set_cuda_graphs(True, int(cuda_graph_cache_size))
         self._profile_file = None
         if enable_profiling:

@@ -154,6 +154,25 @@ ONYX_API void onyx_session_options_init(OnyxSessionOptions *options) {
   *options = OnyxSessionOptions();
   options->structSize = sizeof(OnyxSessionOptions);
   options->deviceId = -1;
+  options->cudaGraphs = -1;
+}
+
+/// OnyxSessionOptions.cudaGraphs < 0 (the default): on for a CUDA session
+/// unless $ONYX_CUDA_GRAPHS is 0, off for a host one. False with `error`
+/// set for a value of $ONYX_CUDA_GRAPHS other than 0 or 1.
+static bool defaultGraphs(bool onDevice, bool &enable, std::string &error) {
+  const char *v = std::getenv("ONYX_CUDA_GRAPHS");
+  enable = onDevice;
+  if (!v || !*v)
+    return true;
+  if (std::strcmp(v, "0") == 0) {
+    enable = false;
+    return true;
+  }
+  if (std::strcmp(v, "1") == 0)
+    return true;
+  error = std::string("ONYX_CUDA_GRAPHS='") + v + "': expected 0 or 1";
+  return false;
 }
 
 ONYX_API OnyxState *onyxrt_state_create_with_weights(const OnyxModelDesc *desc,
@@ -233,7 +252,17 @@ onyxrt_state_create_with_options(const OnyxModelDesc *desc,
         state->entry = desc->entry;
         if (chosen.memoryLimit)
           state->memoryLimit = chosen.memoryLimit;
-        if (chosen.cudaGraphs) {
+        bool graphs = chosen.cudaGraphs > 0;
+        std::string graphsError;
+        if (chosen.cudaGraphs < 0 &&
+            !defaultGraphs(state->device != nullptr, graphs, graphsError)) {
+          error = graphsError;
+          delete state;
+          if (errorOut)
+            *errorOut = error.c_str();
+          return nullptr;
+        }
+        if (graphs) {
           if (!state->device) {
             error = "the session options enable CUDA graphs, but this "
                     "model runs on the host";
@@ -369,8 +398,10 @@ ONYX_API int onyx_state_pool_info(const OnyxState *state, size_t index,
 
 ONYX_API int onyx_state_set_cuda_graphs(OnyxState *state, int enable,
                                         uint32_t cacheSize) {
-  if (!state || !state->device)
+  if (!state)
     return -1;
+  if (!state->device)
+    return enable ? -1 : 0; // a host session has none to turn off
   std::lock_guard<std::mutex> lock(state->mutex);
   try {
     if (enable)

@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 using namespace onyx::rt;
 using Action = GraphCache::Action;
 
@@ -248,6 +250,43 @@ TEST(CudaGraphSession, RefusedForHostModels) {
   EXPECT_STREQ(onyx_state_cuda_graph_status(s.get()), "");
   st.structSize = sizeof(st) + 8; // newer than the library: refused
   EXPECT_EQ(onyx_state_cuda_graph_stats(s.get(), &st), -1);
+}
+
+TEST(CudaGraphSession, OnByDefaultForDeviceModels) {
+  const char *host = "onyx-model v1\ninput x 1 1 ?n\noutput y 1 1 ?n\n";
+  const char *dev =
+      "onyx-model v1\ninput x 1 1 ?n\noutput y 1 1 ?n\ndevice cuda\n";
+  std::string error;
+  ::unsetenv("ONYX_CUDA_GRAPHS");
+  // The options' default (-1): off for a host model, on for a device one.
+  onyx::test::StatePtr h = session(host, -1, error);
+  ASSERT_TRUE(h) << error;
+  EXPECT_EQ(statsOf(h.get()).enabled, 0);
+  EXPECT_EQ(onyx_state_set_cuda_graphs(h.get(), 0, 0), 0); // nothing to stop
+  h.reset();
+  onyx::test::StatePtr d = session(dev, -1, error);
+  ASSERT_TRUE(d) << error;
+  EXPECT_EQ(statsOf(d.get()).enabled, 1);
+  d = session(dev, 0, error);
+  ASSERT_TRUE(d) << error;
+  EXPECT_EQ(statsOf(d.get()).enabled, 0);
+  // ONYX_CUDA_GRAPHS=0 turns the default off; explicit options win.
+  ::setenv("ONYX_CUDA_GRAPHS", "0", 1);
+  d = session(dev, -1, error);
+  ASSERT_TRUE(d) << error;
+  EXPECT_EQ(statsOf(d.get()).enabled, 0);
+  d = session(dev, 1, error);
+  ASSERT_TRUE(d) << error;
+  EXPECT_EQ(statsOf(d.get()).enabled, 1);
+  ::setenv("ONYX_CUDA_GRAPHS", "yes", 1);
+  EXPECT_FALSE(session(dev, -1, error));
+  EXPECT_NE(error.find("ONYX_CUDA_GRAPHS='yes': expected 0 or 1"),
+            std::string::npos)
+      << error;
+  ::unsetenv("ONYX_CUDA_GRAPHS");
+  OnyxSessionOptions o;
+  onyx_session_options_init(&o);
+  EXPECT_EQ(o.cudaGraphs, -1);
 }
 
 TEST(CudaGraphSession, DeviceWithoutGraphsRunsNormally) {

@@ -70,10 +70,13 @@ const char kUsage[] =
     "  --memory-report FILE|-   write memory statistics as JSON ('-': "
     "stdout,\n"
     "                           the output summary then goes to stderr)\n"
-    "  --cuda-graphs            CUDA models: record each input signature's\n"
+    "  --cuda-graphs            CUDA models record each input signature's\n"
     "                           call as a CUDA graph on its second run and\n"
-    "                           replay it after (docs/runtime.md); --stats\n"
-    "                           then also prints captures and replays\n"
+    "                           replay it after (docs/runtime.md): the\n"
+    "                           default for a CUDA model (unless\n"
+    "                           ONYX_CUDA_GRAPHS=0); an error for a host one.\n"
+    "                           --stats also prints captures and replays\n"
+    "  --no-cuda-graphs         a CUDA model runs every call normally\n"
     "  --stats                  print host synchronizations (readbacks of\n"
     "                           computed sizes and conditions) per call on\n"
     "                           stderr\n"
@@ -102,7 +105,8 @@ struct Options {
   std::string outputDir = ".";
   int64_t repeat = 1;
   bool repeatGiven = false;
-  bool cudaGraphs = false;
+  /// 1: --cuda-graphs, 0: --no-cuda-graphs, -1: the runtime's default.
+  int cudaGraphs = -1;
   int32_t threads = -1; // -1: not given
   std::string memoryReport;
   std::string profile;
@@ -158,7 +162,13 @@ bool parseArgs(int argc, char **argv, Options &opts) {
     if (name == "cuda-graphs") {
       if (hasValue)
         fail("--cuda-graphs takes no value");
-      opts.cudaGraphs = true;
+      opts.cudaGraphs = 1;
+      continue;
+    }
+    if (name == "no-cuda-graphs") {
+      if (hasValue)
+        fail("--no-cuda-graphs takes no value");
+      opts.cudaGraphs = 0;
       continue;
     }
     if (name == "stats") {
@@ -549,8 +559,10 @@ int runMain(int argc, char **argv) {
   if (!opts.profile.empty() &&
       onyx_state_enable_profiling(state, opts.profile.c_str()) != 0)
     fail("cannot enable profiling");
-  if (opts.cudaGraphs && onyx_state_set_cuda_graphs(state, 1, 0) != 0)
+  if (opts.cudaGraphs == 1 && onyx_state_set_cuda_graphs(state, 1, 0) != 0)
     fail("--cuda-graphs applies to a model compiled for cuda");
+  if (opts.cudaGraphs == 0 && onyx_state_set_cuda_graphs(state, 0, 0) != 0)
+    fail("cannot disable CUDA graphs");
 
   ListPtr outputs;
   std::vector<double> millis;
@@ -655,7 +667,7 @@ int runMain(int argc, char **argv) {
               << total << " in all\n";
     OnyxCudaGraphStats graphs = {};
     graphs.structSize = sizeof(graphs);
-    if (opts.cudaGraphs && onyx_state_cuda_graph_stats(state, &graphs) == 0) {
+    if (onyx_state_cuda_graph_stats(state, &graphs) == 0 && graphs.enabled) {
       std::string status = onyx_state_cuda_graph_status(state);
       std::cerr << "stats: cuda graphs: " << graphs.captures << " captured, "
                 << graphs.replays << " replayed, " << graphs.failedCaptures
