@@ -12,6 +12,8 @@
 #      attention, profiled): splits off and the heuristic's GEMMs, then
 #      the launch's splits and ONYX_CUBLASLT_ALGO_SEARCH=timed;
 #   2b. the fp32 cases again with ONYX_CUBLASLT_F32_MATH=bf16x9;
+#   2c. batch 1 (s128, s512; fp32, fp16): the unfused artifacts against
+#      the fused ones (is fusion by default no slower there?);
 #   3. library_smoke.py with the timed search (values vs ONNX Runtime);
 #   4. with the time left, precision_matrix.sh part 2 (the batch-1
 #      transformer cases, every precision) with the timed search.
@@ -31,6 +33,8 @@ if [[ $mode == build ]]; then
     for p in fp32 fp16; do
       build/bin/onyx-compile --target=cuda --external-weights --precision=$p \
         --fuse-attention "$dir/art/$m.onnx" -o "$dir/art/${m}_${p}_fused.so"
+      build/bin/onyx-compile --target=cuda --external-weights --precision=$p \
+        "$dir/art/$m.onnx" -o "$dir/art/${m}_${p}.so"
     done
   done
   rm -rf "$graphs"
@@ -71,6 +75,10 @@ mkdir -p "$out/c"
 ONYX_CUBLASLT_F32_MATH=bf16x9 timeout 60 $R bench-run "$dir/art" --runtime "$lib" --cases $cases \
   --precisions fp32 --variants fused=_fused --no-compile --profile --out "$out/c" >"$out/c.log" 2>&1
 echo "C (splits, heuristic GEMMs, cuBLAS's bf16x9 fp32 emulation): rc=$? ($(($(date +%s) - t0)) s)"; tail -4 "$out/c.log"
+mkdir -p "$out/d"
+timeout 90 $R bench-run "$dir/art" --runtime "$lib" --cases bert-b1-s512,gpt2-b1-s512,bert-b1-s128,gpt2-b1-s128 \
+  --precisions fp32,fp16 --variants unfused=,fused=_fused --no-compile --out "$out/d" >"$out/d.log" 2>&1
+echo "D (batch 1, the launch's splits, heuristic GEMMs): unfused against fused: rc=$? ($(($(date +%s) - t0)) s)"; tail -10 "$out/d.log"
 ONYX_CUBLASLT_ALGO_SEARCH=timed timeout 30 python3 scripts/gpu/library_smoke.py run "$dir/smoke" \
   --runtime "$lib" >"$out/smoke.log" 2>&1
 echo "library_smoke, timed search: rc=$?"; tail -2 "$out/smoke.log"
