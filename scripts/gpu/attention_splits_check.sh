@@ -76,7 +76,7 @@ ONYX_CUBLASLT_F32_MATH=bf16x9 timeout 60 $R bench-run "$dir/art" --runtime "$lib
   --precisions fp32 --variants fused=_fused --no-compile --profile --out "$out/c" >"$out/c.log" 2>&1
 echo "C (splits, heuristic GEMMs, cuBLAS's bf16x9 fp32 emulation): rc=$? ($(($(date +%s) - t0)) s)"; tail -4 "$out/c.log"
 mkdir -p "$out/d"
-timeout 90 $R bench-run "$dir/art" --runtime "$lib" --cases bert-b1-s512,gpt2-b1-s512,bert-b1-s128,gpt2-b1-s128 \
+timeout 90 $R bench-run "$dir/art" --runtime "$lib" --cases bert-b1-s512,bert-b1-s128,gpt2-b1-s512,gpt2-b1-s128 \
   --precisions fp32,fp16 --variants unfused=,fused=_fused --no-compile --out "$out/d" >"$out/d.log" 2>&1
 echo "D (batch 1, the launch's splits, heuristic GEMMs): unfused against fused: rc=$? ($(($(date +%s) - t0)) s)"; tail -10 "$out/d.log"
 ONYX_CUBLASLT_ALGO_SEARCH=timed timeout 30 python3 scripts/gpu/library_smoke.py run "$dir/smoke" \
