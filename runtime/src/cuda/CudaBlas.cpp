@@ -148,7 +148,7 @@ struct Plan {
 constexpr size_t kWorkspaceBytes = size_t(32) << 20;
 
 /// Algorithms a timed search tries (the heuristic's first ones).
-constexpr int kAlgoCandidates = 8;
+constexpr int kAlgoCandidates = 16;
 
 /// $ONYX_CUBLASLT_ALGO_SEARCH: `heuristic` (default, or unset) or `timed`;
 /// read once per process. Anything else is reported by the first GEMM.
