@@ -19,8 +19,8 @@ TF32 off), tf32 (`--precision=tf32`), fp16 and bf16 (`--precision=fp16|bf16`:
 the fp32 export run in half precision, inputs and outputs keeping their
 types); fp16, bf16 and tf32 pass `--cuda-channels-last` (NHWC
 convolutions, onyx-compile's default for them), fp32 passes no layout flag
-(NCHW, the default); transformer models get `--fuse-attention` (--no-fuse:
-without). A layout suffix picks the convolution layout explicitly:
+(NCHW, the default); transformer models get `--fuse-attention` (onyx-compile's default;
+--no-fuse: `--fuse-attention=false`). A layout suffix picks the convolution layout explicitly:
 PREC-nchw (`--cuda-channels-last=false`) or PREC-nhwc (`--cuda-channels-last`;
 for fp32 too: NHWC convolutions in exact fp32 math), e.g. --precisions
 fp32,tf32,tf32-nchw,fp16,fp16-nchw,bf16,bf16-nchw.
@@ -108,8 +108,9 @@ def cmd_compile(args):
                 elif layout == "nhwc" or prec in NHWC_DEFAULT:
                     # NHWC convolutions, passed explicitly.
                     flags.append("--cuda-channels-last")
-                if model in TRANSFORMERS and not args.no_fuse:
-                    flags.append("--fuse-attention")
+                if model in TRANSFORMERS:
+                    flags.append("--fuse-attention=false" if args.no_fuse
+                                 else "--fuse-attention")
                 flags += args.flags.split()
                 so = os.path.join(args.art, "%s_%s.so" % (model, token))
                 t0 = time.time()

@@ -34,7 +34,7 @@ if [[ $mode == build ]]; then
       build/bin/onyx-compile --target=cuda --external-weights --precision=$p \
         --fuse-attention "$dir/art/$m.onnx" -o "$dir/art/${m}_${p}_fused.so"
       build/bin/onyx-compile --target=cuda --external-weights --precision=$p \
-        "$dir/art/$m.onnx" -o "$dir/art/${m}_${p}.so"
+        --fuse-attention=false "$dir/art/$m.onnx" -o "$dir/art/${m}_${p}.so"
     done
   done
   rm -rf "$graphs"

@@ -381,7 +381,7 @@ BENCH_MODELS = ["bert", "gpt2"]
 BENCH_PRECISIONS = {"fp16": "float16", "bf16": "bfloat16"}
 # bench-run times fp32 artifacts too (TF32 off on both sides), compiled elsewhere.
 RUN_PRECISIONS = {"fp32": "float32", **BENCH_PRECISIONS}
-BENCH_VARIANTS = {"unfused": [], "fused": ["--fuse-attention"]}  # bench-compile
+BENCH_VARIANTS = {"unfused": ["--fuse-attention=false"], "fused": ["--fuse-attention"]}  # bench-compile
 
 
 def cmd_bench_compile(args):

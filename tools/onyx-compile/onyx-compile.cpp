@@ -86,9 +86,9 @@ int main(int argc, char **argv) {
       "fuse-attention",
       cl::desc("cuda: fuse attention blocks (QK^T, scale, mask, Softmax, PV; "
                "f32, f16, bf16) into one tensor-core kernel that holds no "
-               "score matrix (less memory; faster than the default cuBLASLt "
-               "path at large batch, slower at batch 1)"),
-      cl::init(false), cl::cat(category));
+               "score matrix (on by default; --fuse-attention=false keeps "
+               "cuBLASLt GEMMs and a softmax kernel)"),
+      cl::init(true), cl::cat(category));
   cl::opt<bool> cudaChannelsLast(
       "cuda-channels-last",
       cl::desc("cuda: run f16 / bf16 and tf32 convolutions in NHWC, the "

@@ -60,11 +60,11 @@ struct CompileOptions {
   /// extension it was built with.
   std::string cpu;
   /// CUDA: attention blocks (QK^T, scale, mask, Softmax, PV) become one
-  /// fused online-softmax kernel (onyx-fuse-attention). Off by default: it
-  /// holds no score matrix (GPT-2 b8 s512: 204 instead of 312 MiB of
-  /// activations) but its fp32 kernel is slower than cuBLASLt plus softmax
-  /// wherever the GPU is busy (+27 % there; docs/cuda-backend.md).
-  bool fuseAttention = false;
+  /// fused online-softmax kernel on tensor cores (onyx-fuse-attention). On
+  /// by default: it holds no score matrix (GPT-2 b8 s512 fp32: 72 instead of
+  /// 276 MiB of activations) and, with key splits for small grids, is no
+  /// slower than cuBLASLt plus softmax (docs/cuda-backend.md).
+  bool fuseAttention = true;
   /// CUDA: f16 / bf16 convolutions (and f32 ones with precision "tf32")
   /// run in NHWC with the layout propagated through their neighbours
   /// (onyx-cuda-channels-last); plain fp32 is unchanged.
