@@ -25,3 +25,13 @@ def test_host_session_reports_graphs_off():
     assert st["enabled"] is False and st["active"] is False
     assert st["last_call"] == "normal" and st["captures"] == 0
     assert st["status"] == ""
+
+
+def test_host_session_default_and_off():
+    # The default (None: on for a cuda session) and an explicit False are
+    # both fine for a host model; so is ONYX_CUDA_GRAPHS=0.
+    for kwargs in ({"enable_cuda_graph": None}, {"enable_cuda_graph": False},
+                   {"cuda_graph_cache_size": 4}):
+        s = onyx.InferenceSession(EXAMPLE, **kwargs)
+        s.run(None, {"x": np.zeros((2, 16), np.float32)})
+        assert s.cuda_graph_stats()["enabled"] is False
