@@ -63,18 +63,20 @@ namespace {
 constexpr int64_t kRowsPerWarp = 16, kMaxWarps = 4;
 constexpr int64_t kSimtThreads = 128, kSimtRows = 16;
 
-/// The kernel for element code `elemType` (1 f32, 10 f16, 16 bf16) and a
-/// depth of at most 128, or NULL. `plain`: the tensor-core kernel without a
-/// mask tile (no mask, or the causal mask computed: mask mode 5); `split`:
-/// its variant over a share of the key tiles (tensor cores only).
-const OnyxCudaKernel *kernelFor(int32_t elemType, int64_t depth, bool simt,
-                                bool plain, bool split) {
+/// One of attention.cu's kernels, by name.
 #define ONYX_K(NAME)                                                           \
   {                                                                            \
     onyx_attention_cubin,                                                      \
         uint64_t(onyx_attention_cubin_end - onyx_attention_cubin),             \
         onyx_attention_ptx, NAME                                               \
   }
+
+/// The kernel for element code `elemType` (1 f32, 10 f16, 16 bf16) and a
+/// depth of at most 128, or NULL. `plain`: the tensor-core kernel without a
+/// mask tile (no mask, or the causal mask computed: mask mode 5); `split`:
+/// its variant over a share of the key tiles (tensor cores only).
+const OnyxCudaKernel *kernelFor(int32_t elemType, int64_t depth, bool simt,
+                                bool plain, bool split) {
 #define ONYX_KD(NAME, SUFFIX)                                                  \
   {                                                                            \
     ONYX_K(NAME "_d32" SUFFIX), ONYX_K(NAME "_d64" SUFFIX),                    \
@@ -107,7 +109,6 @@ const OnyxCudaKernel *kernelFor(int32_t elemType, int64_t depth, bool simt,
       {ONYX_K("onyx_attention_bf16_d32_plain"),
        ONYX_K("onyx_attention_bf16_d64_plain"),
        ONYX_K("onyx_attention_bf16_d128_plain")}};
-#undef ONYX_K
   int type = elemType == 1    ? (simt ? 3 : 0)
              : elemType == 10 ? 1
              : elemType == 16 ? 2
@@ -124,22 +125,16 @@ const OnyxCudaKernel *kernelFor(int32_t elemType, int64_t depth, bool simt,
 
 /// The kernel that joins the key splits (attention.cu), or NULL.
 const OnyxCudaKernel *combineKernelFor(int32_t elemType) {
-#define ONYX_K(NAME)                                                           \
-  {                                                                            \
-    onyx_attention_cubin,                                                      \
-        uint64_t(onyx_attention_cubin_end - onyx_attention_cubin),             \
-        onyx_attention_ptx, NAME                                               \
-  }
   static const OnyxCudaKernel kernels[3] = {
       ONYX_K("onyx_attention_combine_f32"),
       ONYX_K("onyx_attention_combine_f16"),
       ONYX_K("onyx_attention_combine_bf16")};
-#undef ONYX_K
   return elemType == 1    ? &kernels[0]
          : elemType == 10 ? &kernels[1]
          : elemType == 16 ? &kernels[2]
                           : nullptr;
 }
+#undef ONYX_K
 
 /// ONYX_CUDA_ATTENTION=simt: the first (SIMT, fp32) kernel, for comparison
 /// (read at every call, so one process can time both).
@@ -203,9 +198,10 @@ ONYX_API int32_t onyxrt_cuda_attention(
     return 1;
   }
   const bool simt = elemType == 1 && simtRequested();
+  const int64_t width = depth > dv ? depth : dv;
+  const bool plain = maskMode == 0 || maskMode == 5;
   const OnyxCudaKernel *kernel =
-      kernelFor(elemType, depth > dv ? depth : dv, simt,
-                /*plain=*/maskMode == 0 || maskMode == 5, /*split=*/false);
+      kernelFor(elemType, width, simt, plain, /*split=*/false);
   if (!kernel || depth < 1 || dv < 1 || kvGroup < 1 || batch > 65535 ||
       heads > 65535 || batch < 0 || heads < 0 || sq < 0 || sk < 0 ||
       heads % kvGroup != 0) {
@@ -316,8 +312,7 @@ ONYX_API int32_t onyxrt_cuda_attention(
     args[36] = launchSlot(splits);
     args[37] = launchSlot(partial);
     const OnyxCudaKernel *launched =
-        splits > 1 ? kernelFor(elemType, depth > dv ? depth : dv, false,
-                               maskMode == 0 || maskMode == 5, true)
+        splits > 1 ? kernelFor(elemType, width, false, plain, /*split=*/true)
                    : kernel;
     if (launchOrFail(ctx, *device, launched, label, grid, block, args))
       return 1;
