@@ -157,21 +157,24 @@ ONYX_API void onyx_session_options_init(OnyxSessionOptions *options) {
   options->cudaGraphs = -1;
 }
 
-/// OnyxSessionOptions.cudaGraphs < 0 (the default): on for a CUDA session
-/// unless $ONYX_CUDA_GRAPHS is 0, off for a host one. False with `error`
-/// set for a value of $ONYX_CUDA_GRAPHS other than 0 or 1.
-static bool defaultGraphs(bool onDevice, bool &enable, std::string &error) {
-  const char *v = std::getenv("ONYX_CUDA_GRAPHS");
-  enable = onDevice;
-  if (!v || !*v)
-    return true;
-  if (std::strcmp(v, "0") == 0) {
-    enable = false;
-    return true;
+/// Whether a session gets CUDA graphs: OnyxSessionOptions.cudaGraphs > 0
+/// on (an error for a host model), 0 off, < 0 (the default) on for a CUDA
+/// session unless $ONYX_CUDA_GRAPHS is 0. `error` is set for a host model
+/// asking for graphs and for a $ONYX_CUDA_GRAPHS other than 0 or 1.
+static bool sessionGraphs(int32_t option, bool onDevice, std::string &error) {
+  if (option > 0) {
+    if (!onDevice)
+      error = "the session options enable CUDA graphs, but this model runs "
+              "on the host";
+    return onDevice;
   }
-  if (std::strcmp(v, "1") == 0)
-    return true;
-  error = std::string("ONYX_CUDA_GRAPHS='") + v + "': expected 0 or 1";
+  if (option == 0)
+    return false;
+  const char *v = std::getenv("ONYX_CUDA_GRAPHS");
+  if (!v || !*v || std::strcmp(v, "1") == 0)
+    return onDevice;
+  if (std::strcmp(v, "0") != 0)
+    error = std::string("ONYX_CUDA_GRAPHS='") + v + "': expected 0 or 1";
   return false;
 }
 
@@ -252,27 +255,18 @@ onyxrt_state_create_with_options(const OnyxModelDesc *desc,
         state->entry = desc->entry;
         if (chosen.memoryLimit)
           state->memoryLimit = chosen.memoryLimit;
-        bool graphs = chosen.cudaGraphs > 0;
         std::string graphsError;
-        if (chosen.cudaGraphs < 0 &&
-            !defaultGraphs(state->device != nullptr, graphs, graphsError)) {
+        bool graphs = sessionGraphs(chosen.cudaGraphs, state->device != nullptr,
+                                    graphsError);
+        if (!graphsError.empty()) {
           error = graphsError;
           delete state;
           if (errorOut)
             *errorOut = error.c_str();
           return nullptr;
         }
-        if (graphs) {
-          if (!state->device) {
-            error = "the session options enable CUDA graphs, but this "
-                    "model runs on the host";
-            delete state;
-            if (errorOut)
-              *errorOut = error.c_str();
-            return nullptr;
-          }
+        if (graphs)
           enableGraphs(*state, chosen.cudaGraphCacheSize);
-        }
         if (chosen.threads != 0)
           onyxrt_cpu_set_threads(chosen.threads);
         if (chosen.profilePath && *chosen.profilePath) {
