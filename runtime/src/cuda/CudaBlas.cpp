@@ -31,9 +31,13 @@
 // CUBLAS_COMPUTE_32F: tensor cores, fp32 accumulation, fp32 alpha/beta.
 // $ONYX_CUBLASLT_F32_MATH=bf16x9 (experimental) asks cuBLAS for its fp32
 // emulation on bf16 tensor cores instead of CUBLAS_COMPUTE_32F.
+// On an H100 / H200, fp32 GEMMs without TF32 run on Onyx's own 3xTF32
+// tensor-core kernels (CudaGemm.cpp) where the layout suits them, unless
+// $ONYX_CUDA_GEMM_F32=cublas.
 //
 //===----------------------------------------------------------------------===//
 #include "CudaDevice.h"
+#include "CudaGemm.h"
 
 #include <cublasLt.h>
 
@@ -398,6 +402,20 @@ bool gemm(CudaDevice &device, int32_t elemType, int32_t flags, int64_t batch,
   }
   if (batch == 0 || m == 0 || n == 0)
     return true;
+  if (elemType == ONYX_F32 && !tf32 && !transA && k > 0 &&
+      f32Math() == F32Math::Ieee) {
+    // Exact fp32 on the tensor cores where the device and layout allow.
+    switch (gemmF32x3(device, transB, accumulate, gelu, batch, m, n, k, a, lda,
+                      strideA, b, ldb, strideB, c, ldc, strideC, bias, label,
+                      error)) {
+    case F32x3Result::Done:
+      return true;
+    case F32x3Result::Failed:
+      return false;
+    case F32x3Result::NotApplicable:
+      break;
+    }
+  }
   const DriverApi &drv = driver();
   if (k == 0 && !bias) {
     if (accumulate)

@@ -116,6 +116,7 @@ DriverApi loadDriver() {
   load(api.cuDeviceGet, "cuDeviceGet");
   load(api.cuDeviceGetName, "cuDeviceGetName");
   load(api.cuDeviceGetAttribute, "cuDeviceGetAttribute");
+  load(api.cuFuncSetAttribute, "cuFuncSetAttribute");
   load(api.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
   load(api.cuCtxSetCurrent, "cuCtxSetCurrent");
   load(api.cuStreamCreate, "cuStreamCreate");
@@ -703,10 +704,37 @@ CUfunction CudaDevice::function(const OnyxCudaKernel *kernel,
   return fn;
 }
 
+int CudaDevice::computeCapability() {
+  if (capability < 0) {
+    int major = 0, minor = 0;
+    if (api.cuDeviceGetAttribute(&major,
+                                 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR,
+                                 device) != CUDA_SUCCESS ||
+        api.cuDeviceGetAttribute(&minor,
+                                 CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR,
+                                 device) != CUDA_SUCCESS)
+      major = minor = 0;
+    capability = 10 * major + minor;
+  }
+  return capability;
+}
+
+int CudaDevice::multiprocessors() {
+  if (smCount < 0) {
+    int count = 0;
+    if (api.cuDeviceGetAttribute(&count,
+                                 CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                                 device) != CUDA_SUCCESS)
+      count = 0;
+    smCount = count;
+  }
+  return smCount;
+}
+
 bool CudaDevice::launch(const OnyxCudaKernel *kernel, const char *label,
                         const int64_t grid[3], const int64_t block[3],
                         int64_t numArgs, const uint64_t *args,
-                        std::string &error) {
+                        std::string &error, uint32_t sharedBytes) {
   std::string where = std::string(label ? label : "kernel") + ": ";
   if (!kernel) {
     error = where + "no kernel descriptor";
@@ -732,6 +760,19 @@ bool CudaDevice::launch(const OnyxCudaKernel *kernel, const char *label,
     error = where + error;
     return false;
   }
+  if (sharedBytes > 48 * 1024) {
+    uint32_t &limit = sharedLimits[fn];
+    if (limit < sharedBytes) {
+      CUresult r = api.cuFuncSetAttribute(
+          fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+          int(sharedBytes));
+      if (r != CUDA_SUCCESS) {
+        error = where + describe("cuFuncSetAttribute", r);
+        return false;
+      }
+      limit = sharedBytes;
+    }
+  }
   std::vector<void *> params(size_t(numArgs > 0 ? numArgs : 0));
   for (int64_t i = 0; i < numArgs; ++i)
     params[i] = const_cast<uint64_t *>(&args[i]);
@@ -742,9 +783,8 @@ bool CudaDevice::launch(const OnyxCudaKernel *kernel, const char *label,
     api.cuEventRecord(start, stream);
   CUresult result = api.cuLaunchKernel(
       fn, unsigned(grid[0]), unsigned(grid[1]), unsigned(grid[2]),
-      unsigned(block[0]), unsigned(block[1]), unsigned(block[2]),
-      /*sharedMemBytes=*/0, stream, params.empty() ? nullptr : params.data(),
-      nullptr);
+      unsigned(block[0]), unsigned(block[1]), unsigned(block[2]), sharedBytes,
+      stream, params.empty() ? nullptr : params.data(), nullptr);
   if (start && end) {
     api.cuEventRecord(end, stream);
     pending.push_back(

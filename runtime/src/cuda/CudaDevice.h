@@ -97,6 +97,7 @@ struct DriverApi {
   ONYX_CU_FN(cuModuleLoadDataEx)
   ONYX_CU_FN(cuModuleUnload)
   ONYX_CU_FN(cuModuleGetFunction)
+  ONYX_CU_FN(cuFuncSetAttribute)
   ONYX_CU_FN(cuLaunchKernel)
   ONYX_CU_FN(cuEventCreate)
   ONYX_CU_FN(cuEventRecord)
@@ -168,9 +169,16 @@ public:
                      std::string &error);
   bool finishReadbacks(std::string &error);
 
+  /// `sharedBytes`: the launch's dynamic shared memory (the runtime's own
+  /// kernels; over 48 KiB raises the function's limit first).
   bool launch(const OnyxCudaKernel *kernel, const char *label,
               const int64_t grid[3], const int64_t block[3], int64_t numArgs,
-              const uint64_t *args, std::string &error);
+              const uint64_t *args, std::string &error,
+              uint32_t sharedBytes = 0);
+  /// The device's compute capability as 10 major + minor (90: H100 /
+  /// H200) and its multiprocessor count; 0 if the driver does not say.
+  int computeCapability();
+  int multiprocessors();
 
   /// The session's stream: library calls (cuBLASLt, cuDNN) run on it too.
   CUstream cudaStream() const { return stream; }
@@ -240,6 +248,9 @@ private:
   /// Loaded modules by image address, and kernels by descriptor.
   std::unordered_map<const void *, CUmodule> modules;
   std::unordered_map<const OnyxCudaKernel *, CUfunction> functions;
+  /// The dynamic shared-memory limit set on each function (launch).
+  std::unordered_map<CUfunction, uint32_t> sharedLimits;
+  int capability = -1, smCount = -1; ///< -1: not asked yet
   /// Session constants by host address: device pointer and size.
   std::unordered_map<const void *, std::pair<CUdeviceptr, size_t>> constants;
   /// Pinned host memory readbacks land in (cuMemAllocHost), and the

@@ -1,0 +1,364 @@
+//===- gemm_f32x3.cu - fp32 GEMM on Hopper's tensor cores (3xTF32) -------===//
+//
+// C = A * B (+ C) (+ bias) (GELU) in fp32 with TF32 off, for the H100 / H200
+// (sm_90a: wgmma). cuBLAS's SGEMM runs on the FP32 FMA units, 128 FMA per
+// cycle per SM; the tensor cores do 1024 TF32 multiply-adds per cycle per
+// SM. Three TF32 products per fp32 product (x = hi + lo with hi and lo both
+// TF32: a b ~ a_hi b_lo + a_lo b_hi + a_hi b_hi, the lo * lo term below
+// fp32's rounding) keep fp32's accuracy at 2.7x the SGEMM rate.
+//
+// The block computes a [TM x 128] tile of C (TM = 64 or 128 rows m, 128
+// columns n) as its transpose, D = B^T A^T, so that each of the two
+// warpgroups takes 64 columns n as wgmma's M side:
+//   - B (the weight side) is wgmma's A operand, from registers: each thread
+//     reads its fragment from the shared tile (B row- or column-major, so
+//     no transpose copy) and splits it into hi and lo itself;
+//   - A is wgmma's B operand, K-major, from shared memory in the 128-byte
+//     swizzle (one 32-float k-tile per 128-byte row); a pass over the
+//     landed tile rounds it to TF32 in place (hi) and writes lo beside it.
+// Tiles of 32 k arrive through cp.async three stages deep. Each k-tile's
+// twelve wgmmas (4 k-steps x 3 products, small terms first) accumulate from
+// zero and join the fp32 accumulators with an fp32 add (PROMOTE), so no
+// accumulation chain inside the tensor cores is longer than 96 terms.
+//
+// Requirements (checked by the caller, CudaGemm.cpp): K, N, lda and ldb
+// multiples of 4, A and B 16-byte aligned.
+//
+//===----------------------------------------------------------------------===//
+#include <cstdint>
+
+namespace {
+
+constexpr int kBK = 32;  // k per tile: one 128-byte row of fp32
+constexpr int kTN = 128; // columns n per block: 2 warpgroups x 64
+constexpr int kThreads = 256;
+constexpr int kStages = 3;
+
+enum : int64_t { kAccumulate = 1, kGelu = 2 };
+
+template <int TM, bool TRANS_B> struct Smem {
+  static constexpr int xBytes = TM * 128; // one A tile, 128-byte swizzle
+  // The B tile as stored: [kBK][kTN] (row-major B) or [kTN][kBK] (B^T),
+  // each row padded so that a fragment read has no bank conflict.
+  static constexpr int wPitch = TRANS_B ? kBK + 4 : kTN + 8; // floats
+  static constexpr int wBytes = (TRANS_B ? kTN : kBK) * wPitch * 4;
+  static constexpr int xRaw = 0;                      // kStages tiles
+  static constexpr int xLo = kStages * xBytes;        // 2 tiles
+  static constexpr int wRaw = xLo + 2 * xBytes;       // kStages tiles
+  static constexpr int total = wRaw + kStages * wBytes + 1024; // + alignment
+  static_assert(total <= 227 * 1024, "over the shared memory of an SM");
+};
+
+__device__ __forceinline__ uint32_t toTf32(float x) {
+  uint32_t r;
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+  return r;
+}
+
+__device__ __forceinline__ void cpAsync16(uint32_t dst, const void *src,
+                                          bool valid) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst),
+               "l"(src), "r"(valid ? 16 : 0)
+               : "memory");
+}
+__device__ __forceinline__ void cpAsyncCommit() {
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+template <int N> __device__ __forceinline__ void cpAsyncWait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+
+__device__ __forceinline__ void wgmmaFence() {
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void wgmmaCommit() {
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void wgmmaWaitAll() {
+  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+}
+__device__ __forceinline__ void fenceProxyAsync() {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+template <int R> __device__ __forceinline__ void fenceRegs(float (&d)[R]) {
+#pragma unroll
+  for (int i = 0; i < R; ++i)
+    asm volatile("" : "+f"(d[i])::"memory");
+}
+
+// A wgmma operand descriptor: K-major, 128-byte swizzle, 8-row groups 1024
+// bytes apart (the leading offset is unused in this mode).
+__device__ __forceinline__ uint64_t descriptor(uint32_t sharedAddr) {
+  return uint64_t((sharedAddr >> 4) & 0x3FFF) | (uint64_t(1) << 16) |
+         (uint64_t(1024 >> 4) << 32) | (uint64_t(1) << 62);
+}
+
+__device__ __forceinline__ void wgmmaTf32N64(float (&d)[32],
+                                              const uint32_t (&a)[4],
+                                              uint64_t desc, int scaleD) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
+      " %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31},"
+      " {%32, %33, %34, %35}, %36, p, 1, 1;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]),
+        "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
+        "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
+        "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(scaleD));
+}
+
+__device__ __forceinline__ void wgmmaTf32N128(float (&d)[64],
+                                              const uint32_t (&a)[4],
+                                              uint64_t desc, int scaleD) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
+      " %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"
+      " %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"
+      " %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63},"
+      " {%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]),
+        "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
+        "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
+        "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
+        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),
+        "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]),
+        "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]),
+        "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
+        "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(scaleD));
+}
+
+
+template <int TM>
+__device__ __forceinline__ void wgmmaTf32(float (&d)[TM / 2],
+                                          const uint32_t (&a)[4], uint64_t desc,
+                                          int scaleD) {
+  if constexpr (TM == 64)
+    wgmmaTf32N64(d, a, desc, scaleD);
+  else
+    wgmmaTf32N128(d, a, desc, scaleD);
+}
+
+__device__ __forceinline__ float geluTanh(float x) {
+  const float kAlpha = 0.7978845608028654f; // sqrt(2 / pi)
+  return 0.5f * x * (1.0f + tanhf(kAlpha * (x + 0.044715f * x * x * x)));
+}
+
+template <int TM, bool TRANS_B, bool PROMOTE>
+__device__ __forceinline__ void
+gemmF32x3(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
+          int64_t strideA, const float *B, int64_t ldb, int64_t strideB,
+          float *C, int64_t ldc, int64_t strideC, const float *bias,
+          int64_t flags) {
+  using L = Smem<TM, TRANS_B>;
+  extern __shared__ uint8_t smemRaw[];
+  const uint32_t smemBase =
+      (static_cast<uint32_t>(__cvta_generic_to_shared(smemRaw)) + 1023) &
+      ~1023u;
+  uint8_t *smem = smemRaw + (smemBase -
+                             static_cast<uint32_t>(
+                                 __cvta_generic_to_shared(smemRaw)));
+  const int tid = threadIdx.x;
+  const int warpGroup = tid / 128, warp = (tid / 32) % 4, lane = tid % 32;
+  const int g = lane / 4, t = lane % 4;
+  const int64_t m0 = int64_t(blockIdx.y) * TM, n0 = int64_t(blockIdx.x) * kTN;
+  A += int64_t(blockIdx.z) * strideA;
+  B += int64_t(blockIdx.z) * strideB;
+  C += int64_t(blockIdx.z) * strideC;
+  const int64_t tiles = (K + kBK - 1) / kBK;
+
+  auto loadTile = [&](int64_t kt, int stage) {
+    const int64_t k0 = kt * kBK;
+    const uint32_t x = smemBase + L::xRaw + stage * L::xBytes;
+#pragma unroll
+    for (int i = tid; i < TM * 8; i += kThreads) {
+      const int r = i / 8, c = i % 8;
+      const int64_t m = m0 + r, k = k0 + c * 4;
+      const bool valid = m < M && k < K;
+      cpAsync16(x + r * 128 + ((c ^ (r % 8)) * 16),
+                valid ? A + m * lda + k : A, valid);
+    }
+    const uint32_t w = smemBase + L::wRaw + stage * L::wBytes;
+    if constexpr (TRANS_B) {
+#pragma unroll
+      for (int i = tid; i < kTN * 8; i += kThreads) {
+        const int r = i / 8, c = i % 8;
+        const int64_t n = n0 + r, k = k0 + c * 4;
+        const bool valid = n < N && k < K;
+        cpAsync16(w + (r * L::wPitch + c * 4) * 4,
+                  valid ? B + n * ldb + k : B, valid);
+      }
+    } else {
+#pragma unroll
+      for (int i = tid; i < kBK * (kTN / 4); i += kThreads) {
+        const int r = i / (kTN / 4), c = i % (kTN / 4);
+        const int64_t k = k0 + r, n = n0 + c * 4;
+        const bool valid = n < N && k < K;
+        cpAsync16(w + (r * L::wPitch + c * 4) * 4,
+                  valid ? B + k * ldb + n : B, valid);
+      }
+    }
+  };
+  // The landed A tile in `stage`: hi (TF32) in place, lo into xLo[buf].
+  auto splitTile = [&](int stage, int buf) {
+    float4 *x = reinterpret_cast<float4 *>(smem + L::xRaw + stage * L::xBytes);
+    float4 *lo = reinterpret_cast<float4 *>(smem + L::xLo + buf * L::xBytes);
+#pragma unroll
+    for (int i = tid; i < TM * 8; i += kThreads) {
+      float4 v = x[i], h, l;
+      h.x = __uint_as_float(toTf32(v.x));
+      h.y = __uint_as_float(toTf32(v.y));
+      h.z = __uint_as_float(toTf32(v.z));
+      h.w = __uint_as_float(toTf32(v.w));
+      l.x = __uint_as_float(toTf32(v.x - h.x));
+      l.y = __uint_as_float(toTf32(v.y - h.y));
+      l.z = __uint_as_float(toTf32(v.z - h.z));
+      l.w = __uint_as_float(toTf32(v.w - h.w));
+      x[i] = h;
+      lo[i] = l;
+    }
+  };
+  // This thread's B fragments of the tile in `stage`, split into hi and lo:
+  // rows n = 64 warpGroup + 16 warp + {g, g + 8}, k = 8 step + {t, t + 4}.
+  uint32_t bHi[4][4], bLo[4][4];
+  auto loadFragments = [&](int stage) {
+    const float *w =
+        reinterpret_cast<const float *>(smem + L::wRaw + stage * L::wBytes);
+    const int n = warpGroup * 64 + warp * 16 + g;
+#pragma unroll
+    for (int s = 0; s < 4; ++s) {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const int nn = n + (j % 2) * 8, kk = s * 8 + t + (j / 2) * 4;
+        const float v = TRANS_B ? w[nn * L::wPitch + kk] : w[kk * L::wPitch + nn];
+        bHi[s][j] = toTf32(v);
+        bLo[s][j] = toTf32(v - __uint_as_float(bHi[s][j]));
+      }
+    }
+  };
+
+  float acc[TM / 2], part[PROMOTE ? TM / 2 : 1];
+#pragma unroll
+  for (int i = 0; i < TM / 2; ++i)
+    acc[i] = 0.0f;
+
+  loadTile(0, 0);
+  cpAsyncCommit();
+  if (tiles > 1)
+    loadTile(1, 1);
+  cpAsyncCommit();
+  cpAsyncWait<1>();
+  __syncthreads();
+  splitTile(0, 0);
+  fenceProxyAsync();
+  __syncthreads();
+  loadFragments(0);
+
+  for (int64_t kt = 0; kt < tiles; ++kt) {
+    const int stage = int(kt % kStages), buf = int(kt % 2);
+    const uint32_t xHi = smemBase + L::xRaw + stage * L::xBytes;
+    const uint32_t xLo = smemBase + L::xLo + buf * L::xBytes;
+    wgmmaFence();
+#pragma unroll
+    for (int s = 0; s < 4; ++s) {
+      const uint64_t dHi = descriptor(xHi + s * 32);
+      const uint64_t dLo = descriptor(xLo + s * 32);
+      if constexpr (PROMOTE) {
+        wgmmaTf32<TM>(part, bLo[s], dHi, s > 0);
+        wgmmaTf32<TM>(part, bHi[s], dLo, 1);
+        wgmmaTf32<TM>(part, bHi[s], dHi, 1);
+      } else {
+        wgmmaTf32<TM>(acc, bLo[s], dHi, 1);
+        wgmmaTf32<TM>(acc, bHi[s], dLo, 1);
+        wgmmaTf32<TM>(acc, bHi[s], dHi, 1);
+      }
+    }
+    wgmmaCommit();
+    // While the tensor cores work on tile kt: tile kt + 2 starts loading
+    // (its stage was last read by tile kt - 1, complete), and tile kt + 1
+    // is split.
+    if (kt + 2 < tiles)
+      loadTile(kt + 2, int((kt + 2) % kStages));
+    cpAsyncCommit();
+    if (kt + 1 < tiles) {
+      cpAsyncWait<1>();
+      __syncthreads();
+      splitTile(int((kt + 1) % kStages), int((kt + 1) % 2));
+      fenceProxyAsync();
+    }
+    wgmmaWaitAll();
+    if constexpr (PROMOTE)
+      fenceRegs(part);
+    else
+      fenceRegs(acc);
+    // The fragments of tile kt + 1 (their registers are free now, the
+    // tile visible since the barrier above); their loads overlap the adds.
+    if (kt + 1 < tiles)
+      loadFragments(int((kt + 1) % kStages));
+    if constexpr (PROMOTE) {
+#pragma unroll
+      for (int i = 0; i < TM / 2; ++i)
+        acc[i] += part[i];
+    }
+    // Tile kt + 1's lo part visible to both warpgroups, and tile kt's
+    // stage free for the next load.
+    __syncthreads();
+  }
+
+  // D[n][m] fragments: d[4 i + e] at n = 16 warp + g + 8 (e / 2), m = 8 i +
+  // 2 t + e % 2 (warpgroup rows offset by 64).
+  const bool accumulate = flags & kAccumulate, gelu = flags & kGelu;
+#pragma unroll
+  for (int i = 0; i < TM / 8; ++i) {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int64_t n = n0 + warpGroup * 64 + warp * 16 + g + 8 * (e / 2);
+      const int64_t m = m0 + 8 * i + 2 * t + e % 2;
+      if (n < N && m < M) {
+        float *out = C + m * ldc + n;
+        float v = acc[4 * i + e];
+        if (accumulate)
+          v += *out;
+        if (bias)
+          v += bias[n];
+        if (gelu)
+          v = geluTanh(v);
+        *out = v;
+      }
+    }
+  }
+}
+
+} // namespace
+
+#define ONYX_GEMM_F32X3(NAME, TM, TRANS_B, PROMOTE)                            \
+  extern "C" __global__ void __launch_bounds__(kThreads, 1)                    \
+      NAME(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,       \
+           int64_t strideA, const float *B, int64_t ldb, int64_t strideB,      \
+           float *C, int64_t ldc, int64_t strideC, const float *bias,          \
+           int64_t flags) {                                                    \
+    gemmF32x3<TM, TRANS_B, PROMOTE>(M, N, K, A, lda, strideA, B, ldb,         \
+                                    strideB, C, ldc, strideC, bias, flags);   \
+  }
+
+ONYX_GEMM_F32X3(onyx_gemm_f32x3_m128_nn, 128, false, true)
+ONYX_GEMM_F32X3(onyx_gemm_f32x3_m128_nt, 128, true, true)
+ONYX_GEMM_F32X3(onyx_gemm_f32x3_m64_nn, 64, false, true)
+ONYX_GEMM_F32X3(onyx_gemm_f32x3_m64_nt, 64, true, true)
+// Without the per-tile fp32 adds (accuracy experiments).
+ONYX_GEMM_F32X3(onyx_gemm_f32x3_m128_nn_chain, 128, false, false)
