@@ -42,9 +42,9 @@ template <int TM, bool TRANS_B> struct Smem {
   // each row padded so that a fragment read has no bank conflict.
   static constexpr int wPitch = TRANS_B ? kBK + 4 : kTN + 8; // floats
   static constexpr int wBytes = (TRANS_B ? kTN : kBK) * wPitch * 4;
-  static constexpr int xRaw = 0;                      // kStages tiles
-  static constexpr int xLo = kStages * xBytes;        // 2 tiles
-  static constexpr int wRaw = xLo + 2 * xBytes;       // kStages tiles
+  static constexpr int xRaw = 0;                               // kStages tiles
+  static constexpr int xLo = kStages * xBytes;                 // 2 tiles
+  static constexpr int wRaw = xLo + 2 * xBytes;                // kStages tiles
   static constexpr int total = wRaw + kStages * wBytes + 1024; // + alignment
   static_assert(total <= 227 * 1024, "over the shared memory of an SM");
 };
@@ -94,22 +94,22 @@ __device__ __forceinline__ uint64_t descriptor(uint32_t sharedAddr) {
 }
 
 __device__ __forceinline__ void wgmmaTf32N64(float (&d)[32],
-                                              const uint32_t (&a)[4],
-                                              uint64_t desc, int scaleD) {
+                                             const uint32_t (&a)[4],
+                                             uint64_t desc, int scaleD) {
   asm volatile(
       "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 "
       "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
-      " %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31},"
+      " %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, "
+      "%30, %31},"
       " {%32, %33, %34, %35}, %36, p, 1, 1;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]),
-        "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
-        "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
-        "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
-        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),
+        "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]),
+        "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),
+        "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]),
+        "+f"(d[31])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(scaleD));
 }
 
@@ -120,29 +120,28 @@ __device__ __forceinline__ void wgmmaTf32N128(float (&d)[64],
       "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
       "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 "
       "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15,"
-      " %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31,"
-      " %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47,"
-      " %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63},"
+      " %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, "
+      "%30, %31,"
+      " %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, "
+      "%46, %47,"
+      " %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, "
+      "%62, %63},"
       " {%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]),
-        "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),
-        "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]),
-        "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]),
-        "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),
-        "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]),
-        "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]),
-        "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]),
-        "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),
+        "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]),
+        "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]),
+        "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]),
+        "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]),
+        "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),
+        "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]),
+        "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]),
+        "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]), "+f"(d[50]),
+        "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]),
+        "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc), "r"(scaleD));
 }
-
 
 template <int TM>
 __device__ __forceinline__ void wgmmaTf32(float (&d)[TM / 2],
@@ -170,9 +169,9 @@ gemmF32x3(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
   const uint32_t smemBase =
       (static_cast<uint32_t>(__cvta_generic_to_shared(smemRaw)) + 1023) &
       ~1023u;
-  uint8_t *smem = smemRaw + (smemBase -
-                             static_cast<uint32_t>(
-                                 __cvta_generic_to_shared(smemRaw)));
+  uint8_t *smem =
+      smemRaw +
+      (smemBase - static_cast<uint32_t>(__cvta_generic_to_shared(smemRaw)));
   const int tid = threadIdx.x;
   const int warpGroup = tid / 128, warp = (tid / 32) % 4, lane = tid % 32;
   const int g = lane / 4, t = lane % 4;
@@ -190,8 +189,8 @@ gemmF32x3(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
       const int r = i / 8, c = i % 8;
       const int64_t m = m0 + r, k = k0 + c * 4;
       const bool valid = m < M && k < K;
-      cpAsync16(x + r * 128 + ((c ^ (r % 8)) * 16),
-                valid ? A + m * lda + k : A, valid);
+      cpAsync16(x + r * 128 + ((c ^ (r % 8)) * 16), valid ? A + m * lda + k : A,
+                valid);
     }
     const uint32_t w = smemBase + L::wRaw + stage * L::wBytes;
     if constexpr (TRANS_B) {
@@ -200,8 +199,8 @@ gemmF32x3(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
         const int r = i / 8, c = i % 8;
         const int64_t n = n0 + r, k = k0 + c * 4;
         const bool valid = n < N && k < K;
-        cpAsync16(w + (r * L::wPitch + c * 4) * 4,
-                  valid ? B + n * ldb + k : B, valid);
+        cpAsync16(w + (r * L::wPitch + c * 4) * 4, valid ? B + n * ldb + k : B,
+                  valid);
       }
     } else {
 #pragma unroll
@@ -209,8 +208,8 @@ gemmF32x3(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
         const int r = i / (kTN / 4), c = i % (kTN / 4);
         const int64_t k = k0 + r, n = n0 + c * 4;
         const bool valid = n < N && k < K;
-        cpAsync16(w + (r * L::wPitch + c * 4) * 4,
-                  valid ? B + k * ldb + n : B, valid);
+        cpAsync16(w + (r * L::wPitch + c * 4) * 4, valid ? B + k * ldb + n : B,
+                  valid);
       }
     }
   };
@@ -245,7 +244,8 @@ gemmF32x3(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
 #pragma unroll
       for (int j = 0; j < 4; ++j) {
         const int nn = n + (j % 2) * 8, kk = s * 8 + t + (j / 2) * 4;
-        const float v = TRANS_B ? w[nn * L::wPitch + kk] : w[kk * L::wPitch + nn];
+        const float v =
+            TRANS_B ? w[nn * L::wPitch + kk] : w[kk * L::wPitch + nn];
         bHi[s][j] = toTf32(v);
         bLo[s][j] = toTf32(v - __uint_as_float(bHi[s][j]));
       }
@@ -347,13 +347,12 @@ gemmF32x3(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
 } // namespace
 
 #define ONYX_GEMM_F32X3(NAME, TM, TRANS_B, PROMOTE)                            \
-  extern "C" __global__ void __launch_bounds__(kThreads, 1)                    \
-      NAME(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,       \
-           int64_t strideA, const float *B, int64_t ldb, int64_t strideB,      \
-           float *C, int64_t ldc, int64_t strideC, const float *bias,          \
-           int64_t flags) {                                                    \
-    gemmF32x3<TM, TRANS_B, PROMOTE>(M, N, K, A, lda, strideA, B, ldb,         \
-                                    strideB, C, ldc, strideC, bias, flags);   \
+  extern "C" __global__ void __launch_bounds__(kThreads, 1) NAME(              \
+      int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,            \
+      int64_t strideA, const float *B, int64_t ldb, int64_t strideB, float *C, \
+      int64_t ldc, int64_t strideC, const float *bias, int64_t flags) {        \
+    gemmF32x3<TM, TRANS_B, PROMOTE>(M, N, K, A, lda, strideA, B, ldb, strideB, \
+                                    C, ldc, strideC, bias, flags);             \
   }
 
 ONYX_GEMM_F32X3(onyx_gemm_f32x3_m128_nn, 128, false, true)
