@@ -31,9 +31,9 @@
 // CUBLAS_COMPUTE_32F: tensor cores, fp32 accumulation, fp32 alpha/beta.
 // $ONYX_CUBLASLT_F32_MATH=bf16x9 (experimental) asks cuBLAS for its fp32
 // emulation on bf16 tensor cores instead of CUBLAS_COMPUTE_32F.
-// On an H100 / H200, fp32 GEMMs without TF32 run on Onyx's own 3xTF32
-// tensor-core kernels (CudaGemm.cpp) where the layout suits them, unless
-// $ONYX_CUDA_GEMM_F32=cublas.
+// With $ONYX_CUDA_GEMM_F32=tf32x3 (experimental), fp32 GEMMs without TF32
+// run on Onyx's own 3xTF32 tensor-core kernels on an H100 / H200
+// (CudaGemm.cpp) where the layout suits them.
 //
 //===----------------------------------------------------------------------===//
 #include "CudaDevice.h"

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "CudaGemm.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -102,12 +103,12 @@ int64_t rowsPerBlock(int64_t m, int64_t tilesN, int64_t batch, int sms) {
 
 bool f32GemmChoice(bool &tensorCores, std::string &error) {
   const char *env = std::getenv("ONYX_CUDA_GEMM_F32");
-  if (!env || !*env || std::strcmp(env, "tf32x3") == 0) {
-    tensorCores = true;
+  if (!env || !*env || std::strcmp(env, "cublas") == 0) {
+    tensorCores = false;
     return true;
   }
-  if (std::strcmp(env, "cublas") == 0) {
-    tensorCores = false;
+  if (std::strcmp(env, "tf32x3") == 0) {
+    tensorCores = true;
     return true;
   }
   error = std::string("ONYX_CUDA_GEMM_F32='") + env +
@@ -129,6 +130,11 @@ F32x3Result gemmF32x3(CudaDevice &device, bool transB, bool accumulate,
   bool stridesOk = batch == 1 || (strideA % 4 == 0 && strideB % 4 == 0);
   if (k <= 0 || m <= 0 || n <= 0 || k % 4 || n % 4 || lda % 4 || ldb % 4 ||
       !stridesOk || !aligned16(a) || !aligned16(b) || batch > 65535)
+    return F32x3Result::NotApplicable;
+  // The kernels' load offsets are 32-bit within one batch entry.
+  int64_t spanA = (m - 1) * lda + k;
+  int64_t spanB = transB ? (n - 1) * ldb + k : (k - 1) * ldb + n;
+  if (spanA > INT32_MAX || spanB > INT32_MAX)
     return F32x3Result::NotApplicable;
   int64_t tilesN = (n + kTN - 1) / kTN;
   int64_t tm = rowsPerBlock(m, tilesN, batch, device.multiprocessors());

@@ -26,8 +26,9 @@ enum class F32x3Result {
 /// (+ bias[n]) (GELU when `gelu`), fp32, batched by `batch` with element
 /// strides; op(B) = B^T when `transB` (B stored n x k). Row-major, A not
 /// transposed. Applies on compute capability 9.0 when ONYX_CUDA_GEMM_F32 is
-/// unset or `tf32x3`, K, N, lda, ldb (and strides when batched) are
-/// multiples of 4 and A, B are 16-byte aligned.
+/// `tf32x3` (opt-in: slower than SGEMM so far, docs/cuda-backend.md), K,
+/// N, lda, ldb (and strides when batched) are multiples of 4, A, B are
+/// 16-byte aligned and their element offsets fit 31 bits.
 F32x3Result gemmF32x3(CudaDevice &device, bool transB, bool accumulate,
                       bool gelu, int64_t batch, int64_t m, int64_t n, int64_t k,
                       const void *a, int64_t lda, int64_t strideA,
@@ -35,8 +36,8 @@ F32x3Result gemmF32x3(CudaDevice &device, bool transB, bool accumulate,
                       int64_t ldc, int64_t strideC, const void *bias,
                       const char *label, std::string &error);
 
-/// ONYX_CUDA_GEMM_F32: "tf32x3" (the default) or "cublas"; false with
-/// `error` set for another value.
+/// ONYX_CUDA_GEMM_F32: "cublas" (the default: cuBLASLt's SGEMM) or
+/// "tf32x3"; false with `error` set for another value.
 bool f32GemmChoice(bool &tensorCores, std::string &error);
 
 } // namespace rt

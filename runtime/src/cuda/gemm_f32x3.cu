@@ -22,10 +22,12 @@
 // accumulation chain inside the tensor cores is longer than 96 terms.
 //
 // Requirements (checked by the caller, CudaGemm.cpp): K, N, lda and ldb
-// multiples of 4, A and B 16-byte aligned.
+// multiples of 4, A and B 16-byte aligned, every element offset within
+// one batch entry of A and of B under 2^31.
 //
 //===----------------------------------------------------------------------===//
 #include <cstdint>
+#include <type_traits>
 
 namespace {
 
@@ -36,7 +38,7 @@ constexpr int kStages = 3;
 
 enum : int64_t { kAccumulate = 1, kGelu = 2 };
 
-template <int TM, bool TRANS_B> struct Smem {
+template <int TM, bool TRANS_B, int STAGES> struct Smem {
   static constexpr int xBytes = TM * 128; // one A tile, 128-byte swizzle
   // The B tile as stored: [kBK][kTN] (row-major B) or [kTN][kBK] (B^T),
   // each row padded so that a fragment read has no bank conflict.
@@ -74,9 +76,10 @@ __device__ __forceinline__ void wgmmaFence() {
 __device__ __forceinline__ void wgmmaCommit() {
   asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
 }
-__device__ __forceinline__ void wgmmaWaitAll() {
-  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+template <int N> __device__ __forceinline__ void wgmmaWait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
 }
+__device__ __forceinline__ void wgmmaWaitAll() { wgmmaWait<0>(); }
 __device__ __forceinline__ void fenceProxyAsync() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
@@ -158,13 +161,15 @@ __device__ __forceinline__ float geluTanh(float x) {
   return 0.5f * x * (1.0f + tanhf(kAlpha * (x + 0.044715f * x * x * x)));
 }
 
-template <int TM, bool TRANS_B, bool PROMOTE>
+template <int TM, bool TRANS_B, bool PIPE>
 __device__ __forceinline__ void
 gemmF32x3(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
           int64_t strideA, const float *B, int64_t ldb, int64_t strideB,
           float *C, int64_t ldc, int64_t strideC, const float *bias,
           int64_t flags) {
-  using L = Smem<TM, TRANS_B>;
+  constexpr int kStages = PIPE ? 4 : 3;
+  constexpr bool PROMOTE = true;
+  using L = Smem<TM, TRANS_B, kStages>;
   extern __shared__ uint8_t smemRaw[];
   const uint32_t smemBase =
       (static_cast<uint32_t>(__cvta_generic_to_shared(smemRaw)) + 1023) &
@@ -181,35 +186,39 @@ gemmF32x3(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
   C += int64_t(blockIdx.z) * strideC;
   const int64_t tiles = (K + kBK - 1) / kBK;
 
+  // Element offsets within one batch entry of A or B fit 32 bits (the
+  // caller checks), so the loads' index math is 32-bit.
+  const int Mi = int(M), Ni = int(N), Ki = int(K), ldai = int(lda),
+            ldbi = int(ldb), m0i = int(m0), n0i = int(n0);
   auto loadTile = [&](int64_t kt, int stage) {
-    const int64_t k0 = kt * kBK;
+    const int k0 = int(kt) * kBK;
     const uint32_t x = smemBase + L::xRaw + stage * L::xBytes;
 #pragma unroll
     for (int i = tid; i < TM * 8; i += kThreads) {
       const int r = i / 8, c = i % 8;
-      const int64_t m = m0 + r, k = k0 + c * 4;
-      const bool valid = m < M && k < K;
-      cpAsync16(x + r * 128 + ((c ^ (r % 8)) * 16), valid ? A + m * lda + k : A,
-                valid);
+      const int m = m0i + r, k = k0 + c * 4;
+      const bool valid = m < Mi && k < Ki;
+      cpAsync16(x + r * 128 + ((c ^ (r % 8)) * 16),
+                valid ? A + (m * ldai + k) : A, valid);
     }
     const uint32_t w = smemBase + L::wRaw + stage * L::wBytes;
     if constexpr (TRANS_B) {
 #pragma unroll
       for (int i = tid; i < kTN * 8; i += kThreads) {
         const int r = i / 8, c = i % 8;
-        const int64_t n = n0 + r, k = k0 + c * 4;
-        const bool valid = n < N && k < K;
-        cpAsync16(w + (r * L::wPitch + c * 4) * 4, valid ? B + n * ldb + k : B,
-                  valid);
+        const int n = n0i + r, k = k0 + c * 4;
+        const bool valid = n < Ni && k < Ki;
+        cpAsync16(w + (r * L::wPitch + c * 4) * 4,
+                  valid ? B + (n * ldbi + k) : B, valid);
       }
     } else {
 #pragma unroll
       for (int i = tid; i < kBK * (kTN / 4); i += kThreads) {
         const int r = i / (kTN / 4), c = i % (kTN / 4);
-        const int64_t k = k0 + r, n = n0 + c * 4;
-        const bool valid = n < N && k < K;
-        cpAsync16(w + (r * L::wPitch + c * 4) * 4, valid ? B + k * ldb + n : B,
-                  valid);
+        const int k = k0 + r, n = n0i + c * 4;
+        const bool valid = n < Ni && k < Ki;
+        cpAsync16(w + (r * L::wPitch + c * 4) * 4,
+                  valid ? B + (k * ldbi + n) : B, valid);
       }
     }
   };
@@ -234,8 +243,8 @@ gemmF32x3(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
   };
   // This thread's B fragments of the tile in `stage`, split into hi and lo:
   // rows n = 64 warpGroup + 16 warp + {g, g + 8}, k = 8 step + {t, t + 4}.
-  uint32_t bHi[4][4], bLo[4][4];
-  auto loadFragments = [&](int stage) {
+  auto loadFragmentsTo = [&](int stage, uint32_t(&bHi)[4][4],
+                             uint32_t(&bLo)[4][4]) {
     const float *w =
         reinterpret_cast<const float *>(smem + L::wRaw + stage * L::wBytes);
     const int n = warpGroup * 64 + warp * 16 + g;
@@ -252,10 +261,83 @@ gemmF32x3(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
     }
   };
 
-  float acc[TM / 2], part[PROMOTE ? TM / 2 : 1];
+  float acc[TM / 2];
 #pragma unroll
   for (int i = 0; i < TM / 2; ++i)
     acc[i] = 0.0f;
+
+  if constexpr (PIPE) {
+    // Two k-tiles in the tensor cores' queue: tile kt's wgmmas are issued
+    // before tile kt - 1's are waited for, into the other partial sums
+    // and from the other fragments; tile kt + 1 is prepared meanwhile.
+    float part[2][TM / 2];
+    uint32_t fHi[2][4][4], fLo[2][4][4];
+    loadTile(0, 0);
+    cpAsyncCommit();
+    if (tiles > 1)
+      loadTile(1, 1);
+    cpAsyncCommit();
+    if (tiles > 2)
+      loadTile(2, 2);
+    cpAsyncCommit();
+    cpAsyncWait<2>();
+    __syncthreads();
+    splitTile(0, 0);
+    loadFragmentsTo(0, fHi[0], fLo[0]);
+    fenceProxyAsync();
+    __syncthreads();
+    auto step = [&](int64_t kt, auto parity) {
+      constexpr int P = decltype(parity)::value, Q = 1 - P;
+      const uint32_t xHi = smemBase + L::xRaw + int(kt % kStages) * L::xBytes;
+      const uint32_t xLo = smemBase + L::xLo + P * L::xBytes;
+      wgmmaFence();
+#pragma unroll
+      for (int s = 0; s < 4; ++s) {
+        const uint64_t dHi = descriptor(xHi + s * 32);
+        const uint64_t dLo = descriptor(xLo + s * 32);
+        wgmmaTf32<TM>(part[P], fLo[P][s], dHi, s > 0);
+        wgmmaTf32<TM>(part[P], fHi[P][s], dLo, 1);
+        wgmmaTf32<TM>(part[P], fHi[P][s], dHi, 1);
+      }
+      wgmmaCommit();
+      // Tile kt - 1 done: its partial sums join acc, its fragments' and
+      // lo tile's registers and buffer are free.
+      wgmmaWait<1>();
+      if (kt > 0) {
+        fenceRegs(part[Q]);
+#pragma unroll
+        for (int i = 0; i < TM / 2; ++i)
+          acc[i] += part[Q][i];
+      }
+      if (kt + 1 < tiles) {
+        // Tile kt + 1 landed; every warpgroup is past tile kt - 1.
+        cpAsyncWait<1>();
+        __syncthreads();
+        if (kt + 3 < tiles)
+          loadTile(kt + 3, int((kt + 3) % kStages));
+        cpAsyncCommit();
+        splitTile(int((kt + 1) % kStages), Q);
+        loadFragmentsTo(int((kt + 1) % kStages), fHi[Q], fLo[Q]);
+        fenceProxyAsync();
+        __syncthreads();
+      }
+    };
+    for (int64_t kt = 0; kt < tiles; kt += 2) {
+      step(kt, std::integral_constant<int, 0>());
+      if (kt + 1 < tiles)
+        step(kt + 1, std::integral_constant<int, 1>());
+    }
+    wgmmaWait<0>();
+    const int last = int((tiles - 1) % 2);
+    fenceRegs(part[0]);
+    fenceRegs(part[1]);
+#pragma unroll
+    for (int i = 0; i < TM / 2; ++i)
+      acc[i] += last ? part[1][i] : part[0][i];
+  } else {
+  uint32_t bHi[4][4], bLo[4][4];
+  float part[TM / 2];
+  auto loadFragments = [&](int stage) { loadFragmentsTo(stage, bHi, bLo); };
 
   loadTile(0, 0);
   cpAsyncCommit();
@@ -320,6 +402,8 @@ gemmF32x3(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
     __syncthreads();
   }
 
+  }
+
   // D[n][m] fragments: d[4 i + e] at n = 16 warp + g + 8 (e / 2), m = 8 i +
   // 2 t + e % 2 (warpgroup rows offset by 64).
   const bool accumulate = flags & kAccumulate, gelu = flags & kGelu;
@@ -346,18 +430,22 @@ gemmF32x3(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
 
 } // namespace
 
-#define ONYX_GEMM_F32X3(NAME, TM, TRANS_B, PROMOTE)                            \
-  extern "C" __global__ void __launch_bounds__(kThreads, 1) NAME(              \
+#define ONYX_GEMM_F32X3(NAME, TM, TRANS_B, BLOCKS, PIPE)                       \
+  extern "C" __global__ void __launch_bounds__(kThreads, BLOCKS) NAME(         \
       int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,            \
       int64_t strideA, const float *B, int64_t ldb, int64_t strideB, float *C, \
       int64_t ldc, int64_t strideC, const float *bias, int64_t flags) {        \
-    gemmF32x3<TM, TRANS_B, PROMOTE>(M, N, K, A, lda, strideA, B, ldb, strideB, \
-                                    C, ldc, strideC, bias, flags);             \
+    gemmF32x3<TM, TRANS_B, PIPE>(M, N, K, A, lda, strideA, B, ldb, strideB, C, \
+                                 ldc, strideC, bias, flags);                   \
   }
 
-ONYX_GEMM_F32X3(onyx_gemm_f32x3_m128_nn, 128, false, true)
-ONYX_GEMM_F32X3(onyx_gemm_f32x3_m128_nt, 128, true, true)
-ONYX_GEMM_F32X3(onyx_gemm_f32x3_m64_nn, 64, false, true)
-ONYX_GEMM_F32X3(onyx_gemm_f32x3_m64_nt, 64, true, true)
-// Without the per-tile fp32 adds (accuracy experiments).
-ONYX_GEMM_F32X3(onyx_gemm_f32x3_m128_nn_chain, 128, false, false)
+// BLOCKS: blocks per multiprocessor the registers are capped for (two
+// TM = 64 blocks fit the shared memory; one overlaps the other's waits).
+ONYX_GEMM_F32X3(onyx_gemm_f32x3_m128_nn, 128, false, 1, false)
+ONYX_GEMM_F32X3(onyx_gemm_f32x3_m128_nt, 128, true, 1, false)
+ONYX_GEMM_F32X3(onyx_gemm_f32x3_m64_nn, 64, false, 1, false)
+ONYX_GEMM_F32X3(onyx_gemm_f32x3_m64_nt, 64, true, 1, false)
+ONYX_GEMM_F32X3(onyx_gemm_f32x3_m64_nn_2b, 64, false, 2, false)
+ONYX_GEMM_F32X3(onyx_gemm_f32x3_m64_nt_2b, 64, true, 2, false)
+ONYX_GEMM_F32X3(onyx_gemm_f32x3_m64_nn_pipe, 64, false, 1, true)
+ONYX_GEMM_F32X3(onyx_gemm_f32x3_m64_nt_pipe, 64, true, 1, true)
