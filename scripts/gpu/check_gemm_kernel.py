@@ -31,22 +31,17 @@ KERNELS = {
     "onyx_gemm_f32x3_m64_nt": (64, True),
     "onyx_gemm_f32x3_m64_nn_2b": (64, False),
     "onyx_gemm_f32x3_m64_nt_2b": (64, True),
-    "onyx_gemm_f32x3_m64_nn_pipe": (64, False),
-    "onyx_gemm_f32x3_m64_nt_pipe": (64, True),
 }
 KBK, KTN, STAGES = 32, 128, 3
 
 
-def smem_bytes(tm, trans_b, stages=STAGES):
+def kernel_smem(name):
+    """gemm_f32x3.cu's Smem::total."""
+    tm, trans_b = KERNELS[name]
     x = tm * 128
     w_pitch = KBK + 4 if trans_b else KTN + 8
     w = (KTN if trans_b else KBK) * w_pitch * 4
-    return stages * x + 2 * x + stages * w + 1024
-
-
-def kernel_smem(name):
-    tm, tb = KERNELS[name]
-    return smem_bytes(tm, tb, 4 if name.endswith("_pipe") else STAGES)
+    return STAGES * x + 2 * x + STAGES * w + 1024
 
 
 class Driver:
@@ -175,6 +170,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--cubin", required=True)
     p.add_argument("--no-time", action="store_true")
+    p.add_argument("--kernels", help="comma-separated subset to check")
     p.add_argument("--one", metavar="NAME,M,N,K",
                    help="only launch kernel NAME 5 times at M x N x K "
                         "(for a profiler)")
@@ -208,7 +204,8 @@ def main():
         dict(M=256, N=768, K=768, bias=True, gelu=True),
         dict(M=200, N=132, K=40, accumulate=True, bias=True),
     ]
-    for name in KERNELS:
+    names = args.kernels.split(",") if args.kernels else list(KERNELS)
+    for name in names:
         for c in cases:
             try:
                 ok, msg = check_case(drv, name, **c)
@@ -230,8 +227,7 @@ def main():
             row = f"{M:5d} {N:5d} {K:5d}"
             res = {}
             for name in ("onyx_gemm_f32x3_m128_nn", "onyx_gemm_f32x3_m64_nn",
-                         "onyx_gemm_f32x3_m64_nn_2b",
-                         "onyx_gemm_f32x3_m64_nn_pipe"):
+                         "onyx_gemm_f32x3_m64_nn_2b"):
                 res[name] = time_ms(drv.launcher(
                     name, M, N, K, A, K, 0, B, N, 0, C, N, 0, None, 0))
             torch.backends.cuda.matmul.allow_tf32 = False

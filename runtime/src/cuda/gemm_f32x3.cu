@@ -18,8 +18,9 @@
 //     landed tile rounds it to TF32 in place (hi) and writes lo beside it.
 // Tiles of 32 k arrive through cp.async three stages deep. Each k-tile's
 // twelve wgmmas (4 k-steps x 3 products, small terms first) accumulate from
-// zero and join the fp32 accumulators with an fp32 add (PROMOTE), so no
-// accumulation chain inside the tensor cores is longer than 96 terms.
+// zero and join the fp32 accumulators with an fp32 add, so no accumulation
+// chain inside the tensor cores is longer than 96 terms (the whole K there
+// gave 12-70x SGEMM's error at K = 256-3072 on an H200).
 //
 // Requirements (checked by the caller, CudaGemm.cpp): K, N, lda and ldb
 // multiples of 4, A and B 16-byte aligned, every element offset within
@@ -27,7 +28,6 @@
 //
 //===----------------------------------------------------------------------===//
 #include <cstdint>
-#include <type_traits>
 
 namespace {
 
@@ -76,10 +76,9 @@ __device__ __forceinline__ void wgmmaFence() {
 __device__ __forceinline__ void wgmmaCommit() {
   asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
 }
-template <int N> __device__ __forceinline__ void wgmmaWait() {
-  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+__device__ __forceinline__ void wgmmaWaitAll() {
+  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
 }
-__device__ __forceinline__ void wgmmaWaitAll() { wgmmaWait<0>(); }
 __device__ __forceinline__ void fenceProxyAsync() {
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
@@ -161,14 +160,13 @@ __device__ __forceinline__ float geluTanh(float x) {
   return 0.5f * x * (1.0f + tanhf(kAlpha * (x + 0.044715f * x * x * x)));
 }
 
-template <int TM, bool TRANS_B, bool PIPE>
+template <int TM, bool TRANS_B>
 __device__ __forceinline__ void
 gemmF32x3(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
           int64_t strideA, const float *B, int64_t ldb, int64_t strideB,
           float *C, int64_t ldc, int64_t strideC, const float *bias,
           int64_t flags) {
-  constexpr int kStages = PIPE ? 4 : 3;
-  constexpr bool PROMOTE = true;
+  constexpr int kStages = 3;
   using L = Smem<TM, TRANS_B, kStages>;
   extern __shared__ uint8_t smemRaw[];
   const uint32_t smemBase =
@@ -243,8 +241,8 @@ gemmF32x3(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
   };
   // This thread's B fragments of the tile in `stage`, split into hi and lo:
   // rows n = 64 warpGroup + 16 warp + {g, g + 8}, k = 8 step + {t, t + 4}.
-  auto loadFragmentsTo = [&](int stage, uint32_t(&bHi)[4][4],
-                             uint32_t(&bLo)[4][4]) {
+  uint32_t bHi[4][4], bLo[4][4];
+  auto loadFragments = [&](int stage) {
     const float *w =
         reinterpret_cast<const float *>(smem + L::wRaw + stage * L::wBytes);
     const int n = warpGroup * 64 + warp * 16 + g;
@@ -266,78 +264,7 @@ gemmF32x3(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
   for (int i = 0; i < TM / 2; ++i)
     acc[i] = 0.0f;
 
-  if constexpr (PIPE) {
-    // Two k-tiles in the tensor cores' queue: tile kt's wgmmas are issued
-    // before tile kt - 1's are waited for, into the other partial sums
-    // and from the other fragments; tile kt + 1 is prepared meanwhile.
-    float part[2][TM / 2];
-    uint32_t fHi[2][4][4], fLo[2][4][4];
-    loadTile(0, 0);
-    cpAsyncCommit();
-    if (tiles > 1)
-      loadTile(1, 1);
-    cpAsyncCommit();
-    if (tiles > 2)
-      loadTile(2, 2);
-    cpAsyncCommit();
-    cpAsyncWait<2>();
-    __syncthreads();
-    splitTile(0, 0);
-    loadFragmentsTo(0, fHi[0], fLo[0]);
-    fenceProxyAsync();
-    __syncthreads();
-    auto step = [&](int64_t kt, auto parity) {
-      constexpr int P = decltype(parity)::value, Q = 1 - P;
-      const uint32_t xHi = smemBase + L::xRaw + int(kt % kStages) * L::xBytes;
-      const uint32_t xLo = smemBase + L::xLo + P * L::xBytes;
-      wgmmaFence();
-#pragma unroll
-      for (int s = 0; s < 4; ++s) {
-        const uint64_t dHi = descriptor(xHi + s * 32);
-        const uint64_t dLo = descriptor(xLo + s * 32);
-        wgmmaTf32<TM>(part[P], fLo[P][s], dHi, s > 0);
-        wgmmaTf32<TM>(part[P], fHi[P][s], dLo, 1);
-        wgmmaTf32<TM>(part[P], fHi[P][s], dHi, 1);
-      }
-      wgmmaCommit();
-      // Tile kt - 1 done: its partial sums join acc, its fragments' and
-      // lo tile's registers and buffer are free.
-      wgmmaWait<1>();
-      if (kt > 0) {
-        fenceRegs(part[Q]);
-#pragma unroll
-        for (int i = 0; i < TM / 2; ++i)
-          acc[i] += part[Q][i];
-      }
-      if (kt + 1 < tiles) {
-        // Tile kt + 1 landed; every warpgroup is past tile kt - 1.
-        cpAsyncWait<1>();
-        __syncthreads();
-        if (kt + 3 < tiles)
-          loadTile(kt + 3, int((kt + 3) % kStages));
-        cpAsyncCommit();
-        splitTile(int((kt + 1) % kStages), Q);
-        loadFragmentsTo(int((kt + 1) % kStages), fHi[Q], fLo[Q]);
-        fenceProxyAsync();
-        __syncthreads();
-      }
-    };
-    for (int64_t kt = 0; kt < tiles; kt += 2) {
-      step(kt, std::integral_constant<int, 0>());
-      if (kt + 1 < tiles)
-        step(kt + 1, std::integral_constant<int, 1>());
-    }
-    wgmmaWait<0>();
-    const int last = int((tiles - 1) % 2);
-    fenceRegs(part[0]);
-    fenceRegs(part[1]);
-#pragma unroll
-    for (int i = 0; i < TM / 2; ++i)
-      acc[i] += last ? part[1][i] : part[0][i];
-  } else {
-  uint32_t bHi[4][4], bLo[4][4];
   float part[TM / 2];
-  auto loadFragments = [&](int stage) { loadFragmentsTo(stage, bHi, bLo); };
 
   loadTile(0, 0);
   cpAsyncCommit();
@@ -360,15 +287,9 @@ gemmF32x3(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
     for (int s = 0; s < 4; ++s) {
       const uint64_t dHi = descriptor(xHi + s * 32);
       const uint64_t dLo = descriptor(xLo + s * 32);
-      if constexpr (PROMOTE) {
-        wgmmaTf32<TM>(part, bLo[s], dHi, s > 0);
-        wgmmaTf32<TM>(part, bHi[s], dLo, 1);
-        wgmmaTf32<TM>(part, bHi[s], dHi, 1);
-      } else {
-        wgmmaTf32<TM>(acc, bLo[s], dHi, 1);
-        wgmmaTf32<TM>(acc, bHi[s], dLo, 1);
-        wgmmaTf32<TM>(acc, bHi[s], dHi, 1);
-      }
+      wgmmaTf32<TM>(part, bLo[s], dHi, s > 0);
+      wgmmaTf32<TM>(part, bHi[s], dLo, 1);
+      wgmmaTf32<TM>(part, bHi[s], dHi, 1);
     }
     wgmmaCommit();
     // While the tensor cores work on tile kt: tile kt + 2 starts loading
@@ -384,24 +305,17 @@ gemmF32x3(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
       fenceProxyAsync();
     }
     wgmmaWaitAll();
-    if constexpr (PROMOTE)
-      fenceRegs(part);
-    else
-      fenceRegs(acc);
+    fenceRegs(part);
     // The fragments of tile kt + 1 (their registers are free now, the
     // tile visible since the barrier above); their loads overlap the adds.
     if (kt + 1 < tiles)
       loadFragments(int((kt + 1) % kStages));
-    if constexpr (PROMOTE) {
 #pragma unroll
-      for (int i = 0; i < TM / 2; ++i)
-        acc[i] += part[i];
-    }
+    for (int i = 0; i < TM / 2; ++i)
+      acc[i] += part[i];
     // Tile kt + 1's lo part visible to both warpgroups, and tile kt's
     // stage free for the next load.
     __syncthreads();
-  }
-
   }
 
   // D[n][m] fragments: d[4 i + e] at n = 16 warp + g + 8 (e / 2), m = 8 i +
@@ -430,22 +344,22 @@ gemmF32x3(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
 
 } // namespace
 
-#define ONYX_GEMM_F32X3(NAME, TM, TRANS_B, BLOCKS, PIPE)                       \
+#define ONYX_GEMM_F32X3(NAME, TM, TRANS_B, BLOCKS)                             \
   extern "C" __global__ void __launch_bounds__(kThreads, BLOCKS) NAME(         \
       int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,            \
       int64_t strideA, const float *B, int64_t ldb, int64_t strideB, float *C, \
       int64_t ldc, int64_t strideC, const float *bias, int64_t flags) {        \
-    gemmF32x3<TM, TRANS_B, PIPE>(M, N, K, A, lda, strideA, B, ldb, strideB, C, \
-                                 ldc, strideC, bias, flags);                   \
+    gemmF32x3<TM, TRANS_B>(M, N, K, A, lda, strideA, B, ldb, strideB, C, ldc,  \
+                           strideC, bias, flags);                              \
   }
 
-// BLOCKS: blocks per multiprocessor the registers are capped for (two
-// TM = 64 blocks fit the shared memory; one overlaps the other's waits).
-ONYX_GEMM_F32X3(onyx_gemm_f32x3_m128_nn, 128, false, 1, false)
-ONYX_GEMM_F32X3(onyx_gemm_f32x3_m128_nt, 128, true, 1, false)
-ONYX_GEMM_F32X3(onyx_gemm_f32x3_m64_nn, 64, false, 1, false)
-ONYX_GEMM_F32X3(onyx_gemm_f32x3_m64_nt, 64, true, 1, false)
-ONYX_GEMM_F32X3(onyx_gemm_f32x3_m64_nn_2b, 64, false, 2, false)
-ONYX_GEMM_F32X3(onyx_gemm_f32x3_m64_nt_2b, 64, true, 2, false)
-ONYX_GEMM_F32X3(onyx_gemm_f32x3_m64_nn_pipe, 64, false, 1, true)
-ONYX_GEMM_F32X3(onyx_gemm_f32x3_m64_nt_pipe, 64, true, 1, true)
+// BLOCKS: blocks per multiprocessor the registers are capped for. The _2b
+// kernels (two TM = 64 blocks per SM: the shared memory fits them twice,
+// and one block computes while the other drains) are not used by
+// CudaGemm.cpp: built for check_gemm_kernel.py's timings, not yet run.
+ONYX_GEMM_F32X3(onyx_gemm_f32x3_m128_nn, 128, false, 1)
+ONYX_GEMM_F32X3(onyx_gemm_f32x3_m128_nt, 128, true, 1)
+ONYX_GEMM_F32X3(onyx_gemm_f32x3_m64_nn, 64, false, 1)
+ONYX_GEMM_F32X3(onyx_gemm_f32x3_m64_nt, 64, true, 1)
+ONYX_GEMM_F32X3(onyx_gemm_f32x3_m64_nn_2b, 64, false, 2)
+ONYX_GEMM_F32X3(onyx_gemm_f32x3_m64_nt_2b, 64, true, 2)
