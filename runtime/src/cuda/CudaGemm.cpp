@@ -4,12 +4,13 @@
 // PTX embedded here (.incbin) and loaded per session like an artifact's
 // kernels (CudaDevice::launch: module cache, ONYX_CUDA_PROFILE). Each
 // block computes a [TM x 128] tile of C with 256 threads and the shared
-// memory of three k-tile stages; TM (128 or 64) is picked here from the
-// number of blocks against the multiprocessors, so that small grids still
-// fill the GPU.
+// memory of three k-tile stages; GemmF32x3Launch.h decides whether a GEMM
+// suits them and picks TM (128 or 64) from the number of blocks against
+// the multiprocessors, so that small grids still fill the GPU.
 //
 //===----------------------------------------------------------------------===//
 #include "CudaGemm.h"
+#include "GemmF32x3Launch.h"
 
 #include <cstdint>
 #include <cstdlib>
@@ -55,18 +56,7 @@ namespace onyx {
 namespace rt {
 namespace {
 
-// gemm_f32x3.cu's tiling: 32 k per stage, 128 columns per block, 256
-// threads, three stages of A and B, two of A's lo part.
-constexpr int64_t kBK = 32, kTN = 128, kThreads = 256, kStages = 3;
 constexpr int64_t kAccumulate = 1, kGelu = 2; // the kernels' flags
-
-/// Dynamic shared memory of the kernel with TM rows (Smem in the .cu).
-uint32_t sharedBytes(int64_t tm, bool transB) {
-  int64_t x = tm * 128;
-  int64_t wPitch = transB ? kBK + 4 : kTN + 8;
-  int64_t w = (transB ? kTN : kBK) * wPitch * 4;
-  return uint32_t(kStages * x + 2 * x + kStages * w + 1024);
-}
 
 const OnyxCudaKernel *kernelFor(int64_t tm, bool transB) {
 #define ONYX_K(NAME)                                                           \
@@ -84,19 +74,6 @@ const OnyxCudaKernel *kernelFor(int64_t tm, bool transB) {
 
 bool aligned16(const void *p) {
   return (reinterpret_cast<uintptr_t>(p) & 15) == 0;
-}
-
-/// TM for a grid of `tiles` column tiles by m rows, batch: the one with
-/// fewer waves of blocks over the multiprocessors, counting a TM = 64
-/// block as 0.55 of a TM = 128 one (half the rows, the same B tile).
-int64_t rowsPerBlock(int64_t m, int64_t tilesN, int64_t batch, int sms) {
-  if (sms <= 0)
-    return 128;
-  auto waves = [&](int64_t tm) {
-    int64_t blocks = tilesN * ((m + tm - 1) / tm) * batch;
-    return double((blocks + sms - 1) / sms);
-  };
-  return waves(64) * 0.55 < waves(128) ? 64 : 128;
 }
 
 } // namespace
@@ -127,22 +104,12 @@ F32x3Result gemmF32x3(CudaDevice &device, bool transB, bool accumulate,
     return F32x3Result::Failed;
   if (!tensorCores || device.computeCapability() != 90)
     return F32x3Result::NotApplicable;
-  bool stridesOk = batch == 1 || (strideA % 4 == 0 && strideB % 4 == 0);
-  if (k <= 0 || m <= 0 || n <= 0 || k % 4 || n % 4 || lda % 4 || ldb % 4 ||
-      !stridesOk || !aligned16(a) || !aligned16(b) || batch > 65535)
+  GemmF32x3Launch launch =
+      gemmF32x3Launch(transB, batch, m, n, k, lda, strideA, ldb, strideB,
+                      aligned16(a) && aligned16(b), device.multiprocessors());
+  if (!launch.applies)
     return F32x3Result::NotApplicable;
-  // The kernels' load offsets are 32-bit within one batch entry.
-  int64_t spanA = (m - 1) * lda + k;
-  int64_t spanB = transB ? (n - 1) * ldb + k : (k - 1) * ldb + n;
-  if (spanA > INT32_MAX || spanB > INT32_MAX)
-    return F32x3Result::NotApplicable;
-  int64_t tilesN = (n + kTN - 1) / kTN;
-  int64_t tm = rowsPerBlock(m, tilesN, batch, device.multiprocessors());
-  int64_t tilesM = (m + tm - 1) / tm;
-  if (tilesM > 65535)
-    return F32x3Result::NotApplicable;
-  const int64_t grid[3] = {tilesN, tilesM, batch};
-  const int64_t block[3] = {kThreads, 1, 1};
+  const int64_t block[3] = {kF32x3Threads, 1, 1};
   int64_t flags = (accumulate ? kAccumulate : 0) | (gelu ? kGelu : 0);
   const uint64_t args[] = {
       launchSlot(m),    launchSlot(n),    launchSlot(k),
@@ -151,9 +118,10 @@ F32x3Result gemmF32x3(CudaDevice &device, bool transB, bool accumulate,
       launchSlot(c),    launchSlot(ldc),  launchSlot(strideC),
       launchSlot(bias), launchSlot(flags)};
   std::string where = std::string(label ? label : "gemm") + ": ";
-  if (!device.launch(kernelFor(tm, transB), label ? label : "gemm", grid, block,
+  if (!device.launch(kernelFor(launch.tm, transB), label ? label : "gemm",
+                     launch.grid, block,
                      int64_t(sizeof(args) / sizeof(args[0])), args, error,
-                     sharedBytes(tm, transB))) {
+                     launch.sharedBytes)) {
     // The caller prefixes the label.
     if (error.compare(0, where.size(), where) == 0)
       error.erase(0, where.size());
