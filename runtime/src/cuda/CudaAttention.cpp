@@ -259,12 +259,14 @@ ONYX_API int32_t onyxrt_cuda_attention(
                        0 /* key splits */,
                        0 /* their partial results */};
     // Tensor cores: a warp per 16 query rows. Where those warps would not
-    // keep the chip busy (batch 1: fewer than 4 per multiprocessor; 132 as
-    // on the H100/H200 SXM, a heuristic only), the keys are split too, up
-    // to one split per 64-key tile, each split's share of the tiles in its
-    // own blocks, and a second kernel joins them. Then 4 warps (64 rows)
-    // per block, fewer while the grid would not fill the chip twice over.
-    constexpr int64_t kSms = 132;
+    // keep the chip busy (batch 1: fewer than 4 per multiprocessor, as the
+    // device reports them: 132 on the H100/H200 SXM; a heuristic only),
+    // the keys are split too, up to one split per 64-key tile, each
+    // split's share of the tiles in its own blocks, and a second kernel
+    // joins them. Then 4 warps (64 rows) per block, fewer while the grid
+    // would not fill the chip twice over.
+    const int64_t sms =
+        device->multiprocessors() > 0 ? device->multiprocessors() : 132;
     const int64_t rowGroups =
         (sq + kRowsPerWarp - 1) / kRowsPerWarp * heads * batch;
     // The f16 / bf16 kernels are fast enough that the combine costs more
@@ -274,8 +276,8 @@ ONYX_API int32_t onyxrt_cuda_attention(
     const bool splitWorthIt = elemType == 1 || maskMode == 5;
     int64_t splits = 1;
     if (!simt && splitWorthIt && sk > 64 && rowGroups > 0 &&
-        rowGroups < 4 * kSms)
-      splits = std::min<int64_t>((8 * kSms + rowGroups - 1) / rowGroups,
+        rowGroups < 4 * sms)
+      splits = std::min<int64_t>((8 * sms + rowGroups - 1) / rowGroups,
                                  std::min<int64_t>((sk + 63) / 64, 8));
     if (!simt)
       if (int64_t forced = splitsRequested())
@@ -285,7 +287,7 @@ ONYX_API int32_t onyxrt_cuda_attention(
       int64_t rows = w * kRowsPerWarp;
       return (sq + rows - 1) / rows * heads * batch * splits;
     };
-    while (warps > 1 && blocksFor(warps) < 2 * kSms)
+    while (warps > 1 && blocksFor(warps) < 2 * sms)
       warps /= 2;
     const int64_t rowsPerBlock = simt ? kSimtRows : warps * kRowsPerWarp;
     const int64_t grid[3] = {(sq + rowsPerBlock - 1) / rowsPerBlock * splits,
