@@ -209,6 +209,7 @@ ONYX_ATTENTION_KERNEL(128)
 //===----------------------------------------------------------------------===//
 // Tensor-core kernels
 //===----------------------------------------------------------------------===//
+#include "async_copy.cuh"
 #include "elements.cuh"
 
 namespace {
@@ -225,11 +226,7 @@ __device__ __forceinline__ uint32_t raw2(unsigned short lo, unsigned short hi) {
   return uint32_t(lo) | (uint32_t(hi) << 16);
 }
 
-__device__ __forceinline__ uint32_t toTf32(float x) {
-  uint32_t r;
-  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
-  return r;
-}
+using onyx_kernels::toTf32;
 // x = hi + lo with both TF32 (lo carries the next 11 bits).
 __device__ __forceinline__ void split(float x, uint32_t &hi, uint32_t &lo) {
   hi = toTf32(x);
@@ -272,25 +269,13 @@ __device__ __forceinline__ void mmaHalf(float (&d)[4], const uint32_t (&a)[4],
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-// Shared-memory helpers for the 16-bit kernels: cp.async (global -> shared
-// without registers, zero-filled when `in` is false) and ldmatrix (four 8 x 8
-// 16-bit matrices per instruction, in the mma operand layout; .trans gives
-// the transposed matrices, V's B operand).
-__device__ __forceinline__ uint32_t sharedAddr(const void *p) {
-  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void cpAsync16(void *dst, const void *src, bool in) {
-  asm volatile(
-      "cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(sharedAddr(dst)),
-      "l"(src), "r"(in ? 16 : 0)
-      : "memory");
-}
-__device__ __forceinline__ void cpAsyncCommit() {
-  asm volatile("cp.async.commit_group;" ::: "memory");
-}
-template <int N> __device__ __forceinline__ void cpAsyncWait() {
-  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-}
+// Shared-memory helpers for the 16-bit kernels: cp.async (async_copy.cuh)
+// and ldmatrix (four 8 x 8 16-bit matrices per instruction, in the mma
+// operand layout; .trans gives the transposed matrices, V's B operand).
+using onyx_kernels::cpAsync16;
+using onyx_kernels::cpAsyncCommit;
+using onyx_kernels::cpAsyncWait;
+using onyx_kernels::sharedAddr;
 template <bool Trans>
 __device__ __forceinline__ void ldmatrix4(uint32_t (&r)[4], const void *p) {
   if constexpr (Trans)

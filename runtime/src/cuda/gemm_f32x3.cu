@@ -27,6 +27,8 @@
 // one batch entry of A and of B under 2^31.
 //
 //===----------------------------------------------------------------------===//
+#include "async_copy.cuh"
+
 #include <cstdint>
 
 namespace {
@@ -51,24 +53,10 @@ template <int TM, bool TRANS_B, int STAGES> struct Smem {
   static_assert(total <= 227 * 1024, "over the shared memory of an SM");
 };
 
-__device__ __forceinline__ uint32_t toTf32(float x) {
-  uint32_t r;
-  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
-  return r;
-}
-
-__device__ __forceinline__ void cpAsync16(uint32_t dst, const void *src,
-                                          bool valid) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst),
-               "l"(src), "r"(valid ? 16 : 0)
-               : "memory");
-}
-__device__ __forceinline__ void cpAsyncCommit() {
-  asm volatile("cp.async.commit_group;" ::: "memory");
-}
-template <int N> __device__ __forceinline__ void cpAsyncWait() {
-  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-}
+using onyx_kernels::cpAsync16;
+using onyx_kernels::cpAsyncCommit;
+using onyx_kernels::cpAsyncWait;
+using onyx_kernels::toTf32;
 
 __device__ __forceinline__ void wgmmaFence() {
   asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
