@@ -8,7 +8,8 @@
 #
 #   1. check_gemm_kernel.py: the kernels alone against fp64 and SGEMM
 #      (correctness, then times per transformer shape);
-#   2. with ONYX_CUDA_GEMM_F32=tf32x3 (the kernel is opt-in):
+#   2. with ONYX_CUDA_GEMM_F32=tf32x3 (the kernel is opt-in; $GEMM
+#      overrides the value):
 #      library_smoke.py (values against ONNX Runtime through the runtime);
 #   3. bench/gpu_precision_bench.py in fp32 (TF32 off): eager,
 #      torch.compile and Onyx with graphs, errors against fp64, for
@@ -52,7 +53,8 @@ if [[ $rc != 0 && -z ${FORCE:-} ]]; then
   tail -20 "$out/kernel.log"
   exit 1
 fi
-export ONYX_CUDA_GEMM_F32=tf32x3 # the kernel on for the rest
+# The kernels on for the rest (GEMM=tf32x3-2b: the two-blocks-per-SM ones).
+export ONYX_CUDA_GEMM_F32=${GEMM:-tf32x3}
 timeout 60 python3 scripts/gpu/library_smoke.py run "$dir/smoke" \
   --runtime "$dir/lib/libonyx_runtime.so" >"$out/smoke.log" 2>&1
 echo "library_smoke: rc=$? ($(($(date +%s) - t0)) s)"; tail -3 "$out/smoke.log"

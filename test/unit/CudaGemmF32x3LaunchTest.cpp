@@ -63,6 +63,11 @@ TEST(CudaGemmF32x3Launch, TransformerShapes) {
   // GPT-2's MLP at b8 s512 (16 x 24 = 384 blocks of 128 rows, 3 waves;
   // 768 of 64, 6 waves): 128 rows.
   EXPECT_EQ(plain(4096, 3072, 768).tm, 128);
+  // The two-blocks-per-SM kernels have 64 rows.
+  EXPECT_EQ(gemmF32x3Launch(false, 1, 4096, 768, 768, 768, 0, 768, 0, true,
+                            kH100, /*twoBlocks=*/true)
+                .tm,
+            64);
   // Unknown multiprocessor count: 128 rows.
   EXPECT_EQ(plain(512, 768, 768, 0).tm, 128);
 }

@@ -58,18 +58,20 @@ namespace {
 
 constexpr int64_t kAccumulate = 1, kGelu = 2; // the kernels' flags
 
-const OnyxCudaKernel *kernelFor(int64_t tm, bool transB) {
+const OnyxCudaKernel *kernelFor(int64_t tm, bool transB, bool twoBlocks) {
 #define ONYX_K(NAME)                                                           \
   {                                                                            \
     onyx_gemm_f32x3_cubin,                                                     \
         uint64_t(onyx_gemm_f32x3_cubin_end - onyx_gemm_f32x3_cubin),           \
         onyx_gemm_f32x3_ptx, NAME                                              \
   }
-  static const OnyxCudaKernel kernels[2][2] = {
+  static const OnyxCudaKernel kernels[3][2] = {
       {ONYX_K("onyx_gemm_f32x3_m128_nn"), ONYX_K("onyx_gemm_f32x3_m128_nt")},
-      {ONYX_K("onyx_gemm_f32x3_m64_nn"), ONYX_K("onyx_gemm_f32x3_m64_nt")}};
+      {ONYX_K("onyx_gemm_f32x3_m64_nn"), ONYX_K("onyx_gemm_f32x3_m64_nt")},
+      {ONYX_K("onyx_gemm_f32x3_m64_nn_2b"),
+       ONYX_K("onyx_gemm_f32x3_m64_nt_2b")}};
 #undef ONYX_K
-  return &kernels[tm == 128 ? 0 : 1][transB ? 1 : 0];
+  return &kernels[twoBlocks ? 2 : tm == 128 ? 0 : 1][transB ? 1 : 0];
 }
 
 bool aligned16(const void *p) {
@@ -78,19 +80,20 @@ bool aligned16(const void *p) {
 
 } // namespace
 
-bool f32GemmChoice(bool &tensorCores, std::string &error) {
+bool f32GemmChoice(F32GemmChoice &choice, std::string &error) {
   const char *env = std::getenv("ONYX_CUDA_GEMM_F32");
-  if (!env || !*env || std::strcmp(env, "cublas") == 0) {
-    tensorCores = false;
-    return true;
+  if (!env || !*env || std::strcmp(env, "cublas") == 0)
+    choice = F32GemmChoice::Cublas;
+  else if (std::strcmp(env, "tf32x3") == 0)
+    choice = F32GemmChoice::Tf32x3;
+  else if (std::strcmp(env, "tf32x3-2b") == 0)
+    choice = F32GemmChoice::Tf32x3TwoBlocks;
+  else {
+    error = std::string("ONYX_CUDA_GEMM_F32='") + env +
+            "': expected 'cublas', 'tf32x3' or 'tf32x3-2b'";
+    return false;
   }
-  if (std::strcmp(env, "tf32x3") == 0) {
-    tensorCores = true;
-    return true;
-  }
-  error = std::string("ONYX_CUDA_GEMM_F32='") + env +
-          "': expected 'tf32x3' or 'cublas'";
-  return false;
+  return true;
 }
 
 F32x3Result gemmF32x3(CudaDevice &device, bool transB, bool accumulate,
@@ -99,14 +102,15 @@ F32x3Result gemmF32x3(CudaDevice &device, bool transB, bool accumulate,
                       const void *b, int64_t ldb, int64_t strideB, void *c,
                       int64_t ldc, int64_t strideC, const void *bias,
                       const char *label, std::string &error) {
-  bool tensorCores = false;
-  if (!f32GemmChoice(tensorCores, error))
+  F32GemmChoice choice = F32GemmChoice::Cublas;
+  if (!f32GemmChoice(choice, error))
     return F32x3Result::Failed;
-  if (!tensorCores || device.computeCapability() != 90)
+  if (choice == F32GemmChoice::Cublas || device.computeCapability() != 90)
     return F32x3Result::NotApplicable;
-  GemmF32x3Launch launch =
-      gemmF32x3Launch(transB, batch, m, n, k, lda, strideA, ldb, strideB,
-                      aligned16(a) && aligned16(b), device.multiprocessors());
+  bool twoBlocks = choice == F32GemmChoice::Tf32x3TwoBlocks;
+  GemmF32x3Launch launch = gemmF32x3Launch(
+      transB, batch, m, n, k, lda, strideA, ldb, strideB,
+      aligned16(a) && aligned16(b), device.multiprocessors(), twoBlocks);
   if (!launch.applies)
     return F32x3Result::NotApplicable;
   const int64_t block[3] = {kF32x3Threads, 1, 1};
@@ -118,8 +122,8 @@ F32x3Result gemmF32x3(CudaDevice &device, bool transB, bool accumulate,
       launchSlot(c),    launchSlot(ldc),  launchSlot(strideC),
       launchSlot(bias), launchSlot(flags)};
   std::string where = std::string(label ? label : "gemm") + ": ";
-  if (!device.launch(kernelFor(launch.tm, transB), label ? label : "gemm",
-                     launch.grid, block,
+  if (!device.launch(kernelFor(launch.tm, transB, twoBlocks),
+                     label ? label : "gemm", launch.grid, block,
                      int64_t(sizeof(args) / sizeof(args[0])), args, error,
                      launch.sharedBytes)) {
     // The caller prefixes the label.

@@ -45,10 +45,12 @@ struct GemmF32x3Launch {
 /// of blocks over the SMs are fewer, counting a TM = 64 block as 0.73 of
 /// a TM = 128 one: the ratio of their k-tile times on an H200 (2.07 and
 /// 2.83 us, docs/cuda-backend.md), which is latency per block, not work.
+/// `twoBlocks`: always TM = 64 (the kernels for two blocks per SM).
 inline GemmF32x3Launch gemmF32x3Launch(bool transB, int64_t batch, int64_t m,
                                        int64_t n, int64_t k, int64_t lda,
                                        int64_t strideA, int64_t ldb,
-                                       int64_t strideB, bool aligned, int sms) {
+                                       int64_t strideB, bool aligned, int sms,
+                                       bool twoBlocks = false) {
   GemmF32x3Launch l;
   bool stridesOk = batch == 1 || (strideA % 4 == 0 && strideB % 4 == 0);
   if (batch <= 0 || k <= 0 || m <= 0 || n <= 0 || k % 4 || n % 4 || lda % 4 ||
@@ -63,7 +65,7 @@ inline GemmF32x3Launch gemmF32x3Launch(bool transB, int64_t batch, int64_t m,
     int64_t blocks = tilesN * ((m + tm - 1) / tm) * batch;
     return double((blocks + sms - 1) / sms);
   };
-  l.tm = sms > 0 && waves(64) * 0.73 < waves(128) ? 64 : 128;
+  l.tm = twoBlocks || (sms > 0 && waves(64) * 0.73 < waves(128)) ? 64 : 128;
   int64_t tilesM = (m + l.tm - 1) / l.tm;
   if (tilesM > 65535)
     return l;
