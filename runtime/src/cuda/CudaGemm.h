@@ -1,7 +1,8 @@
 //===- CudaGemm.h - fp32 GEMMs on the tensor cores (3xTF32) -----*- C++ -*-===//
 //
 // onyxrt_cuda_gemm's fp32 path on Hopper (CudaBlas.cpp asks it first): the
-// kernels of gemm_f32x3.cu, fp32 accuracy at about 2.7x the SGEMM rate.
+// kernels of gemm_f32x3.cu: fp32 accuracy on the tensor cores, whose rate is
+// 2.7x SGEMM's in principle; not yet faster in practice (opt-in).
 //
 //===----------------------------------------------------------------------===//
 #ifndef ONYX_RUNTIME_CUDA_CUDAGEMM_H
