@@ -157,16 +157,12 @@ constexpr int kAlgoCandidates = 16;
 /// $ONYX_CUBLASLT_ALGO_SEARCH: `heuristic` (default, or unset) or `timed`;
 /// read once per process. Anything else is reported by the first GEMM.
 enum class AlgoSearch { Heuristic, Timed, Invalid };
+constexpr std::initializer_list<const char *> kAlgoSearchValues = {"heuristic",
+                                                                   "timed"};
 AlgoSearch algoSearch() {
-  static const AlgoSearch mode = [] {
-    const char *v = std::getenv("ONYX_CUBLASLT_ALGO_SEARCH");
-    if (!v || !*v || std::strcmp(v, "heuristic") == 0)
-      return AlgoSearch::Heuristic;
-    if (std::strcmp(v, "timed") == 0)
-      return AlgoSearch::Timed;
-    return AlgoSearch::Invalid;
-  }();
-  return mode;
+  static const int mode =
+      envChoice("ONYX_CUBLASLT_ALGO_SEARCH", kAlgoSearchValues);
+  return mode < 0 ? AlgoSearch::Invalid : AlgoSearch(mode);
 }
 
 /// $ONYX_CUBLASLT_F32_MATH (experimental, for A/B runs): `ieee` (default,
@@ -176,16 +172,11 @@ AlgoSearch algoSearch() {
 /// finds it faster). Applies to f32 GEMMs that did not ask for TF32; read once
 /// per process, anything else is reported by the first GEMM.
 enum class F32Math { Ieee, Bf16x9, Invalid };
+constexpr std::initializer_list<const char *> kF32MathValues = {"ieee",
+                                                                "bf16x9"};
 F32Math f32Math() {
-  static const F32Math mode = [] {
-    const char *v = std::getenv("ONYX_CUBLASLT_F32_MATH");
-    if (!v || !*v || std::strcmp(v, "ieee") == 0)
-      return F32Math::Ieee;
-    if (std::strcmp(v, "bf16x9") == 0)
-      return F32Math::Bf16x9;
-    return F32Math::Invalid;
-  }();
-  return mode;
+  static const int mode = envChoice("ONYX_CUBLASLT_F32_MATH", kF32MathValues);
+  return mode < 0 ? F32Math::Invalid : F32Math(mode);
 }
 
 struct BlasState final : LibraryState {
@@ -367,15 +358,11 @@ bool gemm(CudaDevice &device, int32_t elemType, int32_t flags, int64_t batch,
   bool tf32 = flags & ONYXRT_GEMM_TF32;
   bool gelu = flags & ONYXRT_GEMM_GELU_TANH;
   if (algoSearch() == AlgoSearch::Invalid) {
-    error = std::string("ONYX_CUBLASLT_ALGO_SEARCH='") +
-            std::getenv("ONYX_CUBLASLT_ALGO_SEARCH") +
-            "': expected 'heuristic' or 'timed'";
+    error = envChoiceError("ONYX_CUBLASLT_ALGO_SEARCH", kAlgoSearchValues);
     return false;
   }
   if (f32Math() == F32Math::Invalid) {
-    error = std::string("ONYX_CUBLASLT_F32_MATH='") +
-            std::getenv("ONYX_CUBLASLT_F32_MATH") +
-            "': expected 'ieee' or 'bf16x9'";
+    error = envChoiceError("ONYX_CUBLASLT_F32_MATH", kF32MathValues);
     return false;
   }
   if (flags &

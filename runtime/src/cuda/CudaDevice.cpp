@@ -188,6 +188,34 @@ bool envFlag(const char *name) {
   return value && *value && std::strcmp(value, "0") != 0;
 }
 
+int envChoice(const char *name, std::initializer_list<const char *> values) {
+  const char *value = std::getenv(name);
+  if (!value || !*value)
+    return 0;
+  int index = 0;
+  for (const char *v : values) {
+    if (std::strcmp(value, v) == 0)
+      return index;
+    ++index;
+  }
+  return -1;
+}
+
+std::string envChoiceError(const char *name,
+                           std::initializer_list<const char *> values) {
+  const char *value = std::getenv(name);
+  std::string message =
+      std::string(name) + "='" + (value ? value : "") + "': expected ";
+  size_t i = 0;
+  for (const char *v : values) {
+    if (i > 0)
+      message += i + 1 == values.size() ? " or " : ", ";
+    message += std::string("'") + v + "'";
+    ++i;
+  }
+  return message;
+}
+
 namespace {
 
 /// The device's primary context, retained once per process and never

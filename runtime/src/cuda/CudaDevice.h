@@ -122,6 +122,12 @@ const DriverApi &driver();
 /// "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory)".
 std::string describe(const char *call, CUresult result);
 bool envFlag(const char *name);
+/// A setting with fixed values: the index of $`name` in `values` (0, the
+/// default, also when unset or empty), or -1 for any other value.
+int envChoice(const char *name, std::initializer_list<const char *> values);
+/// "NAME='value': expected 'a', 'b' or 'c'", for envChoice's -1.
+std::string envChoiceError(const char *name,
+                           std::initializer_list<const char *> values);
 
 /// Per-session state of a library (handles, workspaces, plan caches).
 struct LibraryState {

@@ -13,8 +13,6 @@
 #include "GemmF32x3Launch.h"
 
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 
 #ifndef ONYX_GEMM_F32X3_CUBIN
 // Built without nvcc: every fp32 GEMM runs on cuBLASLt.
@@ -81,18 +79,14 @@ bool aligned16(const void *p) {
 } // namespace
 
 bool f32GemmChoice(F32GemmChoice &choice, std::string &error) {
-  const char *env = std::getenv("ONYX_CUDA_GEMM_F32");
-  if (!env || !*env || std::strcmp(env, "cublas") == 0)
-    choice = F32GemmChoice::Cublas;
-  else if (std::strcmp(env, "tf32x3") == 0)
-    choice = F32GemmChoice::Tf32x3;
-  else if (std::strcmp(env, "tf32x3-2b") == 0)
-    choice = F32GemmChoice::Tf32x3TwoBlocks;
-  else {
-    error = std::string("ONYX_CUDA_GEMM_F32='") + env +
-            "': expected 'cublas', 'tf32x3' or 'tf32x3-2b'";
+  static constexpr std::initializer_list<const char *> kValues = {
+      "cublas", "tf32x3", "tf32x3-2b"};
+  static const int mode = envChoice("ONYX_CUDA_GEMM_F32", kValues);
+  if (mode < 0) {
+    error = envChoiceError("ONYX_CUDA_GEMM_F32", kValues);
     return false;
   }
+  choice = F32GemmChoice(mode);
   return true;
 }
 

@@ -39,7 +39,8 @@ F32x3Result gemmF32x3(CudaDevice &device, bool transB, bool accumulate,
 
 /// ONYX_CUDA_GEMM_F32: "cublas" (the default: cuBLASLt's SGEMM), "tf32x3"
 /// (one block per SM, TM = 128 or 64) or "tf32x3-2b" (TM = 64 blocks with
-/// registers capped for two per SM; an experiment, not yet timed).
+/// registers capped for two per SM; an experiment, not yet timed), in
+/// that order; read once per process.
 enum class F32GemmChoice { Cublas, Tf32x3, Tf32x3TwoBlocks };
 /// False with `error` set for another value.
 bool f32GemmChoice(F32GemmChoice &choice, std::string &error);
