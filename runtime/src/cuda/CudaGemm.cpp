@@ -54,8 +54,6 @@ namespace onyx {
 namespace rt {
 namespace {
 
-constexpr int64_t kAccumulate = 1, kGelu = 2; // the kernels' flags
-
 const OnyxCudaKernel *kernelFor(int64_t tm, bool transB, bool twoBlocks) {
 #define ONYX_K(NAME)                                                           \
   {                                                                            \
@@ -108,7 +106,7 @@ F32x3Result gemmF32x3(CudaDevice &device, bool transB, bool accumulate,
   if (!launch.applies)
     return F32x3Result::NotApplicable;
   const int64_t block[3] = {kF32x3Threads, 1, 1};
-  int64_t flags = (accumulate ? kAccumulate : 0) | (gelu ? kGelu : 0);
+  int64_t flags = (accumulate ? kF32x3Accumulate : 0) | (gelu ? kF32x3Gelu : 0);
   const uint64_t args[] = {
       launchSlot(m),    launchSlot(n),    launchSlot(k),
       launchSlot(a),    launchSlot(lda),  launchSlot(strideA),

@@ -14,14 +14,17 @@
 namespace onyx {
 namespace rt {
 
-/// gemm_f32x3.cu's tiling: 32 k per stage, 128 columns n per block, 256
-/// threads, three stages of A and B and two of A's lo part.
+/// gemm_f32x3.cu's tiling (the .cu includes this header): 32 k per stage,
+/// 128 columns n per block, 256 threads, three stages of A and B and two of
+/// A's lo part; and the kernels' `flags` bits.
 constexpr int64_t kF32x3BK = 32, kF32x3TN = 128, kF32x3Threads = 256,
                   kF32x3Stages = 3;
+constexpr int64_t kF32x3Accumulate = 1, kF32x3Gelu = 2;
 
-/// Dynamic shared memory of the kernel with `tm` rows (Smem::total in the
-/// .cu: the stages, the lo tiles and 1 KiB to align the base to 1024).
-inline uint32_t gemmF32x3SharedBytes(int64_t tm, bool transB) {
+/// Dynamic shared memory of the kernel with `tm` rows (the .cu checks its
+/// Smem::total against it: the stages, the lo tiles and 1 KiB to align the
+/// base to 1024).
+constexpr uint32_t gemmF32x3SharedBytes(int64_t tm, bool transB) {
   int64_t x = tm * 128;
   int64_t wPitch = transB ? kF32x3BK + 4 : kF32x3TN + 8;
   int64_t w = (transB ? kF32x3TN : kF32x3BK) * wPitch * 4;

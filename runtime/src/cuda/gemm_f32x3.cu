@@ -30,20 +30,22 @@
 // one batch entry of A and of B under 2^31.
 //
 //===----------------------------------------------------------------------===//
+#include "GemmF32x3Launch.h"
 #include "async_copy.cuh"
 
 #include <cstdint>
 
 namespace {
 
-constexpr int kBK = 32;  // k per tile: one 128-byte row of fp32
-constexpr int kTN = 128; // columns n per block: 2 warpgroups x 64
-constexpr int kThreads = 256;
-constexpr int kStages = 3;
+// The tiling and flags the host launches with (GemmF32x3Launch.h).
+constexpr int kBK = int(onyx::rt::kF32x3BK); // k per tile: 128 bytes of fp32
+constexpr int kTN = int(onyx::rt::kF32x3TN); // columns n: 2 warpgroups x 64
+constexpr int kThreads = int(onyx::rt::kF32x3Threads);
+constexpr int kStages = int(onyx::rt::kF32x3Stages);
+constexpr int64_t kAccumulate = onyx::rt::kF32x3Accumulate,
+                  kGelu = onyx::rt::kF32x3Gelu;
 
-enum : int64_t { kAccumulate = 1, kGelu = 2 };
-
-template <int TM, bool TRANS_B, int STAGES> struct Smem {
+template <int TM, bool TRANS_B> struct Smem {
   static constexpr int xBytes = TM * 128; // one A tile, 128-byte swizzle
   // The B tile as stored: [kBK][kTN] (row-major B) or [kTN][kBK] (B^T),
   // each row padded so that a fragment read has no bank conflict.
@@ -54,6 +56,8 @@ template <int TM, bool TRANS_B, int STAGES> struct Smem {
   static constexpr int wRaw = xLo + 2 * xBytes;                // kStages tiles
   static constexpr int total = wRaw + kStages * wBytes + 1024; // + alignment
   static_assert(total <= 227 * 1024, "over the shared memory of an SM");
+  static_assert(total == onyx::rt::gemmF32x3SharedBytes(TM, TRANS_B),
+                "the launch's shared memory differs from the layout");
 };
 
 using onyx_kernels::cpAsync16;
@@ -157,8 +161,7 @@ gemmF32x3(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
           int64_t strideA, const float *B, int64_t ldb, int64_t strideB,
           float *C, int64_t ldc, int64_t strideC, const float *bias,
           int64_t flags) {
-  constexpr int kStages = 3;
-  using L = Smem<TM, TRANS_B, kStages>;
+  using L = Smem<TM, TRANS_B>;
   extern __shared__ uint8_t smemRaw[];
   const uint32_t smemBase =
       (static_cast<uint32_t>(__cvta_generic_to_shared(smemRaw)) + 1023) &
