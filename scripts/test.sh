@@ -186,11 +186,18 @@ if [[ $DO_NODE -eq 1 ]]; then
   step e2e-dynamo-models "$PY" test/e2e/test_dynamo_models.py \
     --expected test/e2e/dynamo_models/expected.json \
     --results "$BUILD_DIR/dynamo_models_results.json"
+  # The transformers again with their sibling MatMuls merged (the CUDA
+  # default, off for the CPU): values through the merged weights.
+  step e2e-dynamo-models-merged "$PY" test/e2e/test_dynamo_models.py \
+    --models hf_bert,hf_distilbert,hf_llama,hf_qwen2,hf_t5_encoder,hf_vit \
+    --compile-flags=--merge-matmuls \
+    --results "$BUILD_DIR/dynamo_models_merged_results.json"
   # ... and each compiles for CUDA (nothing runs: no GPU here).
   step e2e-dynamo-models-cuda-compile "$PY" test/e2e/test_dynamo_models.py --cuda-compile \
     --results "$BUILD_DIR/dynamo_models_cuda_results.json"
 else
   skip e2e-dynamo-models "--quick"
+  skip e2e-dynamo-models-merged "--quick"
   skip e2e-dynamo-models-cuda-compile "--quick"
 fi
 

@@ -259,8 +259,9 @@ bool compileModelFile(const std::string &modelPath,
                                                      : "";
   if (!runStage(
           [&](OpPassManager &pm) {
-            buildONNXCleanupPipeline(pm, halfType,
-                                     options.precisionF32LayerNorm);
+            buildONNXCleanupPipeline(
+                pm, halfType, options.precisionF32LayerNorm,
+                options.mergeMatMuls.value_or(options.target == "cuda"));
           },
           "ONNX cleanup"))
     return false;

@@ -57,10 +57,15 @@ void registerOnyxDialects(DialectRegistry &registry) {
 }
 
 void buildONNXCleanupPipeline(OpPassManager &pm, StringRef halfType,
-                              bool f32LayerNorm) {
+                              bool f32LayerNorm, bool mergeMatMuls) {
   // Composite operators (Attention, RMSNormalization, RotaryEmbedding)
   // become the core ops of their ONNX function definitions.
   pm.addPass(createONNXDecompose());
+  // A block's query, key and value projections (MatMuls of one input with
+  // constant weights) become one wider MatMul and a Split; before the
+  // precision conversion, which then converts the merged weights.
+  if (mergeMatMuls)
+    pm.addPass(createONNXMergeSiblingMatMuls());
   pm.addPass(createCanonicalizerPass());
   // --precision=fp16|bf16: after the decomposition, so that a composite's
   // statistics (RMSNormalization's ReduceMean) are ops of their own, which

@@ -16,6 +16,7 @@
 #include "llvm/ADT/StringExtras.h"
 
 #include <map>
+#include <vector>
 
 namespace onyx {
 #define GEN_PASS_DEF_BINDENTRYCONTEXT
@@ -117,10 +118,14 @@ struct BindEntryContextPass
   }
 
   /// External weights become `onyx.get_weight %ctx[index]`, one index per
-  /// distinct (file, offset, length), listed as "weight" metadata lines.
+  /// distinct (file, offset, length), listed as "weight" metadata lines; a
+  /// gathered weight (concat_rows) is a "weight_concat" line over its
+  /// ranges' indices.
   void bindWeights(ModuleOp module, func::FuncOp func) {
     Value context = func.getArgument(0);
     std::map<std::tuple<std::string, int64_t, int64_t, int>, int64_t> indices;
+    std::map<std::tuple<int64_t, int, std::vector<int64_t>>, int64_t> concats;
+    int64_t next = 0;
     std::string lines;
     SmallVector<WeightBufferOp> weights;
     func.walk([&](WeightBufferOp op) { weights.push_back(op); });
@@ -143,16 +148,45 @@ struct BindEntryContextPass
           convertTo = onnxElementCode(elem);
         }
       }
-      auto key = std::make_tuple(op.getLocation().str(), op.getOffset(),
-                                 op.getLength(), convertTo);
-      auto [it, inserted] = indices.try_emplace(key, int64_t(indices.size()));
-      if (inserted)
-        lines += metadata::weightLine(
-            it->second, op.getOffset(), op.getLength(),
-            uint64_t(op.getChecksum()), op.getLocation(), convertTo);
+      // One index per distinct range (and conversion).
+      auto rangeIndex = [&](int64_t offset, int64_t length, int64_t checksum,
+                            int convert) {
+        auto key =
+            std::make_tuple(op.getLocation().str(), offset, length, convert);
+        auto [it, inserted] = indices.try_emplace(key, next);
+        if (inserted) {
+          lines +=
+              metadata::weightLine(next, offset, length, uint64_t(checksum),
+                                   op.getLocation(), convert);
+          ++next;
+        }
+        return it->second;
+      };
+      int64_t index;
+      if (auto ranges = op.getConcatRangesAttr()) {
+        // Gathered by the session from its ranges (read as they are, each
+        // converted as it is gathered).
+        SmallVector<int64_t> parts = {
+            rangeIndex(op.getOffset(), op.getLength(), op.getChecksum(), 0)};
+        ArrayRef<int64_t> r = ranges.asArrayRef();
+        for (size_t i = 0; i < r.size(); i += 3)
+          parts.push_back(rangeIndex(r[i], r[i + 1], r[i + 2], 0));
+        int64_t rows = *op.getConcatRows();
+        auto key = std::make_tuple(
+            rows, convertTo, std::vector<int64_t>(parts.begin(), parts.end()));
+        auto [it, inserted] = concats.try_emplace(key, next);
+        if (inserted) {
+          lines += metadata::weightConcatLine(next, rows, convertTo, parts);
+          ++next;
+        }
+        index = it->second;
+      } else {
+        index = rangeIndex(op.getOffset(), op.getLength(), op.getChecksum(),
+                           convertTo);
+      }
       OpBuilder builder(op);
       auto get = GetWeightOp::create(builder, op.getLoc(), op.getType(),
-                                     context, it->second);
+                                     context, index);
       op.getResult().replaceAllUsesWith(get.getResult());
       op.erase();
     }

@@ -72,6 +72,16 @@ std::string weightLine(int64_t index, int64_t offset, int64_t length,
          (convertTo ? " " + std::to_string(convertTo) : std::string()) + "\n";
 }
 
+std::string weightConcatLine(int64_t index, int64_t rows, int convertTo,
+                             ArrayRef<int64_t> parts) {
+  std::string line = std::string(ONYX_METADATA_WEIGHT_CONCAT) + " " +
+                     std::to_string(index) + " " + std::to_string(rows) + " " +
+                     std::to_string(convertTo);
+  for (int64_t part : parts)
+    line += " " + std::to_string(part);
+  return line + "\n";
+}
+
 std::string deviceLine(StringRef device) {
   return std::string(ONYX_METADATA_DEVICE) + " " + device.str() + "\n";
 }

@@ -116,6 +116,13 @@ struct WeightSpec {
   /// converts to this type when it loads them (`onyx-compile --precision`);
   /// 0: the bytes as they are.
   int32_t convertTo = 0;
+  /// A "weight_concat" line: the weight is gathered by the session from the
+  /// earlier (plain) weights `parts`, row by row: row r is row r of
+  /// parts[0], then row r of parts[1], ... (each part holds `rows` rows of
+  /// equal length); converted per `convertTo` as it is gathered. Empty for
+  /// a plain weight (offset, length, location).
+  std::vector<int64_t> parts;
+  int64_t rows = 0;
 };
 
 struct ModelMetadata {

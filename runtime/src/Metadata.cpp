@@ -233,6 +233,48 @@ bool parseMetadata(const char *text, ModelMetadata &result,
       result.weights.push_back(std::move(weight));
       continue;
     }
+    if (words[0] == ONYX_METADATA_WEIGHT_CONCAT) {
+      // weight_concat <index> <rows> <convert: 0, 10 or 16> <part>...
+      WeightSpec weight;
+      int64_t index, convert;
+      if (words.size() < 6 || !parseUnsigned(words[1], INT32_MAX, index) ||
+          !parseUnsigned(words[2], INT64_MAX, weight.rows) ||
+          !parseUnsigned(words[3], ONYX_BF16, convert))
+        return fail("malformed weight_concat line (expected 'weight_concat "
+                    "INDEX ROWS CONVERT PART PART...')");
+      if (index != int64_t(result.weights.size()))
+        return fail("weight lines must be numbered 0, 1, ... in order");
+      if (convert != 0 && convert != ONYX_F16 && convert != ONYX_BF16)
+        return fail("weight conversion to element type '" + words[3] +
+                    "' is not supported (f32 to 10 = f16 or 16 = bf16)");
+      weight.convertTo = int32_t(convert);
+      if (weight.rows == 0)
+        return fail("a weight_concat needs at least one row");
+      for (size_t w = 4; w < words.size(); ++w) {
+        int64_t part;
+        if (!parseUnsigned(words[w], INT32_MAX, part) || part >= index)
+          return fail("a weight_concat part must be an earlier weight's "
+                      "index, not '" +
+                      words[w] + "'");
+        const WeightSpec &source = result.weights[size_t(part)];
+        if (!source.parts.empty() || source.convertTo)
+          return fail("weight_concat part " + words[w] +
+                      " is not a plain weight line");
+        int64_t unit = weight.rows * (convert ? 4 : 1);
+        if (source.length % unit != 0)
+          return fail("weight_concat part " + words[w] + " (" +
+                      std::to_string(source.length) +
+                      " bytes) does not split into " + words[2] +
+                      (convert ? " rows of f32 values" : " rows"));
+        int64_t bytes = convert ? source.length / 2 : source.length;
+        if (bytes > INT64_MAX - weight.length)
+          return fail("a weight_concat's size overflows");
+        weight.parts.push_back(part);
+        weight.length += bytes;
+      }
+      result.weights.push_back(std::move(weight));
+      continue;
+    }
     if (words[0] == ONYX_METADATA_DEVICE) {
       if (words.size() != 2)
         return fail("expected 'device NAME'");

@@ -154,6 +154,19 @@ void f32ToF16(const char *in, uint16_t *out, size_t count) {
   f32ToF16Scalar(in, out, count);
 }
 
+/// `count` f32 values (any alignment) to `convertTo` (ONYX_F16 or
+/// ONYX_BF16) bits.
+void convertF32(const char *in, uint16_t *out, size_t count,
+                int32_t convertTo) {
+  if (convertTo == ONYX_F16)
+    return f32ToF16(in, out, count);
+  for (size_t j = 0; j < count; ++j) {
+    float f;
+    std::memcpy(&f, in + 4 * j, 4);
+    out[j] = f32ToBF16Bits(f);
+  }
+}
+
 } // namespace
 
 /// Reads the weights file into session memory and checks every weight's
@@ -166,7 +179,7 @@ bool loadWeights(OnyxState &state, const OnyxModelDesc &desc,
   if (weights.empty())
     return true;
   for (const WeightSpec &w : weights)
-    if (w.location != weights.front().location) {
+    if (w.parts.empty() && w.location != weights.front().location) {
       error = "the model's weights are spread over several files; this "
               "runtime loads one";
       return false;
@@ -216,6 +229,8 @@ bool loadWeights(OnyxState &state, const OnyxModelDesc &desc,
   // Only the bytes the weights use are read (a file may hold more).
   size_t size = size_t(st.st_size), needed = 0;
   for (size_t i = 0; i < weights.size(); ++i) {
+    if (!weights[i].parts.empty())
+      continue; // gathered from other weights (below)
     if (uint64_t(weights[i].offset) + uint64_t(weights[i].length) > size) {
       error = "the weights file '" + path + "' holds " + std::to_string(size) +
               " bytes, but weight " + std::to_string(i) + " needs bytes " +
@@ -253,7 +268,7 @@ bool loadWeights(OnyxState &state, const OnyxModelDesc &desc,
   state.weightsData = data;
   state.weightsSize = needed;
   for (size_t i = 0; i < weights.size(); ++i) {
-    if (weights[i].checksum == 0)
+    if (weights[i].checksum == 0 || !weights[i].parts.empty())
       continue;
     uint64_t sum =
         fnv1a64(static_cast<unsigned char *>(data) + weights[i].offset,
@@ -273,7 +288,7 @@ bool loadWeights(OnyxState &state, const OnyxModelDesc &desc,
   // memory the session owns, instead of by a Cast in every call.
   state.convertedWeights.assign(weights.size(), nullptr);
   for (size_t i = 0; i < weights.size(); ++i) {
-    if (!weights[i].convertTo)
+    if (!weights[i].convertTo || !weights[i].parts.empty())
       continue;
     size_t count = size_t(weights[i].length) / 4;
     auto *out = static_cast<uint16_t *>(allocAligned(count * 2));
@@ -282,17 +297,41 @@ bool loadWeights(OnyxState &state, const OnyxModelDesc &desc,
               std::to_string(count * 2) + " bytes)";
       return false;
     }
-    const char *in = static_cast<const char *>(data) + weights[i].offset;
-    if (weights[i].convertTo == ONYX_F16) {
-      f32ToF16(in, out, count);
-    } else {
-      for (size_t j = 0; j < count; ++j) {
-        float f;
-        std::memcpy(&f, in + 4 * j, 4);
-        out[j] = f32ToBF16Bits(f);
-      }
+    convertF32(static_cast<const char *>(data) + weights[i].offset, out, count,
+               weights[i].convertTo);
+    state.convertedWeights[i] = out;
+  }
+  // Weights gathered from the rows of others ("weight_concat": sibling
+  // MatMuls' weights as one, onnx-merge-sibling-matmuls), built once here;
+  // their parts stay in the file's copy, which the generated code does not
+  // read.
+  for (size_t i = 0; i < weights.size(); ++i) {
+    const WeightSpec &w = weights[i];
+    if (w.parts.empty())
+      continue;
+    char *out = static_cast<char *>(
+        allocAligned(std::max<size_t>(1, size_t(w.length))));
+    if (!out) {
+      error = "out of memory gathering weight " + std::to_string(i) + " (" +
+              std::to_string(w.length) + " bytes)";
+      return false;
     }
     state.convertedWeights[i] = out;
+    for (int64_t r = 0; r < w.rows; ++r) {
+      for (int64_t part : w.parts) {
+        const WeightSpec &p = weights[size_t(part)];
+        size_t row = size_t(p.length / w.rows);
+        const char *in = static_cast<const char *>(data) + p.offset + r * row;
+        if (w.convertTo) {
+          convertF32(in, reinterpret_cast<uint16_t *>(out), row / 4,
+                     w.convertTo);
+          out += row / 2;
+        } else {
+          std::memcpy(out, in, row);
+          out += row;
+        }
+      }
+    }
   }
   return true;
 }

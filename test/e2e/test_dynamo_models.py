@@ -9,7 +9,7 @@ onyx-compile (CPU target) into one artifact that is run with onyx-run at every
 stored shape and compared with PyTorch's outputs.
 
     /usr/bin/python3 test/e2e/test_dynamo_models.py [--expected FILE] [--update-expected]
-                     [--models a,b] [--results FILE] [-j N] [--cuda-compile]
+                     [--models a,b] [--results FILE] [-j N] [--cuda-compile] [--compile-flags F]
 
 A model passes when it compiles and, at every shape, every output has the
 reference's shape and dtype, is finite, and ||y - ref|| / ||ref|| <= 1e-4
@@ -117,10 +117,14 @@ def scrub(text, work):
     return text.replace(work + os.sep, "").replace(work, ".")
 
 
+# More onyx-compile flags for every model (--compile-flags).
+COMPILE_FLAGS = []
+
+
 def compile_model(name, work, target, log):
     so = os.path.join(work, "%s-%s.so" % (name, target))
-    r = run_retrying([ONYX_COMPILE, os.path.join(DATA, name + ".onnx"), "--target=" + target, "-o", so],
-                     COMPILE_TIMEOUT, log)
+    r = run_retrying([ONYX_COMPILE, os.path.join(DATA, name + ".onnx"), "--target=" + target, "-o", so]
+                     + COMPILE_FLAGS, COMPILE_TIMEOUT, log)
     return dict(ok=r.rc == 0 and os.path.isfile(so), seconds=r.seconds, result=r, so=so)
 
 
@@ -208,7 +212,10 @@ def main(argv=None):
     ap.add_argument("--cuda-compile", action="store_true",
                     help="only check that onyx-compile --target=cuda succeeds for each model")
     ap.add_argument("--keep-temp", action="store_true", help="keep the artifacts' temporary directory")
+    ap.add_argument("--compile-flags", default="",
+                    help="more onyx-compile flags for every model, e.g. --merge-matmuls")
     args = ap.parse_args(argv)
+    COMPILE_FLAGS[:] = args.compile_flags.split()
     if args.update_expected and not args.expected:
         if args.cuda_compile:
             ap.error("--cuda-compile --update-expected needs --expected FILE (not the CPU statuses' file)")

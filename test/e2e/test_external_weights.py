@@ -158,5 +158,107 @@ class ExternalWeightsTest(unittest.TestCase):
         self.assert_correct(r, out)
 
 
+def make_sibling_model(directory):
+    """Three projections of one input, as a transformer block's query, key
+    and value (the bias Adds in both operand orders) plus a MatMul of
+    another K: onyx-compile --merge-matmuls gathers the three weights (and
+    the three biases) into one at session creation."""
+    rng = np.random.default_rng(11)
+    ws = [rng.standard_normal((16, n)).astype(np.float32) for n in (24, 24, 8)]
+    bs = [rng.standard_normal((n,)).astype(np.float32) for n in (24, 24, 8)]
+    other = rng.standard_normal((24, 4)).astype(np.float32)
+    inits = [numpy_helper.from_array(w, "W%d" % i) for i, w in enumerate(ws)]
+    inits += [numpy_helper.from_array(b, "b%d" % i) for i, b in enumerate(bs)]
+    inits.append(numpy_helper.from_array(other, "O"))
+    nodes = []
+    for i in range(3):
+        nodes.append(helper.make_node("MatMul", ["x", "W%d" % i], ["m%d" % i],
+                                      name="proj%d" % i))
+        operands = ["b%d" % i, "m%d" % i] if i == 1 else ["m%d" % i, "b%d" % i]
+        nodes.append(helper.make_node("Add", operands, ["y%d" % i], name="bias%d" % i))
+    nodes.append(helper.make_node("MatMul", ["y0", "O"], ["y3"], name="other"))
+    outputs = [helper.make_tensor_value_info("y%d" % i, TensorProto.FLOAT,
+                                             ["batch", "seq", n])
+               for i, n in enumerate((24, 24, 8, 4))]
+    graph = helper.make_graph(
+        nodes, "siblings",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", 16])],
+        outputs, inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    path = os.path.join(directory, "siblings.onnx")
+    onnx.save_model(model, path, save_as_external_data=True,
+                    all_tensors_to_one_file=True, location="siblings.bin",
+                    size_threshold=0)
+    return path, ws, bs, other
+
+
+class MergedWeightsTest(unittest.TestCase):
+    """Sibling MatMuls merged over external weights (weight_concat)."""
+
+    def setUp(self):
+        onyx_e2e.require_tools(onyx_e2e.ONYX_COMPILE, onyx_e2e.ONYX_RUN)
+        self.tmp = tempfile.mkdtemp(prefix="onyx-merged-")
+        self.model, self.ws, self.bs, self.other = make_sibling_model(self.tmp)
+        self.data = os.path.join(self.tmp, "siblings.bin")
+        self.x = np.random.default_rng(5).standard_normal((2, 3, 16)).astype(np.float32)
+        self.xfile = os.path.join(self.tmp, "x.npy")
+        np.save(self.xfile, self.x)
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def reference(self):
+        ys = [self.x @ w + b for w, b in zip(self.ws, self.bs)]
+        return ys + [ys[0] @ self.other]
+
+    def compile_and_run(self, *flags, weights=None):
+        so = os.path.join(self.tmp, "siblings.so")
+        r = onyx_e2e.run([onyx_e2e.ONYX_COMPILE, self.model, "--external-weights",
+                          "--merge-matmuls", "-o", so] + list(flags))
+        self.assertEqual(r.rc, 0, r.describe())
+        out = os.path.join(self.tmp, "out")
+        shutil.rmtree(out, ignore_errors=True)
+        run = [onyx_e2e.ONYX_RUN, so, "--input", "x=" + self.xfile, "--output-dir", out]
+        if weights:
+            run += ["--weights", weights]
+        return so, onyx_e2e.run(run), out
+
+    def check(self, r, out, tolerance):
+        self.assertEqual(r.rc, 0, r.describe())
+        for i, ref in enumerate(self.reference()):
+            y = np.load(os.path.join(out, "output_%d.npy" % i))
+            self.assertEqual(y.shape, ref.shape)
+            err = np.abs(y.astype(np.float64) - ref).max() / np.abs(ref).max()
+            self.assertLessEqual(err, tolerance, "output %d" % i)
+
+    def test_gathered_weights_are_correct(self):
+        so, r, out = self.compile_and_run()
+        self.check(r, out, 1e-6)
+        with open(so, "rb") as f:
+            blob = f.read()
+        # Weights and biases of the three projections: two gathered weights
+        # over six ranges; the fourth MatMul (another K) stays alone.
+        self.assertEqual(blob.count(b"\nweight_concat "), 2)
+
+    def test_gathered_and_converted_to_half(self):
+        # --precision=fp16: the session converts each range's f32 values as
+        # it gathers them.
+        _, r, out = self.compile_and_run("--precision=fp16")
+        self.check(r, out, 1e-2)
+
+    def test_checksum_of_a_gathered_range(self):
+        bad = os.path.join(self.tmp, "bad.bin")
+        shutil.copy(self.data, bad)
+        with open(bad, "r+b") as f:
+            f.seek(16 * 24 * 4 + 8)  # inside W1, a gathered range
+            byte = f.read(1)
+            f.seek(16 * 24 * 4 + 8)
+            f.write(bytes([byte[0] ^ 0xFF]))
+        _, r, _ = self.compile_and_run(weights=bad)
+        self.assertTrue(r.rc > 0, r.describe())
+        self.assertEqual(len(r.error_lines), 1, r.describe())
+        self.assertIn("checksum", r.error_lines[0], r.describe())
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -348,6 +348,96 @@ TEST(Weights, ConvertedToHalfWhenLoaded) {
   EXPECT_NE(error.find("multiple of 4"), std::string::npos) << error;
 }
 
+namespace {
+
+/// y[i] = weight 2's bytes (a gathered weight), as u8[16].
+int32_t concatEntry(void *ctx) {
+  const auto *w = static_cast<const unsigned char *>(onyxrt_get_weight(ctx, 2));
+  if (!w)
+    return 1;
+  int64_t n = 16;
+  auto *y = static_cast<unsigned char *>(onyxrt_alloc_output(ctx, 0, 1, &n));
+  if (!y)
+    return 1;
+  std::memcpy(y, w, 16);
+  return 0;
+}
+
+OnyxState *createConcat(const std::string &metadata, const char *path,
+                        std::string &error) {
+  OnyxModelDesc desc = {ONYX_ABI_VERSION, metadata.c_str(), concatEntry};
+  const char *message = nullptr;
+  OnyxState *state = onyxrt_state_create_with_weights(&desc, path, &message);
+  error = message ? message : "";
+  return state;
+}
+
+} // namespace
+
+TEST(Weights, GatheredRowByRowWhenLoaded) {
+  // weight_concat (onnx-merge-sibling-matmuls): weights 0 and 1 (bytes
+  // 0..7 and 8..15 of the data) as two rows of 4 + 4 bytes each.
+  WeightsDir d;
+  std::string error;
+  const std::string head = "onyx-model v1\noutput y 2 1 16\n"
+                           "weight 0 8 8 0 w.bin\nweight 1 16 8 0 w.bin\n";
+  StatePtr state(
+      createConcat(head + "weight_concat 2 2 0 0 1\n", d.dir.c_str(), error));
+  ASSERT_TRUE(state) << error;
+  ListPtr in(onyx_tensor_list_create());
+  ListPtr out(onyxrt_run(state.get(), in.get()));
+  ASSERT_TRUE(out) << onyx_state_last_error(state.get());
+  EXPECT_EQ(bytesOf(onyx_tensor_list_get(out.get(), 0)),
+            (std::vector<unsigned char>{0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7,
+                                        12, 13, 14, 15}));
+
+  // Malformed lines are refused at creation, naming the line.
+  struct Bad {
+    const char *line, *message;
+  } bad[] = {
+      {"weight_concat 2 2 0 0 2\n", "must be an earlier weight's index"},
+      {"weight_concat 3 2 0 0 1\n", "numbered 0, 1, ... in order"},
+      {"weight_concat 2 3 0 0 1\n", "does not split into 3 rows"},
+      {"weight_concat 2 0 0 0 1\n", "at least one row"},
+      {"weight_concat 2 4 10 0 1\n", "rows of f32 values"},
+      {"weight_concat 2 1 1 0 1\n", "element type '1' is not supported"},
+      {"weight_concat 2 2 0\n", "malformed weight_concat line"},
+      {"weight_concat 2 1 0 0 1\nweight_concat 3 1 0 2 0\n",
+       "is not a plain weight line"},
+  };
+  for (const Bad &b : bad) {
+    EXPECT_FALSE(createConcat(head + b.line, d.dir.c_str(), error)) << b.line;
+    EXPECT_NE(error.find(b.message), std::string::npos)
+        << b.line << ": " << error;
+  }
+}
+
+TEST(Weights, GatheredAndConvertedToHalf) {
+  // Each range's f32 values converted (f16) as they are gathered: two
+  // ranges of two rows of two f32 values.
+  WeightsDir d;
+  std::vector<float> values = {1.0f,  2.0f,  3.0f,  4.0f,
+                               -1.0f, -2.0f, -3.0f, -4.0f};
+  std::vector<unsigned char> bytes(8, 0xee);
+  bytes.resize(8 + 4 * values.size());
+  std::memcpy(bytes.data() + 8, values.data(), 4 * values.size());
+  d.write("w.bin", bytes);
+  std::string error;
+  StatePtr state(createConcat("onyx-model v1\noutput y 2 1 16\n"
+                              "weight 0 8 16 0 w.bin\n"
+                              "weight 1 24 16 0 w.bin\n"
+                              "weight_concat 2 2 10 0 1\n",
+                              d.dir.c_str(), error));
+  ASSERT_TRUE(state) << error;
+  ListPtr in(onyx_tensor_list_create());
+  ListPtr out(onyxrt_run(state.get(), in.get()));
+  ASSERT_TRUE(out) << onyx_state_last_error(state.get());
+  // Rows [1, 2 | -1, -2] and [3, 4 | -3, -4] in f16.
+  EXPECT_EQ(bytesOf(onyx_tensor_list_get(out.get(), 0)),
+            halfBytes({0x3c00, 0x4000, 0xbc00, 0xc000, 0x4200, 0x4400, 0xc200,
+                       0xc400}));
+}
+
 //===----------------------------------------------------------------------===//
 // Memory limit (docs/runtime.md, "Memory limit")
 //===----------------------------------------------------------------------===//

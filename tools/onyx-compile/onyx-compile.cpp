@@ -89,6 +89,13 @@ int main(int argc, char **argv) {
                "score matrix (on by default; --fuse-attention=false keeps "
                "cuBLASLt GEMMs and a softmax kernel)"),
       cl::init(true), cl::cat(category));
+  cl::opt<bool> mergeMatMuls(
+      "merge-matmuls",
+      cl::desc("run MatMuls of one input with constant weights (a "
+               "transformer block's query, key and value projections) as "
+               "one wider MatMul and a Split (default: on for cuda, off for "
+               "cpu)"),
+      cl::init(true), cl::cat(category));
   cl::opt<bool> cudaChannelsLast(
       "cuda-channels-last",
       cl::desc("cuda: run f16 / bf16 and tf32 convolutions in NHWC, the "
@@ -160,6 +167,8 @@ int main(int argc, char **argv) {
   options.precisionF32LayerNorm = precisionF32LayerNorm;
   options.cpu = cpu;
   options.fuseAttention = fuseAttention;
+  if (mergeMatMuls.getNumOccurrences())
+    options.mergeMatMuls = mergeMatMuls;
   options.cudaChannelsLast = cudaChannelsLast;
   options.cudaLayerNorm = cudaLayerNorm;
   // Given explicitly (--cuda-channels-last): f32 convolutions too.

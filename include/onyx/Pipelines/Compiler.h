@@ -7,6 +7,7 @@
 #ifndef ONYX_PIPELINES_COMPILER_H
 #define ONYX_PIPELINES_COMPILER_H
 
+#include <optional>
 #include <string>
 
 namespace onyx {
@@ -65,6 +66,13 @@ struct CompileOptions {
   /// 276 MiB of activations) and, with key splits for small grids, is no
   /// slower than cuBLASLt plus softmax (docs/cuda-backend.md).
   bool fuseAttention = true;
+  /// MatMuls of one input with constant weights (a transformer block's
+  /// query, key and value projections) run as one wider MatMul and a Split
+  /// (onnx-merge-sibling-matmuls); external weights are gathered by the
+  /// session when it loads them. Unset: on for the CUDA target, off for the
+  /// CPU target (there it measured no faster on BERT-base, and a gathered
+  /// external weight is a second host copy of its bytes).
+  std::optional<bool> mergeMatMuls;
   /// CUDA: f16 / bf16 convolutions (and f32 ones with precision "tf32")
   /// run in NHWC with the layout propagated through their neighbours
   /// (onyx-cuda-channels-last); plain fp32 is unchanged.

@@ -17,9 +17,12 @@ void registerOnyxPassesAndPipelines();
 /// onnx-convert-precision runs the fp32 model's compute-heavy ops in that
 /// type. Empty: the model's own types. `f32LayerNorm`: LayerNormalization
 /// and the residual stream around it stay f32 (`--precision-f32-layer-norm`).
+/// `mergeMatMuls`: MatMuls of one input with constant weights become one
+/// (onnx-merge-sibling-matmuls; `--merge-matmuls`).
 void buildONNXCleanupPipeline(mlir::OpPassManager &pm,
                               llvm::StringRef halfType = "",
-                              bool f32LayerNorm = false);
+                              bool f32LayerNorm = false,
+                              bool mergeMatMuls = false);
 /// Stage 4: onnx -> tensor-level destination-passing ops.
 /// `fuseAttention` (the CUDA target): attention blocks become onyx.attention
 /// (onyx-fuse-attention) before elementwise fusion. `channelsLast` (the

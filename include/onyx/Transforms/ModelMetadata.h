@@ -51,6 +51,11 @@ std::string weightLine(int64_t index, int64_t offset, int64_t length,
                        uint64_t checksum, llvm::StringRef file,
                        int convertTo = 0);
 
+/// `weight_concat <index> <rows> <convertTo> <part>...`: a weight the
+/// session gathers row by row from the weights `parts` (0: no conversion).
+std::string weightConcatLine(int64_t index, int64_t rows, int convertTo,
+                             llvm::ArrayRef<int64_t> parts);
+
 /// `device <name>`.
 std::string deviceLine(llvm::StringRef device);
 

@@ -53,6 +53,22 @@ def ONNXDecompose : Pass<"onnx-decompose", "mlir::ModuleOp"> {
                            "mlir::tensor::TensorDialect"];
 }
 
+def ONNXMergeSiblingMatMuls : Pass<"onnx-merge-sibling-matmuls",
+                                   "mlir::ModuleOp"> {
+  let summary = "One MatMul (and bias Add) for MatMuls of one input with "
+                "constant weights, and a Split";
+  let description = [{
+    `Add(MatMul(X, W_i), b_i)` for several i with constant 2-D W_i (and
+    1-D b_i) becomes `Split(Add(MatMul(X, [W_0 | W_1 ...]), [b_0 | b_1
+    ...]))` on the last axis: a transformer block's query, key and value
+    projections as one GEMM, the form GPT-2's c_attn has. Inline weights
+    are concatenated at compile time; external ones (`onyx.weight`) become
+    one gathered `onyx.weight` (`concat_rows`, `concat_ranges`) that the
+    session builds when it loads the file.
+  }];
+  let dependentDialects = ["onyx::onnx::ONNXDialect", "onyx::OnyxDialect"];
+}
+
 def ONNXConvertPrecision : Pass<"onnx-convert-precision", "mlir::ModuleOp"> {
   let summary = "Run an fp32 model's compute-heavy ops in f16 or bf16";
   let description = [{

@@ -98,6 +98,43 @@ LogicalResult PlaceTempsOp::verify() {
 // onyx.weight bufferizes like a constant: a read-only buffer.
 //===----------------------------------------------------------------------===//
 
+/// A gathered weight's attributes: both or neither, whole [offset, length,
+/// checksum] triples, every range of `rows` equal rows.
+static LogicalResult verifyConcat(Operation *op, int64_t length,
+                                  IntegerAttr rows, DenseI64ArrayAttr ranges) {
+  if (!rows && !ranges)
+    return success();
+  if (!rows || !ranges)
+    return op->emitOpError(
+        "needs both concat_rows and concat_ranges, or neither");
+  int64_t n = rows.getInt();
+  ArrayRef<int64_t> r = ranges.asArrayRef();
+  if (n <= 0)
+    return op->emitOpError("concat_rows must be positive, not ") << n;
+  if (r.empty() || r.size() % 3 != 0)
+    return op->emitOpError(
+        "concat_ranges must hold [offset, length, checksum] triples");
+  for (size_t i = 0; i <= r.size(); i += 3) {
+    int64_t bytes = i == 0 ? length : r[i - 2];
+    if (i > 0 && r[i - 3] < 0)
+      return op->emitOpError("a concat range has a negative offset");
+    if (bytes < 0 || bytes % n != 0)
+      return op->emitOpError("a concat range of ")
+             << bytes << " bytes does not hold " << n << " equal rows";
+  }
+  return success();
+}
+
+LogicalResult WeightOp::verify() {
+  return verifyConcat(*this, getLength(), getConcatRowsAttr(),
+                      getConcatRangesAttr());
+}
+
+LogicalResult WeightBufferOp::verify() {
+  return verifyConcat(*this, getLength(), getConcatRowsAttr(),
+                      getConcatRangesAttr());
+}
+
 bool WeightOp::bufferizesToMemoryRead(OpOperand &,
                                       const bufferization::AnalysisState &) {
   return false;
@@ -127,7 +164,7 @@ LogicalResult WeightOp::bufferize(RewriterBase &rewriter,
   Attribute fileType = (*this)->getAttr("onyx.file_element_type");
   auto buffer = bufferization::replaceOpWithNewBufferizedOp<WeightBufferOp>(
       rewriter, *this, memrefType, getLocation(), getOffset(), getLength(),
-      getChecksum());
+      getChecksum(), getConcatRowsAttr(), getConcatRangesAttr());
   if (fileType)
     buffer->setAttr("onyx.file_element_type", fileType);
   return success();

@@ -153,6 +153,9 @@
 #define ONYX_METADATA_INPUT "input"
 #define ONYX_METADATA_OUTPUT "output"
 #define ONYX_METADATA_WEIGHT "weight"
+/* "weight_concat": a weight the session gathers from the rows of earlier
+ * weights (docs/runtime-abi.md). */
+#define ONYX_METADATA_WEIGHT_CONCAT "weight_concat"
 #define ONYX_METADATA_DEVICE "device"
 #define ONYX_METADATA_SERIAL "serial"
 /* Suffixes of input/output for sequence and optional values

@@ -118,6 +118,33 @@ func.func @main_graph(%a: memref<f64> {onnx.name = "a"}, %b: memref<2xi1> {onnx.
 
 // -----
 
+// External weights: one index per distinct range; a gathered weight
+// (concat_rows) is a weight_concat line over its ranges' indices, read raw
+// and converted (10: f16) as the session gathers them; the same gathered
+// weight twice is one index.
+// CHECK-LABEL: module attributes
+// CHECK-SAME:    onyx.model_metadata = "onyx-model v1\0Aoutput y 10 1 12\0Aweight 0 0 48 0 w.bin\0Aweight 1 48 48 0 w.bin\0Aweight 2 96 24 1F w.bin\0Aweight_concat 3 2 10 0 1 2\0A"
+// CHECK:       func.func @onyx_main(%[[CTX:.*]]: !onyx.context) -> i32 {
+// CHECK:         onyx.get_weight %[[CTX]][0] : memref<2x6xf32>
+// CHECK:         onyx.get_weight %[[CTX]][3] : memref<2x12xf16>
+// CHECK:         onyx.get_weight %[[CTX]][3] : memref<2x12xf16>
+// CHECK:         return
+func.func @main_graph() -> (memref<12xf16> {onnx.name = "y"}) {
+  %plain = onyx.weight_buffer {location = "w.bin", offset = 0 : i64, length = 48 : i64, checksum = 0 : i64} : memref<2x6xf32>
+  %g1 = onyx.weight_buffer {location = "w.bin", offset = 0 : i64, length = 48 : i64, checksum = 0 : i64, concat_rows = 2 : i64, concat_ranges = array<i64: 48, 48, 0, 96, 24, 31>, onyx.file_element_type = f32} : memref<2x12xf16>
+  %g2 = onyx.weight_buffer {location = "w.bin", offset = 0 : i64, length = 48 : i64, checksum = 0 : i64, concat_rows = 2 : i64, concat_ranges = array<i64: 48, 48, 0, 96, 24, 31>, onyx.file_element_type = f32} : memref<2x12xf16>
+  %out = memref.alloc() : memref<12xf16>
+  %c0 = arith.constant 0 : index
+  %a = memref.load %g1[%c0, %c0] : memref<2x12xf16>
+  %b = memref.load %g2[%c0, %c0] : memref<2x12xf16>
+  %p = memref.load %plain[%c0, %c0] : memref<2x6xf32>
+  %s = arith.addf %a, %b : f16
+  memref.store %s, %out[%c0] : memref<12xf16>
+  return %out : memref<12xf16>
+}
+
+// -----
+
 // expected-error @below {{no graph function named 'main_graph'}}
 module {
   func.func @other() {

@@ -222,19 +222,33 @@ def Onyx_WeightOp : Onyx_Op<"weight", [Pure,
     bytes when the file was present at compile time (0: size check only).
     The session maps the file once, at creation. Bufferizes to a read-only
     `onyx.weight_buffer`.
+
+    With `concat_rows` and `concat_ranges` (onnx-merge-sibling-matmuls:
+    several MatMuls' weights as one), the tensor is gathered by the session
+    when it loads the file from several ranges of it, row by row: the range
+    (`offset`, `length`, `checksum`) and then each [offset, length, checksum]
+    triple of `concat_ranges` hold `concat_rows` rows each, and row r of the
+    tensor is row r of every range in that order.
   }];
   let arguments = (ins StrAttr:$location, I64Attr:$offset, I64Attr:$length,
-                       I64Attr:$checksum);
+                       I64Attr:$checksum, OptionalAttr<I64Attr>:$concat_rows,
+                       OptionalAttr<DenseI64ArrayAttr>:$concat_ranges);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
 }
 
 def Onyx_WeightBufferOp : Onyx_Op<"weight_buffer", [Pure]> {
   let summary = "the read-only buffer of an external weight";
+  let description = [{
+    `onyx.weight` after bufferization (the same attributes).
+  }];
   let arguments = (ins StrAttr:$location, I64Attr:$offset, I64Attr:$length,
-                       I64Attr:$checksum);
+                       I64Attr:$checksum, OptionalAttr<I64Attr>:$concat_rows,
+                       OptionalAttr<DenseI64ArrayAttr>:$concat_ranges);
   let results = (outs AnyStaticShapeMemRef:$result);
   let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
 }
 
 def Onyx_GetWeightOp : Onyx_Op<"get_weight", [Pure]> {
