@@ -24,8 +24,11 @@
 //
 // Siblings merge when they read the same X in the same block, their weights
 // are 2-D, static and of X's element type, all inline or all ranges of one
-// weights file, and either every one or none has such a bias Add as its
-// MatMul's only user (the biases alike inline or external).
+// weights file, either every one or none has such a bias Add as its
+// MatMul's only user (the biases alike inline or external), and each
+// result is only reshaped (into heads: attention projections, whose parts
+// the CUDA attention reads in place; LLaMA's gate and up projections,
+// which feed SiLU and Mul, would keep a Split copy per part).
 //
 //===----------------------------------------------------------------------===//
 
@@ -139,7 +142,17 @@ struct Sibling {
   }
 };
 
-std::optional<Sibling> matchSibling(Operation *op) {
+/// Whether `v` is only reshaped (into heads, as attention projections are):
+/// the parts whose Split copies onyx-cuda-fold-head-split removes. Others
+/// (LLaMA's gate and up projections feed SiLU and Mul) would keep a copy
+/// per part for a GEMM that is wide already.
+bool onlyReshaped(Value v) {
+  return !v.use_empty() && llvm::all_of(v.getUsers(), [](Operation *user) {
+    return user->getName().getStringRef() == "onnx.Reshape";
+  });
+}
+
+std::optional<Sibling> matchProjection(Operation *op) {
   if (op->getName().getStringRef() != "onnx.MatMul" ||
       op->getNumOperands() != 2 || op->getNumResults() != 1)
     return std::nullopt;
@@ -170,6 +183,14 @@ std::optional<Sibling> matchSibling(Operation *op) {
     return s;
   s.add = user;
   s.b = std::move(b);
+  return s;
+}
+
+/// A projection whose result is only reshaped.
+std::optional<Sibling> matchSibling(Operation *op) {
+  std::optional<Sibling> s = matchProjection(op);
+  if (!s || !onlyReshaped(s->result()))
+    return std::nullopt;
   return s;
 }
 

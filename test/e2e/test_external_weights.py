@@ -159,27 +159,33 @@ class ExternalWeightsTest(unittest.TestCase):
 
 
 def make_sibling_model(directory):
-    """Three projections of one input, as a transformer block's query, key
-    and value (the bias Adds in both operand orders) plus a MatMul of
-    another K: onyx-compile --merge-matmuls gathers the three weights (and
-    the three biases) into one at session creation."""
+    """Three projections of one input reshaped into heads, as a transformer
+    block's query, key and value (the bias Adds in both operand orders),
+    and a fourth projection of it that is not reshaped: onyx-compile
+    --merge-matmuls gathers the three weights (and the three biases) into
+    one at session creation and leaves the fourth alone."""
     rng = np.random.default_rng(11)
     ws = [rng.standard_normal((16, n)).astype(np.float32) for n in (24, 24, 8)]
     bs = [rng.standard_normal((n,)).astype(np.float32) for n in (24, 24, 8)]
-    other = rng.standard_normal((24, 4)).astype(np.float32)
+    other = rng.standard_normal((16, 4)).astype(np.float32)
     inits = [numpy_helper.from_array(w, "W%d" % i) for i, w in enumerate(ws)]
     inits += [numpy_helper.from_array(b, "b%d" % i) for i, b in enumerate(bs)]
     inits.append(numpy_helper.from_array(other, "O"))
+    inits.append(numpy_helper.from_array(np.array([0, 0, -1, 4], np.int64), "heads"))
     nodes = []
     for i in range(3):
         nodes.append(helper.make_node("MatMul", ["x", "W%d" % i], ["m%d" % i],
                                       name="proj%d" % i))
         operands = ["b%d" % i, "m%d" % i] if i == 1 else ["m%d" % i, "b%d" % i]
-        nodes.append(helper.make_node("Add", operands, ["y%d" % i], name="bias%d" % i))
-    nodes.append(helper.make_node("MatMul", ["y0", "O"], ["y3"], name="other"))
+        nodes.append(helper.make_node("Add", operands, ["p%d" % i], name="bias%d" % i))
+        nodes.append(helper.make_node("Reshape", ["p%d" % i, "heads"], ["y%d" % i],
+                                      name="heads%d" % i))
+    nodes.append(helper.make_node("MatMul", ["x", "O"], ["y3"], name="other"))
     outputs = [helper.make_tensor_value_info("y%d" % i, TensorProto.FLOAT,
-                                             ["batch", "seq", n])
-               for i, n in enumerate((24, 24, 8, 4))]
+                                             ["batch", "seq", n // 4, 4])
+               for i, n in enumerate((24, 24, 8))]
+    outputs.append(helper.make_tensor_value_info("y3", TensorProto.FLOAT,
+                                                 ["batch", "seq", 4]))
     graph = helper.make_graph(
         nodes, "siblings",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", 16])],
@@ -208,8 +214,9 @@ class MergedWeightsTest(unittest.TestCase):
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def reference(self):
-        ys = [self.x @ w + b for w, b in zip(self.ws, self.bs)]
-        return ys + [ys[0] @ self.other]
+        b, t = self.x.shape[:2]
+        ys = [(self.x @ w + c).reshape(b, t, -1, 4) for w, c in zip(self.ws, self.bs)]
+        return ys + [self.x @ self.other]
 
     def compile_and_run(self, *flags, weights=None):
         so = os.path.join(self.tmp, "siblings.so")
@@ -237,7 +244,7 @@ class MergedWeightsTest(unittest.TestCase):
         with open(so, "rb") as f:
             blob = f.read()
         # Weights and biases of the three projections: two gathered weights
-        # over six ranges; the fourth MatMul (another K) stays alone.
+        # over six ranges; the fourth MatMul (not reshaped) stays alone.
         self.assertEqual(blob.count(b"\nweight_concat "), 2)
 
     def test_gathered_and_converted_to_half(self):

@@ -59,9 +59,10 @@ def ONNXMergeSiblingMatMuls : Pass<"onnx-merge-sibling-matmuls",
                 "constant weights, and a Split";
   let description = [{
     `Add(MatMul(X, W_i), b_i)` for several i with constant 2-D W_i (and
-    1-D b_i) becomes `Split(Add(MatMul(X, [W_0 | W_1 ...]), [b_0 | b_1
-    ...]))` on the last axis: a transformer block's query, key and value
-    projections as one GEMM, the form GPT-2's c_attn has. Inline weights
+    1-D b_i), each result only reshaped (into heads), becomes
+    `Split(Add(MatMul(X, [W_0 | W_1 ...]), [b_0 | b_1 ...]))` on the last
+    axis: a transformer block's query, key and value projections as one
+    GEMM, the form GPT-2's c_attn has. Inline weights
     are concatenated at compile time; external ones (`onyx.weight`) become
     one gathered `onyx.weight` (`concat_rows`, `concat_ranges`) that the
     session builds when it loads the file.
