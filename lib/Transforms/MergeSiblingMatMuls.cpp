@@ -142,14 +142,21 @@ struct Sibling {
   }
 };
 
-/// Whether `v` is only reshaped (into heads, as attention projections are):
-/// the parts whose Split copies onyx-cuda-fold-head-split removes. Others
-/// (LLaMA's gate and up projections feed SiLU and Mul) would keep a copy
-/// per part for a GEMM that is wide already.
+/// Whether `v` is only reshaped (into heads, as attention projections are;
+/// the exporters' Shape reads of it for the head shape aside): the parts
+/// whose Split copies onyx-cuda-fold-head-split removes. Others (LLaMA's
+/// gate and up projections feed SiLU and Mul) would keep a copy per part
+/// for a GEMM that is wide already.
 bool onlyReshaped(Value v) {
-  return !v.use_empty() && llvm::all_of(v.getUsers(), [](Operation *user) {
-    return user->getName().getStringRef() == "onnx.Reshape";
-  });
+  bool reshaped = false;
+  for (Operation *user : v.getUsers()) {
+    StringRef name = user->getName().getStringRef();
+    if (name == "onnx.Reshape")
+      reshaped = true;
+    else if (name != "onnx.Shape")
+      return false;
+  }
+  return reshaped;
 }
 
 std::optional<Sibling> matchProjection(Operation *op) {

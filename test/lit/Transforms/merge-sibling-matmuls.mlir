@@ -40,7 +40,8 @@ func.func @inline(%x: tensor<?x?x2xf32>, %shape: tensor<4xi64>) -> (tensor<?x?x?
 // External weights: one gathered onyx.weight (the first range and the
 // others as [offset, length, checksum] triples, K rows each), attributes
 // such as the precision pass's file type kept. Without bias Adds (LLaMA's
-// projections): MatMul and Split only.
+// projections): MatMul and Split only. A Shape of a part (the exporters'
+// head shape) is no other use.
 
 // CHECK-LABEL: func.func @external(
 // CHECK:         %[[W:.*]] = onyx.weight {checksum = 11 : i64, concat_ranges = array<i64: 64, 32, 12, 96, 32, 13>, concat_rows = 4 : i64, length = 32 : i64, location = "w.bin", offset = 0 : i64} : tensor<4x6xf32>
@@ -58,6 +59,7 @@ func.func @external(%x: tensor<?x4xf32>, %shape: tensor<3xi64>) -> (tensor<?x?x?
   %y1 = "onnx.MatMul"(%x, %w1) : (tensor<?x4xf32>, tensor<4x2xf32>) -> tensor<?x2xf32>
   %y2 = "onnx.MatMul"(%x, %w2) : (tensor<?x4xf32>, tensor<4x2xf32>) -> tensor<?x2xf32>
   %r0 = "onnx.Reshape"(%y0, %shape) : (tensor<?x2xf32>, tensor<3xi64>) -> tensor<?x?x?xf32>
+  %n1 = "onnx.Shape"(%y1) : (tensor<?x2xf32>) -> tensor<2xi64>
   %r1 = "onnx.Reshape"(%y1, %shape) : (tensor<?x2xf32>, tensor<3xi64>) -> tensor<?x?x?xf32>
   %r2 = "onnx.Reshape"(%y2, %shape) : (tensor<?x2xf32>, tensor<3xi64>) -> tensor<?x?x?xf32>
   return %r0, %r1, %r2 : tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>
