@@ -166,9 +166,10 @@ TEST(BoolInputs, SequenceElementsAreNormalizedToo) {
 
 namespace {
 
-/// y[i] = weight 0's bytes, as u8[16].
-int32_t weightEntry(void *ctx) {
-  const auto *w = static_cast<const unsigned char *>(onyxrt_get_weight(ctx, 0));
+/// y[i] = weight `Index`'s bytes, as u8[16].
+template <int64_t Index> int32_t weightEntryAt(void *ctx) {
+  const auto *w =
+      static_cast<const unsigned char *>(onyxrt_get_weight(ctx, Index));
   if (!w)
     return 1;
   int64_t n = 16;
@@ -209,8 +210,9 @@ std::string weightModel(const std::string &location) {
 }
 
 OnyxState *createWithWeights(const std::string &metadata, const char *path,
-                             std::string &error) {
-  OnyxModelDesc desc = {ONYX_ABI_VERSION, metadata.c_str(), weightEntry};
+                             std::string &error,
+                             int32_t (*entry)(void *) = weightEntryAt<0>) {
+  OnyxModelDesc desc = {ONYX_ABI_VERSION, metadata.c_str(), entry};
   const char *message = nullptr;
   OnyxState *state = onyxrt_state_create_with_weights(&desc, path, &message);
   error = message ? message : "";
@@ -350,26 +352,10 @@ TEST(Weights, ConvertedToHalfWhenLoaded) {
 
 namespace {
 
-/// y[i] = weight 2's bytes (a gathered weight), as u8[16].
-int32_t concatEntry(void *ctx) {
-  const auto *w = static_cast<const unsigned char *>(onyxrt_get_weight(ctx, 2));
-  if (!w)
-    return 1;
-  int64_t n = 16;
-  auto *y = static_cast<unsigned char *>(onyxrt_alloc_output(ctx, 0, 1, &n));
-  if (!y)
-    return 1;
-  std::memcpy(y, w, 16);
-  return 0;
-}
-
+/// Weight 2 (gathered) of `metadata`.
 OnyxState *createConcat(const std::string &metadata, const char *path,
                         std::string &error) {
-  OnyxModelDesc desc = {ONYX_ABI_VERSION, metadata.c_str(), concatEntry};
-  const char *message = nullptr;
-  OnyxState *state = onyxrt_state_create_with_weights(&desc, path, &message);
-  error = message ? message : "";
-  return state;
+  return createWithWeights(metadata, path, error, weightEntryAt<2>);
 }
 
 } // namespace
