@@ -171,6 +171,10 @@ def main():
     p.add_argument("--cubin", required=True)
     p.add_argument("--no-time", action="store_true")
     p.add_argument("--kernels", help="comma-separated subset to check")
+    p.add_argument("--time-only", action="store_true",
+                   help="no checks: time the --kernels (default the nn ones) "
+                        "and SGEMM (a cubin built with ONYX_F32X3_ABLATE, "
+                        "scripts/gpu/gemm_f32x3_ablate.sh)")
     p.add_argument("--one", metavar="NAME,M,N,K",
                    help="only launch kernel NAME 5 times at M x N x K "
                         "(for a profiler)")
@@ -205,7 +209,7 @@ def main():
         dict(M=200, N=132, K=40, accumulate=True, bias=True),
     ]
     names = args.kernels.split(",") if args.kernels else list(KERNELS)
-    for name in names:
+    for name in [] if args.time_only else names:
         for c in cases:
             try:
                 ok, msg = check_case(drv, name, **c)
@@ -226,8 +230,10 @@ def main():
             C = torch.empty(M, N, device="cuda")
             row = f"{M:5d} {N:5d} {K:5d}"
             res = {}
-            for name in ("onyx_gemm_f32x3_m128_nn", "onyx_gemm_f32x3_m64_nn",
-                         "onyx_gemm_f32x3_m64_nn_2b"):
+            timed = names if args.kernels else (
+                "onyx_gemm_f32x3_m128_nn", "onyx_gemm_f32x3_m64_nn",
+                "onyx_gemm_f32x3_m64_nn_2b")
+            for name in timed:
                 res[name] = time_ms(drv.launcher(
                     name, M, N, K, A, K, 0, B, N, 0, C, N, 0, None, 0))
             torch.backends.cuda.matmul.allow_tf32 = False

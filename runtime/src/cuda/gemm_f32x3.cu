@@ -45,6 +45,20 @@ constexpr int kStages = int(onyx::rt::kF32x3Stages);
 constexpr int64_t kAccumulate = onyx::rt::kF32x3Accumulate,
                   kGelu = onyx::rt::kF32x3Gelu;
 
+// Timing experiments only (scripts/gpu/gemm_f32x3_ablate.sh): each bit of
+// ONYX_F32X3_ABLATE drops one piece of the k-loop, leaving wrong results,
+// to see what a k-tile's time is made of. The build never sets it.
+#ifndef ONYX_F32X3_ABLATE
+#define ONYX_F32X3_ABLATE 0
+#endif
+constexpr int kAblate = ONYX_F32X3_ABLATE;
+constexpr int kNoSplitA = 1;      // A tiles not rounded, no lo tile
+constexpr int kNoSplitB = 2;      // B fragments not split (lo = hi)
+constexpr int kNoWgmmaWait = 4;   // no wait for the tile's wgmmas
+constexpr int kOneProduct = 8;    // hi * hi only: 4 wgmmas a tile, not 12
+constexpr int kNoEndSync = 16;    // no barrier at the end of a k-tile
+constexpr int kNoLoadWait = 32;   // no cp.async wait / barrier before split
+
 template <int TM, bool TRANS_B> struct Smem {
   static constexpr int xBytes = TM * 128; // one A tile, 128-byte swizzle
   // The B tile as stored: [kBK][kTN] (row-major B) or [kTN][kBK] (B^T),
@@ -216,6 +230,8 @@ gemmF32x3(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
   };
   // The landed A tile in `stage`: hi (TF32) in place, lo into xLo[buf].
   auto splitTile = [&](int stage, int buf) {
+    if constexpr ((kAblate & kNoSplitA) != 0)
+      return;
     float4 *x = reinterpret_cast<float4 *>(smem + L::xRaw + stage * L::xBytes);
     float4 *lo = reinterpret_cast<float4 *>(smem + L::xLo + buf * L::xBytes);
 #pragma unroll
@@ -247,6 +263,10 @@ gemmF32x3(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
         const int nn = n + (j % 2) * 8, kk = s * 8 + t + (j / 2) * 4;
         const float v =
             TRANS_B ? w[nn * L::wPitch + kk] : w[kk * L::wPitch + nn];
+        if constexpr ((kAblate & kNoSplitB) != 0) {
+          bHi[s][j] = bLo[s][j] = __float_as_uint(v);
+          continue;
+        }
         bHi[s][j] = toTf32(v);
         bLo[s][j] = toTf32(v - __uint_as_float(bHi[s][j]));
       }
@@ -281,6 +301,10 @@ gemmF32x3(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
     for (int s = 0; s < 4; ++s) {
       const uint64_t dHi = descriptor(xHi + s * 32);
       const uint64_t dLo = descriptor(xLo + s * 32);
+      if constexpr ((kAblate & kOneProduct) != 0) {
+        wgmmaTf32<TM>(part, bHi[s], dHi, s > 0);
+        continue;
+      }
       wgmmaTf32<TM>(part, bLo[s], dHi, s > 0);
       wgmmaTf32<TM>(part, bHi[s], dLo, 1);
       wgmmaTf32<TM>(part, bHi[s], dHi, 1);
@@ -293,12 +317,15 @@ gemmF32x3(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
       loadTile(kt + 2, int((kt + 2) % kStages));
     cpAsyncCommit();
     if (kt + 1 < tiles) {
-      cpAsyncWait<1>();
-      __syncthreads();
+      if constexpr ((kAblate & kNoLoadWait) == 0) {
+        cpAsyncWait<1>();
+        __syncthreads();
+      }
       splitTile(int((kt + 1) % kStages), int((kt + 1) % 2));
       fenceProxyAsync();
     }
-    wgmmaWaitAll();
+    if constexpr ((kAblate & kNoWgmmaWait) == 0)
+      wgmmaWaitAll();
     fenceRegs(part);
     // The fragments of tile kt + 1 (their registers are free now, the
     // tile visible since the barrier above); their loads overlap the adds.
@@ -309,8 +336,11 @@ gemmF32x3(int64_t M, int64_t N, int64_t K, const float *A, int64_t lda,
       acc[i] += part[i];
     // Tile kt + 1's lo part visible to both warpgroups, and tile kt's
     // stage free for the next load.
-    __syncthreads();
+    if constexpr ((kAblate & kNoEndSync) == 0)
+      __syncthreads();
   }
+  if constexpr ((kAblate & kNoWgmmaWait) != 0)
+    wgmmaWaitAll();
 
   // D[n][m] fragments: d[4 i + e] at n = 16 warp + g + 8 (e / 2), m = 8 i +
   // 2 t + e % 2 (warpgroup rows offset by 64).
