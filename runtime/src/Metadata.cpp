@@ -260,8 +260,9 @@ bool parseMetadata(const char *text, ModelMetadata &result,
         if (!source.parts.empty() || source.convertTo)
           return fail("weight_concat part " + words[w] +
                       " is not a plain weight line");
-        int64_t unit = weight.rows * (convert ? 4 : 1);
-        if (source.length % unit != 0)
+        // Whole rows (of whole f32 values when converted).
+        if (source.length % weight.rows != 0 ||
+            (convert && (source.length / weight.rows) % 4 != 0))
           return fail("weight_concat part " + words[w] + " (" +
                       std::to_string(source.length) +
                       " bytes) does not split into " + words[2] +

@@ -385,6 +385,7 @@ TEST(Weights, GatheredRowByRowWhenLoaded) {
       {"weight_concat 3 2 0 0 1\n", "numbered 0, 1, ... in order"},
       {"weight_concat 2 3 0 0 1\n", "does not split into 3 rows"},
       {"weight_concat 2 0 0 0 1\n", "at least one row"},
+      {"weight_concat 2 9223372036854775807 10 0 1\n", "does not split"},
       {"weight_concat 2 4 10 0 1\n", "rows of f32 values"},
       {"weight_concat 2 1 1 0 1\n", "element type '1' is not supported"},
       {"weight_concat 2 2 0\n", "malformed weight_concat line"},
