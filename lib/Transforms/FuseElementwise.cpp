@@ -623,11 +623,11 @@ struct FuseElementwisePass
       if (isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(user) &&
           !user->getResult(0).hasOneUse())
         reshapes.push_back(user);
-    for (Operation *reshape : reshapes) {
+    // The call erases the reshape once every user has its own copy (it
+    // must not be touched after that: a use after free that valgrind
+    // showed on SqueezeNet, and an occasional double free).
+    for (Operation *reshape : reshapes)
       clonePerUser(rewriter, reshape);
-      if (reshape->use_empty())
-        rewriter.eraseOp(reshape);
-    }
     SmallVector<OpOperand *> uses;
     for (OpOperand &use : op->getResult(0).getUses())
       uses.push_back(&use);
