@@ -290,6 +290,9 @@ bool isAddOrRelu(linalg::GenericOp op, bool *isRelu = nullptr) {
         !isa<linalg::IndexOp, arith::SelectOp, arith::CmpIOp, arith::ConstantOp,
              tensor::ExtractOp>(inner))
       return false;
+  // Binary ops only (a unary result has no operand 1 to read).
+  if (result->getNumOperands() != 2)
+    return false;
   Value lhs = result->getOperand(0), rhs = result->getOperand(1);
   if (isa<arith::AddFOp>(result))
     return isTensorRead(lhs, body) && isTensorRead(rhs, body);
