@@ -52,12 +52,12 @@ constexpr int64_t kAccumulate = onyx::rt::kF32x3Accumulate,
 #define ONYX_F32X3_ABLATE 0
 #endif
 constexpr int kAblate = ONYX_F32X3_ABLATE;
-constexpr int kNoSplitA = 1;      // A tiles not rounded, no lo tile
-constexpr int kNoSplitB = 2;      // B fragments not split (lo = hi)
-constexpr int kNoWgmmaWait = 4;   // no wait for the tile's wgmmas
-constexpr int kOneProduct = 8;    // hi * hi only: 4 wgmmas a tile, not 12
-constexpr int kNoEndSync = 16;    // no barrier at the end of a k-tile
-constexpr int kNoLoadWait = 32;   // no cp.async wait / barrier before split
+constexpr int kNoSplitA = 1;    // A tiles not rounded, no lo tile
+constexpr int kNoSplitB = 2;    // B fragments not split (lo = hi)
+constexpr int kNoWgmmaWait = 4; // no wait for the tile's wgmmas
+constexpr int kOneProduct = 8;  // hi * hi only: 4 wgmmas a tile, not 12
+constexpr int kNoEndSync = 16;  // no barrier at the end of a k-tile
+constexpr int kNoLoadWait = 32; // no cp.async wait / barrier before split
 
 template <int TM, bool TRANS_B> struct Smem {
   static constexpr int xBytes = TM * 128; // one A tile, 128-byte swizzle
