@@ -278,15 +278,20 @@ TEST(Weights, FileTruncatedOrRewrittenAfterCreationIsNotUsed) {
 
 namespace {
 
-/// `w.bin` holding `values` (f32) after 8 bytes of padding, and a model
-/// whose weight 0 (those 32 bytes) the session converts to `convertTo`.
-std::string convertedWeightModel(WeightsDir &d,
-                                 const std::vector<float> &values,
-                                 const char *convertTo) {
+/// `w.bin` holding `values` (f32) after 8 bytes of padding.
+void writeF32Weights(WeightsDir &d, const std::vector<float> &values) {
   std::vector<unsigned char> bytes(8, 0xee);
   bytes.resize(8 + 4 * values.size());
   std::memcpy(bytes.data() + 8, values.data(), 4 * values.size());
   d.write("w.bin", bytes);
+}
+
+/// That file, and a model whose weight 0 (those 32 bytes) the session
+/// converts to `convertTo`.
+std::string convertedWeightModel(WeightsDir &d,
+                                 const std::vector<float> &values,
+                                 const char *convertTo) {
+  writeF32Weights(d, values);
   return "onyx-model v1\noutput y 2 1 16\nweight 0 8 " +
          std::to_string(4 * values.size()) + " 0 w.bin " + convertTo + "\n";
 }
@@ -403,12 +408,7 @@ TEST(Weights, GatheredAndConvertedToHalf) {
   // Each range's f32 values converted (f16) as they are gathered: two
   // ranges of two rows of two f32 values.
   WeightsDir d;
-  std::vector<float> values = {1.0f,  2.0f,  3.0f,  4.0f,
-                               -1.0f, -2.0f, -3.0f, -4.0f};
-  std::vector<unsigned char> bytes(8, 0xee);
-  bytes.resize(8 + 4 * values.size());
-  std::memcpy(bytes.data() + 8, values.data(), 4 * values.size());
-  d.write("w.bin", bytes);
+  writeF32Weights(d, {1.0f, 2.0f, 3.0f, 4.0f, -1.0f, -2.0f, -3.0f, -4.0f});
   std::string error;
   StatePtr state(createConcat("onyx-model v1\noutput y 2 1 16\n"
                               "weight 0 8 16 0 w.bin\n"
