@@ -164,6 +164,24 @@ std::string &threadCreateError() {
   return message;
 }
 
+/// A weight's conversion code: the element type its f32 values become at
+/// load (ONYX_F16 or ONYX_BF16), or 0 (none) where `allowNone`.
+static bool parseConvertTo(const std::string &word, bool allowNone,
+                           int32_t &convertTo) {
+  for (int32_t code : {0, int32_t(ONYX_F16), int32_t(ONYX_BF16)}) {
+    if ((code != 0 || allowNone) && word == std::to_string(code)) {
+      convertTo = code;
+      return true;
+    }
+  }
+  return false;
+}
+
+static std::string unsupportedConversion(const std::string &word) {
+  return "weight conversion to element type '" + word +
+         "' is not supported (f32 to 10 = f16 or 16 = bf16)";
+}
+
 bool parseMetadata(const char *text, ModelMetadata &result,
                    std::string &error) {
   result = ModelMetadata();
@@ -206,15 +224,9 @@ bool parseMetadata(const char *text, ModelMetadata &result,
       WeightSpec weight;
       int64_t index;
       std::string message;
-      if (words.size() == 7) {
-        if (words[6] == std::to_string(ONYX_F16))
-          weight.convertTo = ONYX_F16;
-        else if (words[6] == std::to_string(ONYX_BF16))
-          weight.convertTo = ONYX_BF16;
-        else
-          return fail("weight conversion to element type '" + words[6] +
-                      "' is not supported (f32 to 10 = f16 or 16 = bf16)");
-      }
+      if (words.size() == 7 &&
+          !parseConvertTo(words[6], /*allowNone=*/false, weight.convertTo))
+        return fail(unsupportedConversion(words[6]));
       if ((words.size() != 6 && words.size() != 7) ||
           !parseUnsigned(words[1], INT32_MAX, index) ||
           !parseUnsigned(words[2], INT64_MAX, weight.offset) ||
@@ -236,18 +248,16 @@ bool parseMetadata(const char *text, ModelMetadata &result,
     if (words[0] == ONYX_METADATA_WEIGHT_CONCAT) {
       // weight_concat <index> <rows> <convert: 0, 10 or 16> <part>...
       WeightSpec weight;
-      int64_t index, convert;
+      int64_t index;
       if (words.size() < 6 || !parseUnsigned(words[1], INT32_MAX, index) ||
-          !parseUnsigned(words[2], INT64_MAX, weight.rows) ||
-          !parseUnsigned(words[3], ONYX_BF16, convert))
+          !parseUnsigned(words[2], INT64_MAX, weight.rows))
         return fail("malformed weight_concat line (expected 'weight_concat "
                     "INDEX ROWS CONVERT PART PART...')");
       if (index != int64_t(result.weights.size()))
         return fail("weight lines must be numbered 0, 1, ... in order");
-      if (convert != 0 && convert != ONYX_F16 && convert != ONYX_BF16)
-        return fail("weight conversion to element type '" + words[3] +
-                    "' is not supported (f32 to 10 = f16 or 16 = bf16)");
-      weight.convertTo = int32_t(convert);
+      if (!parseConvertTo(words[3], /*allowNone=*/true, weight.convertTo))
+        return fail(unsupportedConversion(words[3]));
+      bool convert = weight.convertTo != 0;
       if (weight.rows == 0)
         return fail("a weight_concat needs at least one row");
       for (size_t w = 4; w < words.size(); ++w) {
