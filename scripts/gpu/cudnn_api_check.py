@@ -28,8 +28,8 @@ inputs). --resnet: compiled ResNet-50 artifacts (weights re-created from
 gpu_bench's seed) at --batches, backend vs legacy outputs (the same rules
 against the fp32 PyTorch model), timed with --time, without and with CUDA
 graphs (`--no-checks --resnet --time --time-variants ""`: the compiled models
-alone; first run 2026-12-06, docs/cuda-backend.md "Compiled ResNet-50 on the
-backend API"). The variants name their layout explicitly (fp32, tf32,
+alone; first run 2026-12-06, docs/cuda-measurements.md "Compiled ResNet-50 on
+the backend API"). The variants name their layout explicitly (fp32, tf32,
 fp16, bf16 NCHW; fp32cl, tf32cl, fp16cl, bf16cl NHWC), whatever
 onyx-compile's default; --resnet-variants picks some (the artifacts of
 `make` are all of them). Where both layouts of a precision ran, the run

@@ -2,8 +2,8 @@
 # What a k-tile of the 3xTF32 GEMM (runtime/src/cuda/gemm_f32x3.cu) spends
 # its time on, in one device call: the kernel built with ONYX_F32X3_ABLATE
 # bits that each drop one piece of the k-loop (results wrong; timing only),
-# timed against the real kernel and SGEMM (docs/cuda-backend.md, "fp32
-# GEMMs on the tensor cores").
+# timed against the real kernel and SGEMM (docs/cuda-measurements.md,
+# "fp32 GEMMs on the tensor cores").
 #
 # Here:   bash scripts/gpu/gemm_f32x3_ablate.sh build DIR
 # There:  bash scripts/gpu/gemm_f32x3_ablate.sh run DIR   (carry DIR)

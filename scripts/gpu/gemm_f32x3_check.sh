@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The fp32 tensor-core GEMM (runtime/src/cuda/gemm_f32x3.cu, CudaGemm.cpp)
-# on the GPU, in one device call (docs/cuda-backend.md, "fp32 GEMMs on the
-# tensor cores").
+# on the GPU, in one device call (docs/cuda-measurements.md, "fp32 GEMMs on
+# the tensor cores").
 #
 # Here:   bash scripts/gpu/gemm_f32x3_check.sh build DIR
 # There:  bash scripts/gpu/gemm_f32x3_check.sh run DIR [PARTS]   (carry DIR)

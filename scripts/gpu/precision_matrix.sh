@@ -2,8 +2,8 @@
 # Issues 14 / 15's whole matrix (bench/gpu_precision_bench.py: BERT-base,
 # GPT-2 small and ResNet-50, every case, fp32 / tf32 / fp16 / bf16, eager,
 # torch.compile and Onyx with and without CUDA graphs) in three device
-# calls of under 10 minutes each (docs/cuda-backend.md, "The residual
-# stream in half, and in one buffer").
+# calls of under 10 minutes each (docs/cuda-measurements.md, "The
+# residual stream in half, and in one buffer").
 #
 # Here (torch 1.13 exports the graphs; MLIR compiles them):
 #

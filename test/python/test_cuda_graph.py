@@ -1,6 +1,6 @@
 """InferenceSession(enable_cuda_graph=True): refused for a host model (the
-GPU paths are checked on the device, docs/cuda-backend.md "CUDA graphs
-at batch 1")."""
+GPU paths are checked on the device, docs/cuda-measurements.md "CUDA
+graphs at batch 1")."""
 import os
 
 import numpy as np

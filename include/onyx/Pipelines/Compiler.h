@@ -78,21 +78,22 @@ struct CompileOptions {
   /// (onyx-cuda-channels-last); plain fp32 is unchanged.
   /// On by default since the cuDNN backend API made NHWC calls cheap on the
   /// host: compiled ResNet-50 fp16 / bf16 take 0.43-0.61x the NCHW time
-  /// with or without CUDA graphs (docs/cuda-backend.md, 2026-12-06).
+  /// with or without CUDA graphs (docs/cuda-measurements.md, 2026-12-06).
   bool cudaChannelsLast = true;
   /// CUDA: each LayerNormalization (f32 statistics, weights of the
   /// normalized dims) runs as one runtime kernel that reads its input once
   /// (onyx-cuda-form-layer-norm), with the residual Add before it and the
   /// casts --precision=fp16|bf16 puts around it, instead of the lowering's
   /// three generated kernels. On by default since 2026-12-07 (checked on an
-  /// H100: scripts/gpu/layer_norm_validation.sh; docs/cuda-backend.md).
+  /// H100: scripts/gpu/layer_norm_validation.sh;
+  /// docs/cuda-measurements.md).
   bool cudaLayerNorm = true;
   /// CUDA, with cudaChannelsLast: f32 convolutions in NHWC too, whatever
   /// the precision (onyx-compile sets it for an explicit
   /// --cuda-channels-last). Without it f32 convolutions run NHWC only with
   /// precision "tf32" (TF32 tensor cores: ResNet-50 takes 0.58-0.89x the
-  /// NCHW time, docs/cuda-backend.md, 2026-12-06); plain fp32 stays NCHW
-  /// (its NHWC engines were slower, 1.1-13.5x).
+  /// NCHW time, docs/cuda-measurements.md, 2026-12-06); plain fp32 stays
+  /// NCHW (its NHWC engines were slower, 1.1-13.5x).
   bool cudaChannelsLastF32 = false;
 };
 

@@ -178,7 +178,7 @@ constexpr size_t kMaxWorkspaceBytes = size_t(1) << 30;
 /// on the H200 it made ResNet-50 no faster in NCHW, and in NHWC it cut the
 /// host time of graph-free calls but made the GPU time (CUDA graphs) worse,
 /// and one of its choices failed in the fused call with BAD_PARAM;
-/// docs/cuda-backend.md).
+/// docs/cuda-measurements.md).
 bool exhaustiveAlgoSearch() {
   static const bool exhaustive = [] {
     const char *mode = std::getenv("ONYX_CUDNN_ALGO_SEARCH");

@@ -47,7 +47,8 @@ struct GemmF32x3Launch {
 /// grid fits (batch and row tiles at most 65535). TM = 64 when its waves
 /// of blocks over the SMs are fewer, counting a TM = 64 block as 0.73 of
 /// a TM = 128 one: the ratio of their k-tile times on an H200 (2.07 and
-/// 2.83 us, docs/cuda-backend.md), which is latency per block, not work.
+/// 2.83 us, docs/cuda-measurements.md), which is latency per block, not
+/// work.
 /// `twoBlocks`: always TM = 64 (the kernels for two blocks per SM).
 inline GemmF32x3Launch gemmF32x3Launch(bool transB, int64_t batch, int64_t m,
                                        int64_t n, int64_t k, int64_t lda,

@@ -31,7 +31,7 @@
 // cores across all tiles, the error at 512-1024 keys was 5-12x PyTorch
 // eager's fp32 error (TF32 off); with the k-steps split it is 0.36-0.92x
 // of it, and the kernel no slower (scripts/gpu/check_attention.py
-// synth-run; docs/cuda-backend.md, "fp32 attention accuracy").
+// synth-run; docs/cuda-measurements.md, "fp32 attention accuracy").
 //
 // onyx_attention_f32simt_d{32,64,128}: the first, SIMT kernel (fp32 FMA),
 // kept for comparison (ONYX_CUDA_ATTENTION=simt): one block of 128 threads

@@ -6,9 +6,10 @@
 // SM. Three TF32 products per fp32 product (x = hi + lo with hi and lo both
 // TF32: a b ~ a_hi b_lo + a_lo b_hi + a_hi b_hi, the lo * lo term below
 // fp32's rounding) keep fp32's accuracy at, in principle, 2.7x the SGEMM
-// rate. Measured on an H200 (docs/cuda-backend.md, "fp32 GEMMs on the
-// tensor cores"): fp32-level error, but 0.96-3x SGEMM's time, latency-bound
-// per block (the k-loop drains the tensor cores every tile); opt-in.
+// rate. Measured on an H200 (docs/cuda-measurements.md, "fp32 GEMMs on
+// the tensor cores"): fp32-level error, but 0.96-3x SGEMM's time,
+// latency-bound per block (the k-loop drains the tensor cores every tile);
+// opt-in.
 //
 // The block computes a [TM x 128] tile of C (TM = 64 or 128 rows m, 128
 // columns n) as its transpose, D = B^T A^T, so that each of the two
